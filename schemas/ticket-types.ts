@@ -1,0 +1,94 @@
+/**
+ * The stored form of a ticket: what registration produces after validation and normalization,
+ * what the TicketDO runs and what getTickets returns to the owner. Registration input may use older
+ * names (data rows, ${data}, signature.secret); the stored form only ever has the current ones.
+ */
+
+export const OPERATORS = ['=', '!=', '>', '>=', '<', '<=', 'eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export type Scalar = string | number | boolean | null;
+
+/** A row of body, params (and of a cond action's response). Absent operator = capture-only row. */
+export interface ConditionRow {
+  key: string;
+  operator?: Operator;
+  /** Absent on a match row = compares with undefined. Never templated in a ticket condition. */
+  value?: Scalar | Scalar[];
+  setValueWhenMatch?: unknown;
+  placeholder?: string;
+}
+
+/** ip and user_agent parts. A value of '', [] or null is stored as no part at all. */
+export interface MatchPart {
+  operator: Operator;
+  value: string | string[];
+}
+
+export interface HeaderRow {
+  key: string;
+  operator: Operator;
+  value: string | string[];
+}
+
+export interface UserRow {
+  key: string;
+  operator: Operator;
+  value: string | number | boolean | (string | number | boolean)[];
+}
+
+/** signature part with every default filled in at registration. */
+export interface SignatureConfig {
+  secretName: string;
+  header: string;
+  algorithm: 'sha256' | 'sha1' | 'sha512';
+  encoding: 'hex' | 'base64';
+  separator?: string;
+  parts: string[];
+  signed: string;
+  timestamp?: string;
+  tolerance: number;
+  secret_encoding: 'raw' | 'base64' | 'hex';
+  secret_prefix?: string;
+}
+
+export interface TicketCondition {
+  return200?: boolean;
+  method?: 'GET' | 'POST';
+  signature?: SignatureConfig;
+  ip?: MatchPart;
+  user_agent?: MatchPart;
+  headers?: HeaderRow[];
+  body?: ConditionRow[];
+  params?: ConditionRow[];
+  user?: UserRow[];
+  record_access?: string;
+}
+
+export type ActKind = 'acsg' | 'acsr' | 'pstr' | 'req' | 'mail' | 'nlsd' | 'resp' | 'cond';
+
+export interface TicketAction {
+  act: ActKind;
+  /** Kind-specific fields; `exe.actions` is the Then chain where the kind has one. */
+  exe: Record<string, unknown> & { actions?: TicketAction[] };
+  err?: TicketAction[];
+  retry?: boolean;
+}
+
+export interface StoredTicket {
+  ticket_id: string;
+  description?: string;
+  /** Count given at the last registration; the remaining count lives in the TicketDO. */
+  count?: number | null;
+  /** Effective per-user limit: a positive number, or absent = unlimited. */
+  limit_per_user?: number;
+  /** Absolute expiry in ms since the epoch; absent = never. */
+  time_to_live?: number;
+  condition: TicketCondition;
+  actions: TicketAction[];
+  /** Registered at (first registration), ms. */
+  timestamp: number;
+  /** Last registered, ms. */
+  updated: number;
+  rules_version: 2;
+}

@@ -1,0 +1,16 @@
+import { Hono } from 'hono';
+import type { Env } from './env';
+import { SvcHttpError } from './http/errors';
+
+export type AppEnv = { Bindings: Env };
+
+/** A Hono app with the service's error handling: every refusal renders the flat error body. */
+export const createRouter = () => new Hono<AppEnv>();
+
+export function renderError(err: unknown): Response {
+  if (err instanceof SvcHttpError) {
+    return Response.json(err.toBody(), { status: err.status });
+  }
+  console.error('unexpected error', err instanceof Error ? err.stack ?? err.message : String(err));
+  return Response.json({ code: 'INTERNAL_ERROR', message: 'Internal server error.' }, { status: 500 });
+}

@@ -1,0 +1,20 @@
+import { createRouter, renderError } from './app';
+import type { Env, WorkMessage } from './env';
+import { SvcHttpError } from './http/errors';
+
+export { TicketDO } from '../durable-objects/ticket-do';
+export { ForwardQueueDO } from '../durable-objects/forward-queue-do';
+
+const app = createRouter();
+
+app.get('/v1/health', (c) => c.json({ ok: true }));
+
+app.notFound(() => renderError(new SvcHttpError('NOT_FOUND', 'No such route.', { status: 404 })));
+app.onError((err) => renderError(err));
+
+export default {
+  fetch: app.fetch,
+  async queue(batch: MessageBatch<WorkMessage>, _env: Env): Promise<void> {
+    for (const message of batch.messages) message.ack();
+  },
+} satisfies ExportedHandler<Env, WorkMessage>;

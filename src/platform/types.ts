@@ -1,0 +1,33 @@
+export type Plan = 'free' | 'standard' | 'premium';
+
+/** External OIDC issuer of a project's users. */
+export interface IdentitySettings {
+  issuer: string;
+  audience: string;
+  jwks_url: string;
+}
+
+export interface Project {
+  service_id: string;
+  owner_id: string;
+  name: string;
+  active: boolean;
+  plan: Plan;
+  identity: IdentitySettings | null;
+  created: number;
+  updated: number;
+}
+
+/** A signed-in user of a project, as the engine sees them (attributes read by ${user[key]}). */
+export interface ProjectUser {
+  user_id: string;
+  email?: string;
+  access_group: number;
+  attributes: Record<string, unknown>;
+}
+
+/** Who is calling: the project owner (owner key), a signed-in user (id token), or nobody. */
+export type Caller =
+  | { kind: 'owner'; owner_id: string }
+  | { kind: 'user'; user: ProjectUser }
+  | { kind: 'anonymous' };

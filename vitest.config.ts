@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        // Test-only settings: the local identity issuer, loopback destinations, fixed secrets.
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          DEV_IDENTITY: 'true',
+          ALLOW_PRIVATE_DESTINATIONS: 'true',
+          OPERATOR_TOKEN: 'test-operator-token',
+          SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'schemas/**/*.test.ts', 'durable-objects/**/*.test.ts'],
+    setupFiles: ['./test/apply-migrations.ts'],
+    testTimeout: 30_000,
+  },
+});
