@@ -1,0 +1,109 @@
+import { SvcHttpError } from '../http/errors';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_QUERY_KEYS } from '../limits';
+
+const refuse = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { stage: 'ticket' });
+
+/**
+ * The query string as an object: each value JSON-parsed when it parses, else kept as a string
+ * (?qty=2 is the number 2). A key given more than once reads as the list of its values.
+ */
+export function parseQuery(search: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const repeated = new Set<string>();
+  let keys = 0;
+  for (const [key, raw] of new URLSearchParams(search)) {
+    const value = parseJsonOrText(raw);
+    if (!Object.hasOwn(out, key)) {
+      if (++keys > MAX_QUERY_KEYS) throw refuse(`The query string has more than ${MAX_QUERY_KEYS} keys.`);
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    } else if (repeated.has(key)) (out[key] as unknown[]).push(value);
+    else {
+      repeated.add(key);
+      out[key] = [out[key], value];
+    }
+  }
+  return out;
+}
+
+function parseJsonOrText(raw: string): unknown {
+  if (raw === '') return '';
+  try {
+    return jsonDepth(raw) > MAX_JSON_DEPTH ? raw : JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Deepest nesting of arrays/objects in JSON text, counted without parsing (strings skipped). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth--;
+  }
+  return max;
+}
+
+/**
+ * A POST body: parsed as JSON when it parses, else kept as its text (invalid UTF-8 decoded with
+ * replacement characters; the raw bytes stay available for the signature). An empty body reads as {}.
+ */
+export function parseBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return {};
+  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
+  const trimmed = text.trim();
+  const first = trimmed[0];
+  const looksJson = first === '{' || first === '[' || first === '"' || first === '-' || (first >= '0' && first <= '9') || trimmed === 'true' || trimmed === 'false' || trimmed === 'null';
+  if (!looksJson) return text;
+  if (jsonDepth(trimmed) > MAX_JSON_DEPTH) throw refuse(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return text;
+  }
+}
+
+/** Reads the raw body bytes once, refusing a body over the limit without buffering all of it. */
+export async function readBodyBytes(request: Request): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const tooLarge = () => refuse(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+
+/** Request headers as a plain object with lowercase names. */
+export function headerObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
+  return out;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { consumeIdTime, consumerName, fromBase62, newConsumeId, receiptHash, tkidOf, toBase62 } from './receipt';
+
+describe('receipts', () => {
+  it('consume_id is base62 of the ms timestamp followed by 4 random characters', () => {
+    const now = 1_790_000_000_123;
+    const id = newConsumeId(now);
+    expect(id).toMatch(/^[0-9A-Za-z]+$/);
+    expect(id.slice(0, -4)).toBe(toBase62(now));
+    expect(consumeIdTime(id)).toBe(now);
+  });
+
+  it('base62 round-trips', () => {
+    for (const n of [0, 1, 61, 62, 3843, 1_790_000_000_123, Number.MAX_SAFE_INTEGER]) expect(fromBase62(toBase62(n))).toBe(n);
+  });
+
+  it('tkid has the shape #<ticket_id>#<consume_id>#<consumer>', () => {
+    expect(tkidOf('t1', 'abc', consumerName(undefined, '1.2.3.4', 'curl/8'))).toBe('#t1#abc#1.2.3.4(curl/8)');
+    expect(tkidOf('t1', 'abc', consumerName('u-1', '1.2.3.4', 'curl/8'))).toBe('#t1#abc#u-1');
+  });
+
+  it('the receipt hash is an HMAC the owner can recompute and differs per tkid', async () => {
+    const a = await receiptHash('k', '#t#1#x');
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(await receiptHash('k', '#t#1#x')).toBe(a);
+    expect(await receiptHash('k', '#t#2#x')).not.toBe(a);
+    expect(await receiptHash('other', '#t#1#x')).not.toBe(a);
+  });
+});

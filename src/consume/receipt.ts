@@ -1,0 +1,50 @@
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function toBase62(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError('base62 takes a non-negative safe integer');
+  let out = '';
+  do {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  } while (n > 0);
+  return out;
+}
+
+export function fromBase62(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const digit = BASE62.indexOf(ch);
+    if (digit < 0) throw new RangeError(`not a base62 digit: ${ch}`);
+    n = n * 62 + digit;
+  }
+  return n;
+}
+
+/** consume_id: base62 of the ms timestamp followed by 4 random base62 characters (spec 8). */
+export function newConsumeId(nowMs: number): string {
+  const random = crypto.getRandomValues(new Uint8Array(4));
+  let suffix = '';
+  for (const byte of random) suffix += BASE62[byte % 62];
+  return toBase62(nowMs) + suffix;
+}
+
+/** The ms timestamp a consume_id was made at. */
+export const consumeIdTime = (consumeId: string): number => fromBase62(consumeId.slice(0, -4));
+
+/** The consumer as the receipt names it: the user id when signed in, else '<ip>(<user agent>)'. */
+export const consumerName = (userId: string | undefined, ip: string, userAgent: string): string =>
+  userId ?? `${ip}(${userAgent})`;
+
+export const tkidOf = (ticketId: string, consumeId: string, consumer: string): string =>
+  `#${ticketId}#${consumeId}#${consumer}`;
+
+/**
+ * The receipt hash: hex HMAC-SHA256 of the tkid keyed with the project's receipt key (the hex
+ * SHA-256 of the owner key, as UTF-8), so the owner can verify a receipt offline with the owner key.
+ */
+export async function receiptHash(receiptKey: string, tkid: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', enc.encode(receiptKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, enc.encode(tkid)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+}
