@@ -1,64 +1,83 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { StoredTicket } from '../schemas/ticket-types';
+import { runTicketActions } from '../src/actions/runner';
+import { consumeTicket } from '../src/consume/consume-ticket';
+import { logStatements } from '../src/consume/log-export';
+import { hasRecordAccess, SecretCache } from '../src/consume/ports';
+import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
+import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
-import { migrateSchema } from './schema';
+import { TicketStore } from './ticket-store';
 
-const SCHEMA = [
-  `CREATE TABLE ticket (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     definition TEXT NOT NULL,
-     remaining INTEGER,
-     updated INTEGER NOT NULL
-   );
-   CREATE TABLE user_usage (user_id TEXT PRIMARY KEY, used INTEGER NOT NULL);`,
-];
-
-/** What the registry writes: the stored ticket and whether a blank count keeps the current one. */
-export interface StoredDefinition {
-  definition: Record<string, unknown>;
-  /** null = unlimited; undefined = keep the current remaining count (update with a blank count). */
-  count: number | null | undefined;
-}
+/** Log rows written to D1 per alarm run; the alarm re-arms itself while the outbox has more. */
+const LOG_EXPORT_BATCH = 100;
+/** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
+const LOG_EXPORT_DELAY_MS = 200;
 
 /**
- * One object per project + ticket: the definition the engine runs, the remaining count and the
- * per-user counters. Everything that must never double-spend is serialized here.
+ * One object per project + ticket: the definition the engine runs, the remaining count, the
+ * per-user counters and the log outbox. Everything that must never double-spend is serialized here.
  */
 export class TicketDO extends DurableObject<Env> {
+  private readonly data: TicketStore;
+  private readonly secrets: SecretCache;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage.sql, SCHEMA));
+    this.data = new TicketStore(ctx.storage.sql);
+    this.secrets = new SecretCache(env);
   }
 
   /** Registers or replaces the definition; per-user counters survive. Returns the remaining count. */
-  async store({ definition, count }: StoredDefinition): Promise<number | null> {
-    const sql = this.ctx.storage.sql;
-    const current = sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').toArray()[0];
-    const remaining = count === undefined ? (current ? current.remaining : null) : count;
-    sql.exec(
-      `INSERT INTO ticket (id, definition, remaining, updated) VALUES (1, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET definition = excluded.definition, remaining = excluded.remaining, updated = excluded.updated`,
-      JSON.stringify(definition),
-      remaining,
-      Date.now(),
-    );
-    return remaining;
+  async store(ticket: StoredTicket, count: number | null | undefined): Promise<number | null> {
+    return this.data.store(ticket, count, Date.now());
   }
 
-  /** The stored definition and remaining count, or null when the ticket does not exist. */
-  async read(): Promise<{ definition: Record<string, unknown>; remaining: number | null } | null> {
-    const row = this.ctx.storage.sql
-      .exec<{ definition: string; remaining: number | null }>('SELECT definition, remaining FROM ticket')
-      .toArray()[0];
-    return row ? { definition: JSON.parse(row.definition), remaining: row.remaining } : null;
+  /** Whether the ticket exists and its remaining count (null = unlimited). */
+  async status(): Promise<{ exists: boolean; remaining: number | null }> {
+    return { exists: this.data.ticket() !== null, remaining: this.data.remaining() };
   }
 
   /** Deletes the definition and the per-user counters (the log lives in D1 and stays). */
   async remove(): Promise<boolean> {
-    const sql = this.ctx.storage.sql;
-    const existed = sql.exec('SELECT 1 FROM ticket').toArray().length > 0;
-    sql.exec('DELETE FROM ticket');
-    sql.exec('DELETE FROM user_usage');
-    return existed;
+    return this.data.remove();
+  }
+
+  async consume(input: ConsumeInput): Promise<ConsumeOutcome> {
+    const serviceId = input.project.service_id;
+    const outcome = await consumeTicket(this.data, input, {
+      now: () => Date.now(),
+      runActions: runTicketActions,
+      hasRecordAccess: (recordId, user) => hasRecordAccess(this.env.DB, serviceId, recordId, user.user_id),
+      verifySignature: async (config) => {
+        const secret = await this.secrets.value(serviceId, config.secretName);
+        if (secret === null) return false;
+        return verifySignature(config, { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers }, secret, Date.now());
+      },
+    });
+    await this.scheduleLogExport();
+    return outcome;
+  }
+
+  /** Log rows waiting in the outbox (for tests and operations). */
+  async pendingLogCount(): Promise<number> {
+    return this.data.outboxSize();
+  }
+
+  private async scheduleLogExport(): Promise<void> {
+    if (this.data.outboxSize() > 0 && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(Date.now() + LOG_EXPORT_DELAY_MS);
+    }
+  }
+
+  /** Exports the log outbox to D1; idempotent per log key, so a retried alarm writes each row once. */
+  override async alarm(): Promise<void> {
+    const pending = this.data.pendingLogs(LOG_EXPORT_BATCH);
+    if (pending.length > 0) {
+      await this.env.DB.batch(pending.flatMap(({ row, actionRows }) => logStatements(this.env.DB, row, actionRows)));
+      this.data.dropLogs(pending.map(({ row }) => row.log_key));
+    }
+    if (this.data.outboxSize() > 0) await this.ctx.storage.setAlarm(Date.now());
   }
 }
 

@@ -48,6 +48,7 @@ CREATE TABLE mail_templates (
   PRIMARY KEY (service_id, template_id)
 );
 
+-- grp: 'public', 'authorized', a number 2..99 written in decimal, or a named group.
 CREATE TABLE newsletters (
   service_id TEXT NOT NULL,
   grp TEXT NOT NULL,
@@ -56,6 +57,7 @@ CREATE TABLE newsletters (
   html TEXT NOT NULL DEFAULT '',
   text TEXT NOT NULL DEFAULT '',
   created INTEGER NOT NULL,
+  updated INTEGER NOT NULL,
   PRIMARY KEY (service_id, grp, message_id)
 );
 

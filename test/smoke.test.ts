@@ -17,9 +17,10 @@ describe('the runnable worker', () => {
 
   it('keeps the remaining count when an update leaves count blank', async () => {
     const stub = ticketStub(env, 'svc1', 't1');
-    expect(await stub.store({ definition: { ticket_id: 't1' }, count: 5 })).toBe(5);
-    expect(await stub.store({ definition: { ticket_id: 't1' }, count: undefined })).toBe(5);
-    expect(await stub.store({ definition: { ticket_id: 't1' }, count: null })).toBe(null);
+    const ticket = { ticket_id: 't1', condition: {}, actions: [], timestamp: 1, updated: 1, rules_version: 2 as const };
+    expect(await stub.store(ticket, 5)).toBe(5);
+    expect(await stub.store(ticket, undefined)).toBe(5);
+    expect(await stub.store(ticket, null)).toBe(null);
   });
 
   it('has the D1 migrations applied', async () => {

@@ -74,10 +74,10 @@ function compareOne(actual: unknown, operator: Canonical, expected: unknown, pre
 
 /**
  * Does the field (actual; present = the request carries it) pass `operator expected`?
- * A list passes '=' and the ordering operators when any member passes, and '!=' when every member
- * passes '!=': on a present field that is "none matches"; on a missing field it follows the
- * missing-field rule member by member (only a null member can let it pass). An empty list never
- * passes '=' or ordering, and passes '!=' only on a present field. undefined is never a list member.
+ * A list passes '=' and the ordering operators when any member passes, and '!=' when no member
+ * matches. On a missing field a list '!=' follows the missing-field rule: it passes only when the list
+ * holds null (the row then compares with null, and a missing field is not null). An empty list never
+ * passes '=' or ordering. undefined is never a list member (dropped).
  */
 export function compare(actual: unknown, operator: Operator, expected: unknown, present: boolean): boolean {
   const op = canonicalOperator(operator);
@@ -85,7 +85,8 @@ export function compare(actual: unknown, operator: Operator, expected: unknown, 
   if (!Array.isArray(expected)) return compareOne(actual, op, expected, present);
   const members = expected.filter((member) => member !== undefined);
   if (op === '!=') {
-    return members.length === 0 ? present : members.every((member) => compareOne(actual, op, member, present));
+    if (!present) return members.includes(null);
+    return !members.some((member) => compareOne(actual, '=', member, present));
   }
   return members.some((member) => compareOne(actual, op, member, present));
 }

@@ -14,6 +14,8 @@ export interface Project {
   active: boolean;
   plan: Plan;
   identity: IdentitySettings | null;
+  /** Whether a secureRequest key is stored (the key itself is never part of the project). */
+  secure_request_key_set: boolean;
   created: number;
   updated: number;
 }

@@ -1,0 +1,23 @@
+import { SvcHttpError } from '../src/http/errors';
+
+export type PathSegment = string | number | symbol;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Appends one segment to a field path: `actions` + 0 → `actions[0]`, + 'exe' → `actions[0].exe`. */
+export function childPath(path: string, segment: PathSegment): string {
+  if (typeof segment === 'number') return `${path}[${segment}]`;
+  const key = String(segment);
+  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Joins segments as a field path a person can read, e.g. `actions[1].exe.headers["X-Id"]`. */
+export function joinPath(segments: readonly PathSegment[], base = ''): string {
+  return segments.reduce<string>((path, segment) => childPath(path, segment), base);
+}
+
+/** The refusal of one field: INVALID_PARAMETER with a message that starts with the field path. */
+export function invalidField(path: string, message: string): SvcHttpError {
+  return new SvcHttpError('INVALID_PARAMETER', path ? `${path}: ${message}` : message);
+}

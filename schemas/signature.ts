@@ -1,0 +1,144 @@
+/**
+ * The signature condition part (spec 2.2.1): its input schema, the grammar of parts and of the
+ * signed/timestamp templates (shared with the verifier), and the stored form with defaults filled.
+ */
+import { z } from 'zod';
+import type { SignatureConfig } from './ticket-types';
+import type { ExistenceCheck } from './lookups';
+import { childPath, invalidField } from './paths';
+import { PLACEHOLDER_NAME } from './references';
+
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+export const signatureInputSchema = z.strictObject({
+  secretName: z.string().min(1).optional().describe('Name of a project Secret Key (never the secret itself).'),
+  secret: z.string().min(1).optional().describe('Older name of secretName; stored as secretName.'),
+  header: z.string().min(1).max(256).regex(HEADER_NAME, 'must be an HTTP header name'),
+  algorithm: z.enum(['sha256', 'sha1', 'sha512']).optional(),
+  encoding: z.enum(['hex', 'base64']).optional(),
+  separator: z.string().min(1).max(8).optional(),
+  parts: z.array(z.string().min(1).max(256)).max(10).optional(),
+  signed: z.string().min(1).max(512).optional(),
+  timestamp: z.string().min(1).max(512).optional(),
+  tolerance: z.int().min(1).max(86_400).optional(),
+  secret_encoding: z.enum(['raw', 'base64', 'hex']).optional(),
+  secret_prefix: z.string().max(64).optional(),
+});
+export type SignatureInput = z.infer<typeof signatureInputSchema>;
+
+/** A part pattern: literal prefix, at most one ${name} capture, literal suffix. */
+export interface SignaturePart {
+  prefix: string;
+  capture?: string;
+  suffix: string;
+}
+
+export type SignatureToken =
+  | { kind: 'literal'; text: string }
+  | { kind: 'body' }
+  | { kind: 'method' }
+  | { kind: 'header'; name: string }
+  | { kind: 'capture'; name: string };
+
+/** Capture names that would shadow the built-in tokens of signed/timestamp. */
+const RESERVED_CAPTURES = new Set(['body', 'method']);
+
+/** Parses one part pattern such as 'v1=${signature}'. Throws Error with a reason. */
+export function parseSignaturePart(pattern: string): SignaturePart {
+  const captures = [...pattern.matchAll(/\$\{([^}]*)\}/g)];
+  if (captures.length > 1) throw new Error('holds more than one ${name} capture');
+  if (captures.length === 0) {
+    if (pattern.includes('${')) throw new Error('opens ${ without a closing }');
+    return { prefix: pattern, suffix: '' };
+  }
+  const [match, name] = captures[0];
+  if (!PLACEHOLDER_NAME.test(name)) throw new Error(`\${${name}} is not a capture name (letters, digits and _)`);
+  if (RESERVED_CAPTURES.has(name)) throw new Error(`\${${name}} cannot be a capture name (it is a token of signed)`);
+  const at = captures[0].index ?? 0;
+  const suffix = pattern.slice(at + match.length);
+  if (pattern.slice(0, at).includes('${') || suffix.includes('${')) throw new Error('opens ${ without a closing }');
+  return { prefix: pattern.slice(0, at), capture: name, suffix };
+}
+
+/** Parses a signed or timestamp template: ${body}, ${method}, ${header:Name} and the captures of parts. */
+export function parseSignatureTemplate(template: string, captures: ReadonlySet<string>): SignatureToken[] {
+  const tokens: SignatureToken[] = [];
+  let rest = template;
+  while (rest) {
+    const at = rest.indexOf('${');
+    if (at < 0) {
+      tokens.push({ kind: 'literal', text: rest });
+      break;
+    }
+    if (at > 0) tokens.push({ kind: 'literal', text: rest.slice(0, at) });
+    const end = rest.indexOf('}', at);
+    if (end < 0) throw new Error('opens ${ without a closing }');
+    const name = rest.slice(at + 2, end);
+    if (name === 'body' || name === 'method') tokens.push({ kind: name });
+    else if (name.startsWith('header:') && HEADER_NAME.test(name.slice(7))) tokens.push({ kind: 'header', name: name.slice(7) });
+    else if (captures.has(name)) tokens.push({ kind: 'capture', name });
+    else {
+      const known = ['${body}', '${method}', '${header:Name}', ...[...captures].map((c) => `\${${c}}`)];
+      throw new Error(`\${${name}} is not a token here; use ${known.join(', ')}`);
+    }
+    rest = rest.slice(end + 1);
+  }
+  return tokens;
+}
+
+/** Checks the signature part and fills its defaults; the secret key's existence is queued in `checks`. */
+export function normalizeSignature(input: SignatureInput, path: string, checks: ExistenceCheck[]): SignatureConfig {
+  if (input.secretName !== undefined && input.secret !== undefined) {
+    throw invalidField(childPath(path, 'secret'), 'secret is the older name of secretName; give secretName only');
+  }
+  const secretName = input.secretName ?? input.secret;
+  if (secretName === undefined) throw invalidField(childPath(path, 'secretName'), 'is required (the name of a project Secret Key)');
+
+  const parts = input.parts ?? ['${signature}'];
+  const captures = new Set<string>();
+  parts.forEach((pattern, i) => {
+    try {
+      const capture = parseSignaturePart(pattern).capture;
+      if (capture) captures.add(capture);
+    } catch (error) {
+      throw invalidField(childPath(childPath(path, 'parts'), i), (error as Error).message);
+    }
+  });
+  if (!captures.has('signature')) throw invalidField(childPath(path, 'parts'), 'at least one part must capture ${signature}');
+
+  const signed = input.signed ?? '${body}';
+  for (const field of ['signed', 'timestamp'] as const) {
+    const template = field === 'signed' ? signed : input.timestamp;
+    if (template === undefined) continue;
+    try {
+      parseSignatureTemplate(template, captures);
+    } catch (error) {
+      throw invalidField(childPath(path, field), (error as Error).message);
+    }
+  }
+  if (input.tolerance !== undefined && input.timestamp === undefined) {
+    throw invalidField(childPath(path, 'tolerance'), 'applies only with timestamp; add a timestamp template or remove tolerance');
+  }
+
+  checks.push({
+    path: childPath(path, 'secretName'),
+    message: `no Secret Key named "${secretName}" in this project`,
+    exists: (lookups) => lookups.secretExists(secretName),
+  });
+
+  const config: SignatureConfig = {
+    secretName,
+    header: input.header,
+    algorithm: input.algorithm ?? 'sha256',
+    encoding: input.encoding ?? 'hex',
+    parts,
+    signed,
+    tolerance: input.tolerance ?? 300,
+    secret_encoding: input.secret_encoding ?? 'raw',
+  };
+  if (input.separator !== undefined) config.separator = input.separator;
+  if (input.timestamp !== undefined) config.timestamp = input.timestamp;
+  if (input.secret_prefix) config.secret_prefix = input.secret_prefix;
+  return config;
+}

@@ -1,0 +1,34 @@
+import type { Env } from '../env';
+import { loadSecretKey } from '../platform/secrets';
+
+/** How long a TicketDO keeps a decrypted secret in memory (never in storage) before reading it again. */
+const SECRET_CACHE_MS = 30_000;
+
+/** Secret values for signature checks, cached briefly so the hot path rarely waits on D1. */
+export class SecretCache {
+  private readonly entries = new Map<string, { value: string | null; expires: number }>();
+
+  constructor(private readonly env: Env) {}
+
+  async value(serviceId: string, name: string): Promise<string | null> {
+    const key = `${serviceId}/${name}`;
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const secret = await loadSecretKey(this.env, serviceId, name);
+    const value = secret?.value ?? null;
+    this.entries.set(key, { value, expires: Date.now() + SECRET_CACHE_MS });
+    return value;
+  }
+}
+
+/** A user may access a record they own or were granted (acsr). */
+export async function hasRecordAccess(db: D1Database, serviceId: string, recordId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS ok FROM records WHERE service_id = ?1 AND record_id = ?2 AND user_id = ?3
+       UNION ALL SELECT 1 FROM record_grants WHERE service_id = ?1 AND record_id = ?2 AND user_id = ?3 LIMIT 1`,
+    )
+    .bind(serviceId, recordId, userId)
+    .first();
+  return row !== null;
+}

@@ -1,0 +1,44 @@
+import type { ErrorBody } from '../http/errors';
+import type { RequestSnapshot } from '../engine/snapshot';
+
+/** What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). */
+export interface ConsumeInput {
+  mode: 'consume' | 'check';
+  project: { service_id: string; owner_id: string; receipt_key: string; plan: string };
+  ticket_id: string;
+  request: RequestSnapshot;
+  /** The raw body bytes, exactly as received (the signature is computed over them). */
+  rawBody: Uint8Array;
+  /** Consumed on a signed-in route (/tpa, /auth/consume). */
+  signedRoute: boolean;
+  /** Why the id token was refused, if it was; reported as AUTH_REQUIRED at its place in the order. */
+  authError?: string;
+  /** The caller is the ticket's issuer (the project owner). */
+  issuer: boolean;
+}
+
+export type ConsumeOutcome =
+  | { ok: true; status: number; body: unknown }
+  | { ok: false; status: number; error: ErrorBody };
+
+/** One log row as it leaves the TicketDO's outbox for D1. */
+export interface LogRow {
+  service_id: string;
+  ticket_id: string;
+  log_key: string;
+  consume_id: string;
+  user_id: string;
+  signed: boolean;
+  is_check: boolean;
+  failed: boolean;
+  code: string | null;
+  timestamp: number;
+  description: Record<string, unknown>;
+}
+
+export interface ActionRow {
+  seq: number;
+  path: string;
+  act: string;
+  detail: Record<string, unknown>;
+}

@@ -1,0 +1,116 @@
+import type { Env } from '../env';
+import { SvcHttpError } from '../http/errors';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Lowercase hex SHA-256 of the UTF-8 text. */
+export async function hashSha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Compares two strings in time that depends only on the longer length, never on where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  const length = Math.max(left.length, right.length);
+  let difference = left.length ^ right.length;
+  for (let i = 0; i < length; i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return difference === 0;
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random string of lowercase letters and digits, uniformly drawn (rejection sampling, no modulo bias). */
+export function randomId(length: number, alphabet: string = ID_ALPHABET): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function bytesToBase64Url(bytes: Uint8Array): string {
+  return bytesToBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+export function base64ToBytes(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** `bytes` random bytes, base64url without padding. */
+export const randomBase64Url = (bytes: number): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+/** The AES-GCM key of SECRETS_KEY. Missing or malformed: INTERNAL_ERROR 500 (the deployment is misconfigured). */
+export function secretsKey(env: Pick<Env, 'SECRETS_KEY'>): Promise<CryptoKey> {
+  const encoded = env.SECRETS_KEY?.trim();
+  if (!encoded) {
+    throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) is not configured.', { status: 500 });
+  }
+  let key = keyCache.get(encoded);
+  if (!key) {
+    let raw: Uint8Array;
+    try {
+      raw = base64ToBytes(encoded);
+    } catch {
+      raw = new Uint8Array(0);
+    }
+    if (raw.length !== 32) {
+      throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) must be base64 of 32 bytes.', { status: 500 });
+    }
+    key = crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
+    keyCache.set(encoded, key);
+  }
+  return key;
+}
+
+const CIPHERTEXT_VERSION = 'v1';
+
+/**
+ * Encrypts text with AES-GCM under SECRETS_KEY and a fresh 12-byte IV. `context` is bound as
+ * additional data (e.g. the project and secret name), so a ciphertext moved to another row does not decrypt.
+ * Result: `v1.<base64 iv>.<base64 ciphertext+tag>`.
+ */
+export async function encryptText(env: Pick<Env, 'SECRETS_KEY'>, plaintext: string, context: string): Promise<string> {
+  const key = await secretsKey(env);
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv, additionalData: encoder.encode(context) },
+    key,
+    encoder.encode(plaintext),
+  );
+  return `${CIPHERTEXT_VERSION}.${bytesToBase64(iv)}.${bytesToBase64(new Uint8Array(sealed))}`;
+}
+
+/** Decrypts what encryptText produced under the same context; a wrong key, context or a damaged value is INTERNAL_ERROR. */
+export async function decryptText(env: Pick<Env, 'SECRETS_KEY'>, sealed: string, context: string): Promise<string> {
+  const key = await secretsKey(env);
+  const [version, iv, data] = sealed.split('.');
+  try {
+    if (version !== CIPHERTEXT_VERSION || !iv || !data) throw new Error('unknown ciphertext format');
+    const plain = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: base64ToBytes(iv), additionalData: encoder.encode(context) },
+      key,
+      base64ToBytes(data),
+    );
+    return decoder.decode(plain);
+  } catch {
+    throw new SvcHttpError('INTERNAL_ERROR', 'A stored secret could not be decrypted with the configured SECRETS_KEY.', { status: 500 });
+  }
+}

@@ -1,0 +1,130 @@
+import { exportJWK, generateKeyPair } from 'jose';
+import type { Env } from '../env';
+import { SvcHttpError } from '../http/errors';
+import { constantTimeEqual, decryptText, encryptText, hashSha256Hex, randomBase64Url, randomId } from './crypto';
+import type { CreateProjectBody, UpdateProjectBody } from './schemas';
+import type { IdentitySettings, Plan, Project } from './types';
+
+/** 20 lowercase letters and digits; the first 4 are the regional subdomain label of {base_url}. */
+export const SERVICE_ID_PATTERN = /^[a-z0-9]{20}$/;
+export const OWNER_KEY_PREFIX = 'ok_';
+
+export const regionLabel = (serviceId: string): string => serviceId.slice(0, 4);
+
+/** Additional-data labels that bind each encrypted column to its project. */
+export const devPrivateJwkContext = (serviceId: string) => `dev-private-jwk:${serviceId}`;
+export const secureRequestKeyContext = (serviceId: string) => `secure-request-key:${serviceId}`;
+
+interface ProjectRow {
+  service_id: string;
+  owner_id: string;
+  name: string;
+  active: number;
+  plan: string;
+  identity: string | null;
+  secure_request_key_set: number;
+  created: number;
+  updated: number;
+}
+
+const PROJECT_COLUMNS =
+  'service_id, owner_id, name, active, plan, identity, secure_request_key_enc IS NOT NULL AS secure_request_key_set, created, updated';
+
+function toProject(row: ProjectRow): Project {
+  return {
+    service_id: row.service_id,
+    owner_id: row.owner_id,
+    name: row.name,
+    active: row.active === 1,
+    plan: row.plan as Plan,
+    identity: row.identity ? (JSON.parse(row.identity) as IdentitySettings) : null,
+    secure_request_key_set: row.secure_request_key_set === 1,
+    created: row.created,
+    updated: row.updated,
+  };
+}
+
+export interface CreatedProject {
+  service_id: string;
+  owner_id: string;
+  /** Shown once; only its SHA-256 hash is stored. */
+  owner_key: string;
+}
+
+/** Creates a project with a fresh owner, owner key and built-in issuer key pair (ES256). */
+export async function createProject(env: Env, body: CreateProjectBody): Promise<CreatedProject> {
+  const serviceId = randomId(20);
+  const ownerId = crypto.randomUUID();
+  const ownerKey = `${OWNER_KEY_PREFIX}${randomBase64Url(32)}`;
+  const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const publicJwk = { ...(await exportJWK(publicKey)), alg: 'ES256', use: 'sig' };
+  const privateJwkEnc = await encryptText(env, JSON.stringify(await exportJWK(privateKey)), devPrivateJwkContext(serviceId));
+  const now = Date.now();
+  await env.DB.prepare(
+    `INSERT INTO projects (service_id, owner_id, owner_key_hash, name, active, plan, identity, dev_public_jwk, dev_private_jwk_enc, created, updated)
+     VALUES (?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?)`,
+  )
+    .bind(serviceId, ownerId, await hashSha256Hex(ownerKey), body.name ?? '', body.plan ?? 'free', JSON.stringify(publicJwk), privateJwkEnc, now, now)
+    .run();
+  return { service_id: serviceId, owner_id: ownerId, owner_key: ownerKey };
+}
+
+/** The project, or null when there is none (an id of the wrong shape is never looked up). */
+export async function loadProject(env: Env, serviceId: string): Promise<Project | null> {
+  if (!SERVICE_ID_PATTERN.test(serviceId)) return null;
+  const row = await env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE service_id = ?`).bind(serviceId).first<ProjectRow>();
+  return row ? toProject(row) : null;
+}
+
+export const invalidService = () => new SvcHttpError('INVALID_SERVICE', 'No such project.', { status: 400 });
+export const serviceDisabled = () => new SvcHttpError('SERVICE_DISABLED', 'The project is disabled.', { status: 400 });
+
+/** The project if it exists and is active; else INVALID_SERVICE or SERVICE_DISABLED (both 400). */
+export async function loadActiveProject(env: Env, serviceId: string): Promise<Project> {
+  const project = await loadProject(env, serviceId);
+  if (!project) throw invalidService();
+  if (!project.active) throw serviceDisabled();
+  return project;
+}
+
+/** Applies the operator's changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
+export async function updateProject(env: Env, serviceId: string, patch: UpdateProjectBody): Promise<Project> {
+  if (!SERVICE_ID_PATTERN.test(serviceId)) throw invalidService();
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  const set = (column: string, value: unknown) => {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  };
+  if (patch.name !== undefined) set('name', patch.name);
+  if (patch.active !== undefined) set('active', patch.active ? 1 : 0);
+  if (patch.plan !== undefined) set('plan', patch.plan);
+  if (patch.identity !== undefined) set('identity', patch.identity ? JSON.stringify(patch.identity) : null);
+  if (patch.secure_request_key !== undefined) {
+    const sealed = patch.secure_request_key === null ? null : await encryptText(env, patch.secure_request_key, secureRequestKeyContext(serviceId));
+    set('secure_request_key_enc', sealed);
+  }
+  set('updated', Date.now());
+  const row = await env.DB.prepare(`UPDATE projects SET ${sets.join(', ')} WHERE service_id = ? RETURNING ${PROJECT_COLUMNS}`)
+    .bind(...values, serviceId)
+    .first<ProjectRow>();
+  if (!row) throw invalidService();
+  return toProject(row);
+}
+
+/** Whether `ownerKey` is this project's owner key (hashes compared in constant time). */
+export async function verifyOwnerKey(env: Env, serviceId: string, ownerKey: string): Promise<boolean> {
+  const row = await env.DB.prepare('SELECT owner_key_hash FROM projects WHERE service_id = ?').bind(serviceId).first<{ owner_key_hash: string }>();
+  const presented = await hashSha256Hex(ownerKey);
+  // Compared even when the project is missing, so the answer takes the same time.
+  return constantTimeEqual(presented, row?.owner_key_hash ?? '0'.repeat(64)) && row !== null;
+}
+
+/** The decrypted secureRequest key of the project, or null when none is set. */
+export async function loadSecureRequestKey(env: Env, serviceId: string): Promise<string | null> {
+  const row = await env.DB.prepare('SELECT secure_request_key_enc FROM projects WHERE service_id = ?')
+    .bind(serviceId)
+    .first<{ secure_request_key_enc: string | null }>();
+  if (!row?.secure_request_key_enc) return null;
+  return decryptText(env, row.secure_request_key_enc, secureRequestKeyContext(serviceId));
+}

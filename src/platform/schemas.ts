@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { DEV_ISSUER_PREFIX, RESERVED_CLAIMS } from './claims';
+
+/**
+ * Bodies of the operator and owner routes. Strict objects (unknown fields refused), no transforms,
+ * so that z.toJSONSchema can describe every one of them in the OpenAPI document.
+ */
+
+/** Names of secret keys, mail templates, newsletter messages and named newsletter groups. */
+export const RESOURCE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_SECRET_VALUE = 4096;
+export const MAX_SUBJECT = 998;
+export const MAX_MAIL_BODY = 262_144;
+export const MAX_DESTINATIONS = 100;
+
+export const PlanSchema = z.enum(['free', 'standard', 'premium']);
+
+export const CreateProjectBody = z.strictObject({
+  name: z.string().max(100).optional(),
+  plan: PlanSchema.optional(),
+});
+export type CreateProjectBody = z.infer<typeof CreateProjectBody>;
+
+const httpsUrl = z
+  .string()
+  .max(2048)
+  .regex(/^https:\/\/[^\s/?#]+([/?#]\S*)?$/, 'must be an https:// URL');
+
+export const IdentitySettingsBody = z.strictObject({
+  issuer: z
+    .string()
+    .min(1)
+    .max(512)
+    .refine((issuer) => !issuer.startsWith(DEV_ISSUER_PREFIX), `must not start with "${DEV_ISSUER_PREFIX}" (reserved for the built-in issuer)`),
+  audience: z.string().min(1).max(512),
+  jwks_url: httpsUrl,
+});
+
+export const UpdateProjectBody = z.strictObject({
+  name: z.string().max(100).optional(),
+  active: z.boolean().optional(),
+  plan: PlanSchema.optional(),
+  identity: IdentitySettingsBody.nullable().optional(),
+  secure_request_key: z.string().min(1).max(MAX_SECRET_VALUE).nullable().optional(),
+});
+export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
+
+// email has its own field; the reserved claims are stripped from attributes anyway.
+const reservedClaimAlternatives = [...RESERVED_CLAIMS, 'email'].join('|');
+const attributeKey = z
+  .string()
+  .regex(new RegExp(`^(?!(?:${reservedClaimAlternatives})$)[A-Za-z0-9_-]{1,64}$`), 'must be 1 to 64 letters, digits, _ or - and not a reserved claim name');
+
+export const DevUserBody = z.strictObject({
+  email: z.email().max(254).optional(),
+  attributes: z
+    .record(attributeKey, z.json())
+    .refine((attributes) => JSON.stringify(attributes).length <= 8192, 'must be at most 8192 characters as JSON')
+    .optional(),
+  access_group: z.int().min(1).max(99).optional(),
+  user_id: z.uuid().optional(),
+});
+export type DevUserBody = z.infer<typeof DevUserBody>;
+
+export const SecretKeyBody = z.strictObject({
+  value: z.string().min(1).max(MAX_SECRET_VALUE),
+  destinations: z
+    .array(z.string().max(2048).regex(/^https?:\/\/\S+$/, 'must start with http:// or https://'))
+    .max(MAX_DESTINATIONS)
+    .optional(),
+  access_group: z.int().min(0).max(99).optional(),
+  locked: z.boolean().optional(),
+});
+export type SecretKeyBody = z.infer<typeof SecretKeyBody>;
+
+export const MailContentBody = z.strictObject({
+  subject: z.string().min(1).max(MAX_SUBJECT),
+  html: z.string().max(MAX_MAIL_BODY).optional(),
+  text: z.string().max(MAX_MAIL_BODY).optional(),
+});
+export type MailContentBody = z.infer<typeof MailContentBody>;
+
+export const MailTemplateBody = MailContentBody;
+export const NewsletterBody = MailContentBody;

@@ -1,0 +1,77 @@
+import type { z } from 'zod';
+import { invalidParameter } from '../http/errors';
+import { MAX_BODY_BYTES } from '../limits';
+
+/** `a.b[0].c` for a zod issue path; `body` for the root. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || 'body';
+}
+
+/** The field an issue is about; for unknown fields, the first unknown one. */
+export function issueField(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.keys.length) return fieldPath([...issue.path, issue.keys[0]]);
+  return fieldPath(issue.path);
+}
+
+/** One readable sentence naming the field of the first problem zod found. */
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((key) => `"${fieldPath([...issue.path, key])}"`).join(', ');
+    return `Unknown field ${names}.`;
+  }
+  // A bad record key: the key's own rule says more than "Invalid key in record".
+  const message = issue.code === 'invalid_key' && issue.issues[0] ? issue.issues[0].message : issue.message;
+  return `Invalid "${fieldPath(issue.path)}": ${message}.`;
+}
+
+/** Validates an already parsed value; the first problem is INVALID_PARAMETER naming its field. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw invalidParameter(describeIssue(issue), { field: issueField(issue) });
+  }
+  return result.data;
+}
+
+/** Parses JSON text; an empty body is `undefined` (the caller decides whether that is allowed). */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidParameter('Invalid "body": not valid JSON.', { field: 'body' });
+  }
+}
+
+/** Where a body is read from: the Request itself, or a Hono context (its raw request). */
+export type BodySource = Request | { req: { raw: Request } };
+
+/**
+ * Reads a JSON request body (at most MAX_BODY_BYTES) and, given a schema, validates it. An empty
+ * body is refused, except with `optional`, where it validates as `{}`. Without a schema the parsed
+ * JSON is returned as is.
+ */
+export async function readJsonBody(source: BodySource): Promise<unknown>;
+export async function readJsonBody<S extends z.ZodType>(source: BodySource, schema: S, options?: { optional?: boolean }): Promise<z.infer<S>>;
+export async function readJsonBody(source: BodySource, schema?: z.ZodType, options: { optional?: boolean } = {}): Promise<unknown> {
+  const request = source instanceof Request ? source : source.req.raw;
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  const value = parseJsonText(new TextDecoder().decode(bytes));
+  if (value === undefined) {
+    if (schema && options.optional) return parseWith(schema, {});
+    throw invalidParameter('Invalid "body": a JSON object is required.', { field: 'body' });
+  }
+  return schema ? parseWith(schema, value) : value;
+}
+
+const tooLarge = () =>
+  invalidParameter(`Invalid "body": larger than ${MAX_BODY_BYTES} bytes.`, { field: 'body' });

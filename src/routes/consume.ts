@@ -1,0 +1,97 @@
+import type { Context } from 'hono';
+import { createRouter, type AppEnv } from '../app';
+import { consumingProject, type ConsumingProject } from '../consume/project-cache';
+import { headerObject, parseBody, parseQuery, readBodyBytes } from '../consume/read-request';
+import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
+import type { RequestSnapshot } from '../engine/snapshot';
+import { SvcHttpError } from '../http/errors';
+import { verifyIdToken } from '../http/auth';
+import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
+import type { ProjectUser } from '../platform/types';
+import { ticketStub } from '../../durable-objects/ticket-do';
+
+interface RouteKind {
+  mode: ConsumeInput['mode'];
+  signed: boolean;
+}
+
+const TICKET_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const ticketError = (code: 'TICKET_NOT_FOUND' | 'INVALID_REQUEST' | 'INVALID_PARAMETER', message: string) =>
+  new SvcHttpError(code, message, { stage: 'ticket' });
+
+/** The consume routes of spec 4.1. */
+export const consumeRoutes = createRouter();
+
+const anonymous: RouteKind = { mode: 'consume', signed: false };
+const signedIn: RouteKind = { mode: 'consume', signed: true };
+const dryRun: RouteKind = { mode: 'check', signed: false };
+
+consumeRoutes.post('/tp/:service/:ticket', (c) => consume(c, anonymous));
+consumeRoutes.get('/tg/:service/:ticket', (c) => consume(c, anonymous));
+consumeRoutes.on(['GET', 'POST'], '/tpa/:service/:ticket', (c) => consume(c, signedIn));
+consumeRoutes.on(['GET', 'POST'], '/publ/check/:service/:owner/:ticket', (c) => consume(c, dryRun));
+consumeRoutes.on(['GET', 'POST'], '/publ/consume/:service/:owner/:ticket', (c) => consume(c, anonymous));
+consumeRoutes.on(['GET', 'POST'], '/auth/consume/:service/:owner/:ticket', (c) => consume(c, signedIn));
+
+async function consume(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
+  const serviceId = c.req.param('service') ?? '';
+  const ticketId = c.req.param('ticket') ?? '';
+  const ownerId = c.req.param('owner');
+  const project = await consumingProject(c.env, serviceId);
+  if (c.req.header('x-svc-ticket') !== undefined) {
+    throw ticketError('INVALID_REQUEST', 'A request carrying an X-Svc-Ticket header cannot consume a ticket.');
+  }
+  if (!TICKET_ID.test(ticketId) || (ownerId !== undefined && ownerId !== project.owner_id)) {
+    throw ticketError('TICKET_NOT_FOUND', 'The ticket does not exist.');
+  }
+  const method = c.req.method === 'GET' ? 'GET' : 'POST';
+  if (kind.signed && method === 'GET') throw ticketError('INVALID_PARAMETER', 'Signed-in consumption is POST only.');
+
+  const rawBody = method === 'POST' ? await readBodyBytes(c.req.raw) : new Uint8Array(0);
+  const url = new URL(c.req.url);
+  const headers = headerObject(c.req.raw.headers);
+  const identity = kind.signed ? await identify(c, project) : { issuer: false };
+  const request: RequestSnapshot = {
+    method,
+    body: method === 'POST' ? parseBody(rawBody) : {},
+    params: parseQuery(url.search),
+    headers,
+    ip: headers['cf-connecting-ip'] ?? '0.0.0.0',
+    user_agent: headers['user-agent'] ?? '',
+    ...(identity.user ? { user: identity.user } : {}),
+  };
+  const outcome = await ticketStub(c.env, project.service_id, ticketId).consume({
+    mode: kind.mode,
+    project: { service_id: project.service_id, owner_id: project.owner_id, receipt_key: project.receipt_key, plan: project.plan },
+    ticket_id: ticketId,
+    request,
+    rawBody,
+    signedRoute: kind.signed,
+    authError: identity.authError,
+    issuer: identity.issuer,
+  });
+  return render(outcome);
+}
+
+/** The caller of a signed-in route: a verified user, the issuer (owner), or why the token failed. */
+async function identify(c: Context<AppEnv>, project: ConsumingProject): Promise<{ user?: ProjectUser; issuer: boolean; authError?: string }> {
+  const header = c.req.header('authorization')?.trim();
+  if (!header) return { issuer: false, authError: 'Sign in to consume this ticket: send an id token in the Authorization header.' };
+  const token = header.replace(/^Bearer\s+/i, '');
+  if (token.startsWith(OWNER_KEY_PREFIX)) {
+    const owner = await verifyOwnerKey(c.env, project.service_id, token);
+    return owner ? { issuer: true } : { issuer: false, authError: 'The credential is not valid for this project.' };
+  }
+  try {
+    const user = await verifyIdToken(c.env, project, token);
+    return { user, issuer: user.user_id === project.owner_id };
+  } catch (err) {
+    if (err instanceof SvcHttpError) return { issuer: false, authError: err.message };
+    throw err;
+  }
+}
+
+function render(outcome: ConsumeOutcome): Response {
+  if (!outcome.ok) return Response.json(outcome.error, { status: outcome.status });
+  return Response.json(outcome.body, { status: outcome.status });
+}

@@ -1,0 +1,129 @@
+import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { isTrue } from '../env';
+import { type ProjectEnv, activeProject, ownerOnly } from '../http/auth';
+import { SvcHttpError, invalidParameter } from '../http/errors';
+import { signDevIdToken } from '../platform/identity';
+import { deleteMailTemplate, listMailTemplates, loadMailTemplate, putMailTemplate } from '../platform/mail-templates';
+import { newsletterGroupKey } from '../platform/newsletter-groups';
+import { deleteNewsletter, listNewsletters, loadNewsletter, putNewsletter } from '../platform/newsletters';
+import { DevUserBody, MailTemplateBody, NewsletterBody, RESOURCE_NAME_PATTERN, SecretKeyBody } from '../platform/schemas';
+import { deleteSecretKey, getSecretKeyInfo, listSecretKeys, putSecretKey } from '../platform/secrets';
+import { upsertDevUser } from '../platform/users';
+import { readJsonBody } from '../platform/validation';
+
+/** Owner routes under /v1/projects/{service_id}/: dev users, secret keys, mail templates, newsletters. */
+export const ownerResourcesRouter = new Hono<ProjectEnv>();
+
+const BASE = '/v1/projects/:service_id';
+const owner = [activeProject, ownerOnly('Only the project owner can manage this project.')] as const;
+
+const notFound = (what: string) => new SvcHttpError('NOT_FOUND', `No such ${what}.`, { status: 404 });
+
+/** A path segment naming a resource: 1 to 64 letters, digits, _ or -. */
+function resourceName(value: string | undefined, field: string): string {
+  if (value === undefined || !RESOURCE_NAME_PATTERN.test(value)) {
+    throw invalidParameter(`Invalid "${field}": must be 1 to 64 letters, digits, _ or -.`, { field });
+  }
+  return value;
+}
+
+function groupKey(value: string | undefined): string {
+  const key = value === undefined ? null : newsletterGroupKey(value);
+  if (key === null) {
+    throw invalidParameter(`Invalid "group": must be 'public', 'authorized', a number 2 to 99 or a name of 1 to 64 letters, digits, _ or -.`, {
+      field: 'group',
+    });
+  }
+  return key;
+}
+
+// --- development users of the built-in issuer ---
+
+/** The minting route exists only in local development; elsewhere it is an unknown route. */
+const devIdentityOnly = createMiddleware<ProjectEnv>(async (c, next) => {
+  if (!isTrue(c.env.DEV_IDENTITY)) throw new SvcHttpError('NOT_FOUND', 'No such route.', { status: 404 });
+  await next();
+});
+
+ownerResourcesRouter.post(`${BASE}/dev/users`, devIdentityOnly, ...owner, async (c) => {
+  const body = await readJsonBody(c.req.raw, DevUserBody, { optional: true });
+  const project = c.get('project');
+  const user = await upsertDevUser(c.env, project.service_id, { ...body, user_id: body.user_id ?? crypto.randomUUID() });
+  const idToken = await signDevIdToken(c.env, project.service_id, user);
+  return c.json({ user_id: user.user_id, id_token: idToken });
+});
+
+// --- secret keys ---
+
+ownerResourcesRouter.get(`${BASE}/secrets`, ...owner, async (c) => c.json({ list: await listSecretKeys(c.env, c.get('project').service_id) }));
+
+ownerResourcesRouter.get(`${BASE}/secrets/:name`, ...owner, async (c) => {
+  const info = await getSecretKeyInfo(c.env, c.get('project').service_id, resourceName(c.req.param('name'), 'name'));
+  if (!info) throw notFound('secret key');
+  return c.json(info);
+});
+
+ownerResourcesRouter.put(`${BASE}/secrets/:name`, ...owner, async (c) => {
+  const name = resourceName(c.req.param('name'), 'name');
+  const body = await readJsonBody(c.req.raw, SecretKeyBody);
+  return c.json(await putSecretKey(c.env, c.get('project').service_id, name, body));
+});
+
+ownerResourcesRouter.delete(`${BASE}/secrets/:name`, ...owner, async (c) => {
+  const name = resourceName(c.req.param('name'), 'name');
+  if (!(await deleteSecretKey(c.env, c.get('project').service_id, name))) throw notFound('secret key');
+  return c.json({ deleted: true });
+});
+
+// --- mail templates ---
+
+ownerResourcesRouter.get(`${BASE}/mail-templates`, ...owner, async (c) =>
+  c.json({ list: await listMailTemplates(c.env, c.get('project').service_id) }),
+);
+
+ownerResourcesRouter.get(`${BASE}/mail-templates/:template_id`, ...owner, async (c) => {
+  const template = await loadMailTemplate(c.env, c.get('project').service_id, resourceName(c.req.param('template_id'), 'template_id'));
+  if (!template) throw notFound('mail template');
+  return c.json(template);
+});
+
+ownerResourcesRouter.put(`${BASE}/mail-templates/:template_id`, ...owner, async (c) => {
+  const templateId = resourceName(c.req.param('template_id'), 'template_id');
+  const body = await readJsonBody(c.req.raw, MailTemplateBody);
+  return c.json(await putMailTemplate(c.env, c.get('project').service_id, templateId, body));
+});
+
+ownerResourcesRouter.delete(`${BASE}/mail-templates/:template_id`, ...owner, async (c) => {
+  const templateId = resourceName(c.req.param('template_id'), 'template_id');
+  if (!(await deleteMailTemplate(c.env, c.get('project').service_id, templateId))) throw notFound('mail template');
+  return c.json({ deleted: true });
+});
+
+// --- newsletters ---
+
+ownerResourcesRouter.get(`${BASE}/newsletters`, ...owner, async (c) => {
+  const group = c.req.query('group');
+  return c.json({ list: await listNewsletters(c.env, c.get('project').service_id, group === undefined ? undefined : groupKey(group)) });
+});
+
+ownerResourcesRouter.get(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
+  const key = groupKey(c.req.param('group'));
+  const newsletter = await loadNewsletter(c.env, c.get('project').service_id, key, resourceName(c.req.param('message_id'), 'message_id'));
+  if (!newsletter) throw notFound('newsletter');
+  return c.json(newsletter);
+});
+
+ownerResourcesRouter.put(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
+  const key = groupKey(c.req.param('group'));
+  const messageId = resourceName(c.req.param('message_id'), 'message_id');
+  const body = await readJsonBody(c.req.raw, NewsletterBody);
+  return c.json(await putNewsletter(c.env, c.get('project').service_id, key, messageId, body));
+});
+
+ownerResourcesRouter.delete(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
+  const key = groupKey(c.req.param('group'));
+  const messageId = resourceName(c.req.param('message_id'), 'message_id');
+  if (!(await deleteNewsletter(c.env, c.get('project').service_id, key, messageId))) throw notFound('newsletter');
+  return c.json({ deleted: true });
+});

@@ -1,0 +1,90 @@
+import { env } from 'cloudflare:workers';
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../src/limits';
+import { loadProject } from '../../src/platform/projects';
+import * as schemas from '../../src/platform/schemas';
+import { OPERATOR_TOKEN, call, newProject, patchProject } from './worker-api';
+
+describe('body validation', () => {
+  it('refuses malformed JSON with INVALID_PARAMETER naming the body', async () => {
+    const project = await newProject();
+    const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, raw: '{"value": ' });
+    expect([res.status, res.json.code]).toEqual([400, 'INVALID_PARAMETER']);
+    expect(res.json.message).toContain('body');
+  });
+
+  it('names every unknown field and reports the first one as detail.field', async () => {
+    const project = await newProject();
+    const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'v', secretName: 'K', extra: 1 } });
+    expect(res.json).toEqual({ code: 'INVALID_PARAMETER', message: 'Unknown field "secretName", "extra".', detail: { field: 'secretName' } });
+  });
+
+  it('explains a refused attribute name by its rule', async () => {
+    const project = await newProject();
+    const res = await call('POST', `/v1/projects/${project.service_id}/dev/users`, { token: project.owner_key, body: { attributes: { exp: 1 } } });
+    expect(res.json.detail).toEqual({ field: 'attributes.exp' });
+    expect(res.json.message).toContain('reserved claim name');
+  });
+
+  it('refuses an empty body where one is required', async () => {
+    const project = await newProject();
+    const res = await call('PUT', `/v1/projects/${project.service_id}/mail-templates/t`, { token: project.owner_key });
+    expect([res.status, res.json.code]).toEqual([400, 'INVALID_PARAMETER']);
+  });
+
+  it(`refuses a body larger than ${MAX_BODY_BYTES} bytes`, async () => {
+    const project = await newProject();
+    const res = await call('PUT', `/v1/projects/${project.service_id}/mail-templates/t`, {
+      token: project.owner_key,
+      body: { subject: 's', html: 'x'.repeat(MAX_BODY_BYTES) },
+    });
+    expect([res.status, res.json.code]).toEqual([400, 'INVALID_PARAMETER']);
+  });
+
+  it('refuses bad project creation bodies (unknown plan, unknown field, long name) without creating a project', async () => {
+    const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM projects').first<{ n: number }>();
+    for (const [body, field] of [
+      [{ plan: 'gold' }, 'plan'],
+      [{ owner_id: 'x' }, 'owner_id'],
+      [{ name: 'x'.repeat(101) }, 'name'],
+      [{ name: 3 }, 'name'],
+    ] as const) {
+      const res = await call('POST', '/v1/projects', { token: OPERATOR_TOKEN, body });
+      expect([field, res.status, res.json.code]).toEqual([field, 400, 'INVALID_PARAMETER']);
+      expect(res.json.message).toContain(field);
+    }
+    const after = await env.DB.prepare('SELECT COUNT(*) AS n FROM projects').first<{ n: number }>();
+    expect(after?.n).toBe(before?.n);
+  });
+
+  it('refuses bad project changes with INVALID_PARAMETER naming the field, changing nothing', async () => {
+    const created = await newProject();
+    const cases: Array<[unknown, string]> = [
+      [{ active: 'no' }, 'active'],
+      [{ plan: 'enterprise' }, 'plan'],
+      [{ identity: { issuer: 'https://i', audience: 'a' } }, 'identity.jwks_url'],
+      [{ identity: { issuer: 'https://i', audience: 'a', jwks_url: 'http://i/jwks' } }, 'identity.jwks_url'],
+      [{ identity: { issuer: 'https://i', audience: 'a', jwks_url: 'https://i/jwks', extra: 1 } }, 'identity.extra'],
+      [{ identity: { issuer: `svc-dev:${created.service_id}`, audience: 'a', jwks_url: 'https://i/jwks' } }, 'identity.issuer'],
+      [{ secure_request_key: 7 }, 'secure_request_key'],
+      [{ secure_request_key: 'x'.repeat(4097) }, 'secure_request_key'],
+      [{ owner_id: 'mine' }, 'owner_id'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await patchProject(created.service_id, body);
+      expect([field, res.status, res.json.code]).toEqual([field, 400, 'INVALID_PARAMETER']);
+      expect(res.json.message).toContain(field);
+    }
+    expect(await loadProject(env, created.service_id)).toMatchObject({ active: true, plan: 'free', identity: null, secure_request_key_set: false });
+  });
+
+  it('keeps every exported body schema representable as JSON Schema', () => {
+    const bodies = [schemas.CreateProjectBody, schemas.UpdateProjectBody, schemas.DevUserBody, schemas.SecretKeyBody, schemas.MailTemplateBody, schemas.NewsletterBody];
+    for (const schema of bodies) {
+      const json = z.toJSONSchema(schema) as { type: string; additionalProperties: boolean };
+      expect(json.type).toBe('object');
+      expect(json.additionalProperties).toBe(false);
+    }
+  });
+});
