@@ -1,6 +1,7 @@
 import { createRouter, renderError } from './app';
 import type { Env, WorkMessage } from './env';
 import { SvcHttpError } from './http/errors';
+import { consumeWorkBatch } from './queue/consume-batch';
 import { ownerResourcesRouter } from './routes/owner-resources';
 import { projectsRouter } from './routes/projects';
 import { consumeRoutes } from './routes/consume';
@@ -22,7 +23,5 @@ app.onError((err) => renderError(err));
 
 export default {
   fetch: app.fetch,
-  async queue(batch: MessageBatch<WorkMessage>, _env: Env): Promise<void> {
-    for (const message of batch.messages) message.ack();
-  },
+  queue: (batch: MessageBatch<WorkMessage>, env: Env) => consumeWorkBatch(batch, env),
 } satisfies ExportedHandler<Env, WorkMessage>;
