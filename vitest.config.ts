@@ -14,6 +14,8 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           DEV_IDENTITY: 'true',
           ALLOW_PRIVATE_DESTINATIONS: 'true',
+          // Shortens the 10-second outbound call limit so the timeout tests stay quick (src/outbound/fetch.ts).
+          OUTBOUND_CALL_MS: '2000',
           OPERATOR_TOKEN: 'test-operator-token',
           SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
         },
@@ -23,6 +25,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'schemas/**/*.test.ts', 'durable-objects/**/*.test.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
+    // A loopback HTTP server (Node side) that the outbound tests call; its origin is `inject('loopbackOrigin')`.
+    globalSetup: ['./test/loopback-server.ts'],
     testTimeout: 30_000,
   },
 });

@@ -1,31 +1,38 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { StoredTicket } from '../schemas/ticket-types';
-import { runTicketActions } from '../src/actions/runner';
+import { deadlineFrom } from '../src/actions/budget';
+import { meterQueuedRun } from '../src/actions/queued-runs';
+import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
+import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
 import { logStatements } from '../src/consume/log-export';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
-import { TicketStore } from './ticket-store';
+import { type Job, TicketStore } from './ticket-store';
 
-/** Log rows written to D1 per alarm run; the alarm re-arms itself while the outbox has more. */
+/** Log rows written to D1 per export; the export job stays due while the outbox has more. */
 const LOG_EXPORT_BATCH = 100;
-/** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
-const LOG_EXPORT_DELAY_MS = 200;
 
 /**
  * One object per project + ticket: the definition the engine runs, the remaining count, the
- * per-user counters and the log outbox. Everything that must never double-spend is serialized here.
+ * per-user counters, the log outbox and the scheduled jobs. Everything that must never
+ * double-spend is serialized here. One alarm serves the table of jobs (the log export and the
+ * continuations of runs that go on after resp), always set to the earliest job.
  */
 export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
   private readonly secrets: SecretCache;
+  /** Continuations running in this instance (a second alarm run must not start them again). */
+  private readonly running = new Set<number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.data = new TicketStore(ctx.storage.sql);
     this.secrets = new SecretCache(env);
+    // After an eviction or a restart, jobs left in storage keep their alarm.
+    void ctx.blockConcurrencyWhile(() => this.armAlarm());
   }
 
   /** Registers or replaces the definition; per-user counters survive. Returns the remaining count. */
@@ -38,16 +45,17 @@ export class TicketDO extends DurableObject<Env> {
     return { exists: this.data.ticket() !== null, remaining: this.data.remaining() };
   }
 
-  /** Deletes the definition and the per-user counters (the log lives in D1 and stays). */
+  /** Deletes the definition, the per-user counters and waiting continuations (the log lives in D1 and stays). */
   async remove(): Promise<boolean> {
     return this.data.remove();
   }
 
   async consume(input: ConsumeInput): Promise<ConsumeOutcome> {
     const serviceId = input.project.service_id;
+    const deadline = deadlineFrom(Date.now());
     const outcome = await consumeTicket(this.data, input, {
       now: () => Date.now(),
-      runActions: runTicketActions,
+      runActions: (state) => runActions(state, this.runnerDeps(input.project, deadline)),
       hasRecordAccess: (recordId, user) => hasRecordAccess(this.env.DB, serviceId, recordId, user.user_id),
       verifySignature: async (config) => {
         const secret = await this.secrets.value(serviceId, config.secretName);
@@ -55,7 +63,7 @@ export class TicketDO extends DurableObject<Env> {
         return verifySignature(config, { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers }, secret, Date.now());
       },
     });
-    await this.scheduleLogExport();
+    await this.armAlarm();
     return outcome;
   }
 
@@ -64,20 +72,79 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.outboxSize();
   }
 
-  private async scheduleLogExport(): Promise<void> {
-    if (this.data.outboxSize() > 0 && (await this.ctx.storage.getAlarm()) === null) {
-      await this.ctx.storage.setAlarm(Date.now() + LOG_EXPORT_DELAY_MS);
+  /** The scheduled jobs (for tests and operations). */
+  async scheduledJobs(): Promise<{ id: number; kind: string; run_at: number }[]> {
+    return this.data.jobs().map(({ id, kind, run_at }) => ({ id, kind, run_at }));
+  }
+
+  private runnerDeps(project: ContinuationJob['project'], deadline: number): RunnerDeps {
+    return {
+      services: { env: this.env, serviceId: project.service_id, ownerId: project.owner_id, plan: project.plan, now: () => Date.now(), deadline },
+      meterQueuedRun: () => meterQueuedRun(this.env.DB, project.service_id, project.plan, Date.now()),
+    };
+  }
+
+  /** Sets the alarm to the earliest job, unless it is already set earlier. */
+  private async armAlarm(): Promise<void> {
+    const next = this.data.nextJobAt();
+    if (next === null) return;
+    const at = Math.max(next, Date.now());
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Runs the due continuations, then exports the log outbox (their rows included). The export goes
+   * whenever the alarm fires, due or not: its delay only gathers a burst of rows into one batch.
+   */
+  override async alarm(): Promise<void> {
+    const due = this.data.dueJobs(Date.now()).filter((job) => job.kind === 'continuation');
+    await Promise.all(due.map((job) => this.runContinuation(job)));
+    const exportJob = this.data.jobs().find((job) => job.kind === 'export-logs');
+    if (exportJob) await this.exportLogs(exportJob);
+    await this.armAlarm();
+  }
+
+  /**
+   * Goes on with a run after resp, with a fresh 25-second budget. Progress is saved after every
+   * action, so a run cut short by an eviction goes on from the action it was at (which may run again).
+   */
+  private async runContinuation(job: Job): Promise<void> {
+    if (this.running.has(job.id)) return;
+    this.running.add(job.id);
+    try {
+      const saved = JSON.parse(job.payload) as ContinuationJob;
+      const deps: RunnerDeps = {
+        ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
+        onProgress: (state) => this.data.updateJob(job.id, JSON.stringify({ ...saved, state })),
+      };
+      let outcome: RunOutcome;
+      try {
+        outcome = await runActions(saved.state, deps);
+      } catch (err) {
+        console.error('continuation crashed', err instanceof Error ? err.message : String(err));
+        outcome = { rows: saved.state.rows, error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+      }
+      closeContinuation(this.data, saved, outcome, Date.now());
+      this.data.deleteJob(job.id);
+    } finally {
+      this.running.delete(job.id);
     }
   }
 
   /** Exports the log outbox to D1; idempotent per log key, so a retried alarm writes each row once. */
-  override async alarm(): Promise<void> {
+  private async exportLogs(job: Job): Promise<void> {
     const pending = this.data.pendingLogs(LOG_EXPORT_BATCH);
     if (pending.length > 0) {
-      await this.env.DB.batch(pending.flatMap(({ row, actionRows }) => logStatements(this.env.DB, row, actionRows)));
-      this.data.dropLogs(pending.map(({ row }) => row.log_key));
+      const statements = pending.flatMap(({ row, actionRows, final }) => [
+        ...logStatements(this.env.DB, row, actionRows),
+        ...(final ? [closingLogStatement(this.env.DB, row)] : []),
+      ]);
+      await this.env.DB.batch(statements);
+      this.data.dropLogs(pending.map(({ id }) => id));
     }
-    if (this.data.outboxSize() > 0) await this.ctx.storage.setAlarm(Date.now());
+    if (this.data.outboxSize() > 0) this.data.rescheduleJob(job.id, Date.now());
+    else this.data.deleteJob(job.id);
   }
 }
 

@@ -11,13 +11,56 @@ const SCHEMA = [
    );
    CREATE TABLE user_usage (user_id TEXT PRIMARY KEY, used INTEGER NOT NULL);
    CREATE TABLE outbox (log_key TEXT PRIMARY KEY, row TEXT NOT NULL, action_rows TEXT NOT NULL);`,
+  // The outbox by insertion order, so a run that goes on after resp can close its log row later
+  // (final = 1: the row replaces the one logged when the caller was answered); and the scheduled
+  // jobs one alarm serves: the log export and the continuations of runs that go on after resp.
+  `CREATE TABLE log_outbox (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     log_key TEXT NOT NULL,
+     row TEXT NOT NULL,
+     action_rows TEXT NOT NULL,
+     final INTEGER NOT NULL DEFAULT 0
+   );
+   INSERT INTO log_outbox (log_key, row, action_rows) SELECT log_key, row, action_rows FROM outbox ORDER BY rowid;
+   DROP TABLE outbox;
+   CREATE TABLE jobs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL,
+     run_at INTEGER NOT NULL,
+     payload TEXT NOT NULL DEFAULT '{}'
+   );
+   CREATE INDEX jobs_by_time ON jobs (run_at);
+   INSERT INTO jobs (kind, run_at) SELECT 'export-logs', 0 WHERE EXISTS (SELECT 1 FROM log_outbox);`,
 ];
 
-/** The TicketDO's SQLite tables: definition, remaining count, per-user usage, log outbox. */
+/** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
+export const LOG_EXPORT_DELAY_MS = 200;
+
+export type JobKind = 'export-logs' | 'continuation';
+
+export type Job = {
+  id: number;
+  kind: JobKind;
+  run_at: number;
+  payload: string;
+};
+
+export interface OutboxEntry {
+  id: number;
+  row: LogRow;
+  actionRows: ActionRow[];
+  /** The closing row of a run that went on after resp: it replaces the row logged earlier. */
+  final: boolean;
+}
+
+/** The TicketDO's SQLite tables: definition, remaining count, per-user usage, log outbox, scheduled jobs. */
 export class TicketStore {
   private cached?: { ticket: StoredTicket } | null;
 
-  constructor(private readonly sql: SqlStorage) {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly now: () => number = Date.now,
+  ) {
     migrateSchema(sql, SCHEMA);
   }
 
@@ -49,11 +92,15 @@ export class TicketStore {
     return remaining;
   }
 
-  /** Deletes the definition and the per-user counters; the outbox still drains to the log. */
+  /**
+   * Deletes the definition, the per-user counters and the runs waiting to go on after resp; the
+   * outbox still drains to the log.
+   */
   remove(): boolean {
     const existed = this.ticket() !== null;
     this.sql.exec('DELETE FROM ticket');
     this.sql.exec('DELETE FROM user_usage');
+    this.sql.exec("DELETE FROM jobs WHERE kind = 'continuation'");
     this.cached = null;
     return existed;
   }
@@ -77,27 +124,68 @@ export class TicketStore {
     );
   }
 
-  enqueueLog(row: LogRow, actionRows: ActionRow[]): void {
+  /** Appends a log row and its action rows to the outbox and makes sure an export is scheduled. */
+  enqueueLog(row: LogRow, actionRows: ActionRow[], final = false): void {
     this.sql.exec(
-      'INSERT OR REPLACE INTO outbox (log_key, row, action_rows) VALUES (?, ?, ?)',
+      'INSERT INTO log_outbox (log_key, row, action_rows, final) VALUES (?, ?, ?, ?)',
       row.log_key,
       JSON.stringify(row),
       JSON.stringify(actionRows),
+      final ? 1 : 0,
+    );
+    this.sql.exec(
+      "INSERT INTO jobs (kind, run_at) SELECT 'export-logs', ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'export-logs')",
+      this.now() + LOG_EXPORT_DELAY_MS,
     );
   }
 
-  pendingLogs(limit: number): { row: LogRow; actionRows: ActionRow[] }[] {
+  pendingLogs(limit: number): OutboxEntry[] {
     return this.sql
-      .exec<{ row: string; action_rows: string }>('SELECT row, action_rows FROM outbox ORDER BY rowid LIMIT ?', limit)
+      .exec<{ id: number; row: string; action_rows: string; final: number }>('SELECT id, row, action_rows, final FROM log_outbox ORDER BY id LIMIT ?', limit)
       .toArray()
-      .map((r) => ({ row: JSON.parse(r.row), actionRows: JSON.parse(r.action_rows) }));
+      .map((r) => ({ id: r.id, row: JSON.parse(r.row), actionRows: JSON.parse(r.action_rows), final: r.final === 1 }));
   }
 
-  dropLogs(keys: string[]): void {
-    for (const key of keys) this.sql.exec('DELETE FROM outbox WHERE log_key = ?', key);
+  dropLogs(ids: number[]): void {
+    for (const id of ids) this.sql.exec('DELETE FROM log_outbox WHERE id = ?', id);
   }
 
   outboxSize(): number {
-    return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM outbox').one().n;
+    return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log_outbox').one().n;
+  }
+
+  addJob(kind: JobKind, runAt: number, payload: string): number {
+    return this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, payload).one().id;
+  }
+
+  /** Saves a job's progress (a continuation's state after each action). */
+  updateJob(id: number, payload: string): void {
+    this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', payload, id);
+  }
+
+  rescheduleJob(id: number, runAt: number): void {
+    this.sql.exec('UPDATE jobs SET run_at = ? WHERE id = ?', runAt, id);
+  }
+
+  deleteJob(id: number): void {
+    this.sql.exec('DELETE FROM jobs WHERE id = ?', id);
+  }
+
+  job(id: number): Job | null {
+    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs WHERE id = ?', id).toArray()[0] ?? null;
+  }
+
+  /** Jobs whose time has come, oldest first. */
+  dueJobs(now: number): Job[] {
+    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs WHERE run_at <= ? ORDER BY run_at, id', now).toArray();
+  }
+
+  jobs(): Job[] {
+    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs ORDER BY run_at, id').toArray();
+  }
+
+  /** When the alarm must next fire; null when nothing is scheduled. */
+  nextJobAt(): number | null {
+    return this.sql.exec<{ at: number | null }>('SELECT MIN(run_at) AS at FROM jobs').one().at;
   }
 }

@@ -17,6 +17,8 @@ export interface Env {
   OPERATOR_TOKEN?: string;
   /** base64 of 32 random bytes: the AES-GCM key that encrypts secret values at rest. A Worker secret. */
   SECRETS_KEY?: string;
+  /** "true" answers the /v1/bench/* routes used by `npm run bench` (404 otherwise). */
+  BENCH_ROUTES?: string;
 }
 
 /** A message on the work queue; each kind has an idempotent consumer. */

@@ -11,3 +11,9 @@ export const MAX_BODY_BYTES = 1_048_576;
 export const MAX_JSON_DEPTH = 64;
 /** Most query-string keys read from one request. */
 export const MAX_QUERY_KEYS = 256;
+/** How long past the deadline the runner still waits for an action that honours the deadline itself. */
+export const DEADLINE_GRACE_MS = 1_000;
+/** Latest a resp may resume a run, counted from the resp (a longer delay fails the resp). */
+export const MAX_RESUME_DELAY_MS = 366 * 24 * 60 * 60 * 1_000;
+/** Queued ticket runs (runs that go on after resp) per project per calendar month (UTC); null = unlimited. */
+export const QUEUED_RUN_QUOTA: Record<string, number | null> = { free: 1_000, standard: 100_000, premium: null };

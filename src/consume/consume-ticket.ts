@@ -1,19 +1,21 @@
-import type { SignatureConfig, TicketAction } from '../../schemas/ticket-types';
+import type { SignatureConfig } from '../../schemas/ticket-types';
 import type { TicketStore } from '../../durable-objects/ticket-store';
 import { evaluateCondition } from '../engine/conditions';
-import type { ActionContext, ChainOutcome } from '../actions/runner';
+import { startRun, type RunOutcome, type RunState } from '../actions/runner';
 import type { ErrorBody, ErrorCode, Stage } from '../http/errors';
 import type { ProjectUser } from '../platform/types';
+import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
 import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
-import type { ActionRow, ConsumeInput, ConsumeOutcome, LogRow } from './types';
+import type { ConsumeInput, ConsumeOutcome, LogRow } from './types';
 
 export const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
 
 export interface ConsumePorts {
   verifySignature(config: SignatureConfig): Promise<boolean>;
   hasRecordAccess(recordId: string, user: ProjectUser): Promise<boolean>;
-  runActions(actions: TicketAction[], ctx: ActionContext): Promise<ChainOutcome>;
+  /** Runs the actions from `state` (see src/actions/runner.ts). */
+  runActions(state: RunState): Promise<RunOutcome>;
   now(): number;
 }
 
@@ -34,25 +36,23 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
   const user = request.user;
   const consumer = consumerName(user?.user_id, request.ip, request.user_agent);
   const return200 = ticket.condition.return200 === true;
-  const log = (failed: boolean, code: string | null, description: Record<string, unknown>, actionRows: ActionRow[] = []) => {
-    const row: LogRow = {
-      service_id: input.project.service_id,
-      ticket_id: ticketId,
-      log_key: check ? `${consumeId}:CHK` : consumeId,
-      consume_id: consumeId,
-      user_id: consumer,
-      signed: input.signedRoute && user !== undefined,
-      is_check: check,
-      failed,
-      code,
-      timestamp: now,
-      description: check ? { ...description, check: true } : description,
-    };
-    store.enqueueLog(row, actionRows);
-  };
-  const fail = (stage: Stage, code: ErrorCode, message: string, detail?: Record<string, unknown>, extra?: Partial<ErrorBody>, rows?: ActionRow[]) => {
-    log(true, code, { outcome: { ok: false, code, message, stage, ...(detail ? { detail } : {}) } }, rows);
-    return failure(ticketId, stage, code, message, return200, detail, extra);
+  const logRow = (failed: boolean, code: string | null, description: Record<string, unknown>): LogRow => ({
+    service_id: input.project.service_id,
+    ticket_id: ticketId,
+    log_key: check ? `${consumeId}:CHK` : consumeId,
+    consume_id: consumeId,
+    user_id: consumer,
+    signed: input.signedRoute && user !== undefined,
+    is_check: check,
+    failed,
+    code,
+    timestamp: now,
+    description: check ? { ...description, check: true } : description,
+  });
+  const log = (failed: boolean, code: string | null, description: Record<string, unknown>) => store.enqueueLog(logRow(failed, code, description), []);
+  const fail = (stage: Stage, code: ErrorCode, message: string, detail?: Record<string, unknown>) => {
+    log(true, code, { outcome: outcomeOf({ code, message, stage, ...(detail ? { detail } : {}) }) });
+    return failure(ticketId, stage, code, message, return200, detail);
   };
 
   const state = () => ({
@@ -81,9 +81,9 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
 
   const tkid = tkidOf(ticketId, consumeId, consumer);
   const hash = await receiptHash(input.project.receipt_key, tkid);
-  let outcome: ChainOutcome;
-  try {
-    outcome = await ports.runActions(ticket.actions, {
+  const run = startRun(
+    ticket.actions,
+    {
       body: condition.body,
       params: condition.params,
       headers: request.headers,
@@ -94,19 +94,48 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
       user: user ? { ...user.attributes, user_id: user.user_id, email: user.email, access_group: user.access_group } : undefined,
       record_access: ticket.condition.record_access,
       ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
-    });
+    },
+    { tkid, hash },
+  );
+  let outcome: RunOutcome;
+  try {
+    outcome = await ports.runActions(run);
   } catch (err) {
     console.error('action chain crashed', err instanceof Error ? err.message : String(err));
-    outcome = { ok: false, rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+    outcome = { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
   }
-  if (!outcome.ok) {
+  const { respond, continuation, error } = outcome;
+  const answered = respond ? { responded: { status: respond.status } } : {};
+
+  if (continuation) {
+    // The caller is answered now; the rest of the run is stored and run by the object's alarm.
+    const description = { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered, continuation: { resume_at: continuation.resumeAt } };
+    const row = logRow(false, null, description);
+    store.enqueueLog(row, outcome.rows);
+    const job: ContinuationJob = {
+      state: { ...continuation.state, rows: [] },
+      log: row,
+      project: { service_id: input.project.service_id, owner_id: input.project.owner_id, plan: input.project.plan },
+      ...(user ? { user_id: user.user_id } : {}),
+    };
+    store.addJob('continuation', continuation.resumeAt, JSON.stringify(job));
+    return { ok: true, status: respond?.status ?? 200, body: respond?.body ?? { tkid, hash } };
+  }
+
+  if (error) {
+    // No rollback of what the actions did; the count and the user's unit are given back.
     store.adjustRemaining(1);
     if (user) store.adjustUserUsage(user.user_id, -1);
-    const { code, message, stage, detail, action } = outcome.error;
-    return fail(stage ?? 'action', code, message, detail, action ? { action } : {}, outcome.rows);
+    const logged = logRow(true, error.code, { outcome: outcomeOf(error), tkid, placeholders: condition.placeholders, ...answered });
+    store.enqueueLog(logged, outcome.rows);
+    // A resp that already answered (e.g. in the err chain) is what the caller gets.
+    if (respond) return { ok: true, status: respond.status, body: respond.body };
+    const { code, message, stage, detail, action } = error;
+    return failure(ticketId, stage ?? 'action', code, message, return200, detail, action ? { action } : {});
   }
-  log(false, null, { outcome: { ok: true }, tkid, placeholders: condition.placeholders }, outcome.rows);
-  if (outcome.respond) return { ok: true, status: outcome.respond.status, body: outcome.respond.body };
+
+  store.enqueueLog(logRow(false, null, { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered }), outcome.rows);
+  if (respond) return { ok: true, status: respond.status, body: respond.body };
   return { ok: true, status: 200, body: { tkid, hash } };
 }
 

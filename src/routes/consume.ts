@@ -33,7 +33,21 @@ consumeRoutes.on(['GET', 'POST'], '/publ/check/:service/:owner/:ticket', (c) => 
 consumeRoutes.on(['GET', 'POST'], '/publ/consume/:service/:owner/:ticket', (c) => consume(c, anonymous));
 consumeRoutes.on(['GET', 'POST'], '/auth/consume/:service/:owner/:ticket', (c) => consume(c, signedIn));
 
+/** Every answer of a consume route that is an error carries stage, unexpected errors included. */
 async function consume(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
+  try {
+    return await consumeOnce(c, kind);
+  } catch (err) {
+    if (err instanceof SvcHttpError) {
+      if (err.stage) throw err;
+      return Response.json({ ...err.toBody(), stage: 'ticket' }, { status: err.status });
+    }
+    console.error('consumption crashed', err instanceof Error ? (err.stack ?? err.message) : String(err));
+    return Response.json({ code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'ticket' }, { status: 500 });
+  }
+}
+
+async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
   const serviceId = c.req.param('service') ?? '';
   const ticketId = c.req.param('ticket') ?? '';
   const ownerId = c.req.param('owner');

@@ -1,10 +1,14 @@
-import { validateTicketRegistration, type RegistrationLookups } from '../../schemas/ticket';
+import { z } from 'zod';
+import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups } from '../../schemas/ticket';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
 import { requireOwner, resolveCaller } from '../http/auth';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../http/errors';
 import { decodeStartKey, encodeStartKey, pageSize, type DatabaseResponse } from '../http/paging';
+import { requestLogClear } from '../logs/clear-log';
+import { parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
+import { listActionRows, listTicketLog } from '../logs/log-queries';
 import { loadActiveProject } from '../platform/projects';
 import { newsletterExists, secretExists, templateExists } from '../platform/resources';
 import { readJsonBody } from '../platform/validation';
@@ -47,7 +51,10 @@ ticketRoutes.delete('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
   return c.json({ deleted: true, ticket_id: ticketId });
 });
 
-/** getTickets: every field for the owner, the public subset for a signed-in user. */
+/**
+ * getTickets: every field for the owner, the public subset for a signed-in user. The owner's log ids
+ * list logs instead: '#<ticket_id>#' the consumption log, '@<ticket_id>#<consume_id>#' the action rows.
+ */
 ticketRoutes.get('/v1/projects/:sid/tickets', async (c) => {
   const project = await loadActiveProject(c.env, c.req.param('sid'));
   const caller = await resolveCaller(c.env, project, c.req.header('authorization'));
@@ -55,11 +62,21 @@ ticketRoutes.get('/v1/projects/:sid/tickets', async (c) => {
     throw new SvcHttpError('UNAUTHORIZED', 'Sign in to list tickets: send an id token or the owner key.', { status: 401 });
   }
   const isOwner = caller.kind === 'owner';
-  const only = c.req.query('ticket_id');
-  if (only !== undefined && /[#@]/.test(only) && !isOwner) throw new SvcHttpError('INVALID_REQUEST', 'Invalid ticket id.');
+  const query = parseTicketsQuery(c.req.query('ticket_id'), isOwner);
+  const range = parseTimeRange(c.req.query('from'), c.req.query('to'));
   const limit = pageSize(c.req.query('limit'));
-  const after = decodeStartKey(c.req.query('startKey'), (v): v is string => typeof v === 'string');
-  const tickets = await listDirectory(c.env, project.service_id, after, limit + 1, only);
+  const startKey = c.req.query('startKey');
+  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, { limit, startKey }));
+  if (query.kind === 'actions') {
+    return c.json(await listActionRows(c.env.DB, project.service_id, query.ticket_id, query.consume_id, range, { limit, startKey }));
+  }
+  if (range.given) {
+    throw invalidParameter('"from" and "to" apply to a log listing only (ticket_id "#<ticket_id>#" or "@<ticket_id>#<consume_id>#").', {
+      field: c.req.query('from') ? 'from' : 'to',
+    });
+  }
+  const after = decodeStartKey(startKey, (v): v is string => typeof v === 'string');
+  const tickets = await listDirectory(c.env, project.service_id, after, limit + 1, query.ticket_id);
   const page = tickets.slice(0, limit);
   const list = await Promise.all(
     page.map(async (ticket) => {
@@ -74,6 +91,27 @@ ticketRoutes.get('/v1/projects/:sid/tickets', async (c) => {
     endOfList,
   };
   return c.json(body);
+});
+
+const CLEARING = 'SUCCESS: Clearing the log.';
+const notATime = { error: 'not a time in milliseconds since the epoch' };
+const clearLogBody = z.strictObject({ before: z.number(notATime).int(notATime).min(0, notATime).nullish() });
+
+/**
+ * clearTicketLog: deletes the ticket's consumption and action rows older than `before` (default and
+ * at most now) in the background; the ticket, its count and per-user counters are untouched. Works
+ * for a deleted ticket too, whose log is kept.
+ */
+ticketRoutes.post('/v1/projects/:sid/tickets/:ticket_id/clear-log', async (c) => {
+  const project = await loadActiveProject(c.env, c.req.param('sid'));
+  await requireOwner(c, project, 'Only the project owner can clear a ticket log.');
+  const ticketId = c.req.param('ticket_id');
+  if (!TICKET_ID_PATTERN.test(ticketId)) throw invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
+  const { before: asked } = await readJsonBody(c, clearLogBody, { optional: true });
+  const now = Date.now();
+  const before = asked == null ? now : Math.min(asked, now);
+  await requestLogClear(c.env, project.service_id, ticketId, before);
+  return c.json({ message: CLEARING, ticket_id: ticketId, before });
 });
 
 function publicView(ticket: StoredTicket, remaining: number | null): Record<string, unknown> {

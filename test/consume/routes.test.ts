@@ -201,3 +201,13 @@ describe('bad input never answers 500 and never consumes a count', () => {
     expect((await ticketStub(env, project.service_id, 'guarded').status()).remaining).toBe(3);
   });
 });
+
+describe('unexpected failures on the consume routes', () => {
+  it('answer INTERNAL_ERROR with stage, so a client reads them as errors', async () => {
+    const broken = await createProject();
+    await env.DB.prepare("UPDATE projects SET identity = '{not json' WHERE service_id = ?").bind(broken.service_id).run();
+    const res = await call('POST', `/tp/${broken.service_id}/anything`, { body: {} });
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'ticket' });
+  });
+});

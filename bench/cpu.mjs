@@ -1,0 +1,67 @@
+// CPU accounting from /proc (Linux): CPU time of a process group (a `wrangler dev` and its workerd
+// children) and of the whole machine, so a run reports CPU per request and how busy the machine was
+// with other work. Elsewhere the figures are simply absent.
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+
+const HAS_PROC = existsSync('/proc/stat');
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Fields after the command name of /proc/<pid>/stat: [0] state, [2] pgrp, [11] utime, [12] stime. */
+function statFields(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU seconds used so far by every live process of process group `pgid`. */
+export function groupCpuSeconds(pgid) {
+  if (!HAS_PROC) return NaN;
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = statFields(entry);
+      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+/** Busy and total CPU seconds of the machine so far (all cores). */
+export function machineCpuSeconds() {
+  if (!HAS_PROC) return { busy: NaN, total: NaN };
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  const idle = f[3] + (f[4] ?? 0);
+  return { busy: (total - idle) / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
+}
+
+/**
+ * Starts a CPU meter over the server process groups and this process; `stop(requests, seconds)`
+ * returns server CPU ms per request, client CPU ms per request, and the cores other processes kept busy.
+ */
+export function startCpuMeter(serverGroups) {
+  const server0 = serverGroups.reduce((s, g) => s + groupCpuSeconds(g), 0);
+  const client0 = process.cpuUsage();
+  const machine0 = machineCpuSeconds();
+  return (requests, seconds) => {
+    const server = serverGroups.reduce((s, g) => s + groupCpuSeconds(g), 0) - server0;
+    const c = process.cpuUsage(client0);
+    const client = (c.user + c.system) / 1e6;
+    const machine1 = machineCpuSeconds();
+    const busy = machine1.busy - machine0.busy;
+    return {
+      server_cpu_ms: (server * 1000) / requests,
+      client_cpu_ms: (client * 1000) / requests,
+      other_cores: Math.max(0, (busy - server - client) / seconds),
+    };
+  };
+}

@@ -1,0 +1,179 @@
+// `npm run bench`: starts the gateway and the hand-written baseline locally (wrangler dev, state in
+// a temp folder), then measures throughput and p50/p99 latency of five scenarios with a closed-loop
+// load of fixed concurrency over loopback, and prints the ratios c/b and d/e.
+//   npm run bench -- --seconds=6 --warmup=1.5 --rounds=2 --concurrency=16 --only=b,c --json=out.json
+//   npm run bench -- --profile=c    also writes .bench/profile-c.cpuprofile and prints where the time went
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT, applyMigrations } from '../scripts/local-worker.mjs';
+import { startCpuMeter } from './cpu.mjs';
+import { runLoad, send } from './load.mjs';
+import { machine } from './machine.mjs';
+import { startCpuProfile, summarizeProfile } from './profile.mjs';
+import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
+import { median, ratio, summarize } from './stats.mjs';
+import { BASELINE_CONFIG, startWranglerDev } from './wrangler-dev.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '1.5' },
+    rounds: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '16' },
+    'max-requests': { type: 'string', default: '100000' },
+    only: { type: 'string', default: 'a,b,c,d,e' },
+    profile: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+const SECONDS = Number(opts.seconds);
+const WARMUP_SECONDS = Number(opts.warmup);
+const ROUNDS = Number(opts.rounds);
+const CONCURRENCY = Number(opts.concurrency);
+const MAX_REQUESTS = Number(opts['max-requests']);
+const ONLY = new Set(opts.only.split(','));
+const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 } };
+/** Pause after each scenario so the log export alarms of the consumptions finish before the next. */
+const SETTLE_MS = 1_000;
+const STARTUP_BUDGET_MS = 150_000;
+const budgetMs = STARTUP_BUDGET_MS + ROUNDS * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
+
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+const workers = [];
+const cleanUp = async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  rmSync(stateDir, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => cleanUp().then(() => process.exit(130)));
+// The run stops by itself whatever happens.
+setTimeout(() => {
+  console.error(`bench: over its time budget (${Math.round(budgetMs / 1000)} s), stopping`);
+  cleanUp().then(() => process.exit(1));
+}, budgetMs).unref();
+
+const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function startWorkers(operatorToken, stripeSecret) {
+  const gatewayState = path.join(stateDir, 'gateway');
+  const started = (w) => (workers.push(w), w);
+  return Promise.all([
+    applyMigrations(gatewayState, { quiet: true }).then(() =>
+      startWranglerDev({
+        persistTo: gatewayState,
+        vars: { OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64'), BENCH_ROUTES: 'true' },
+        healthPath: '/v1/health',
+      }).then(started),
+    ),
+    startWranglerDev({ config: BASELINE_CONFIG, persistTo: path.join(stateDir, 'baseline'), vars: { STRIPE_WEBHOOK_SECRET: stripeSecret }, healthPath: '/health' }).then(started),
+  ]);
+}
+
+/** Warm-up, then the measured run, with CPU accounting of the target Worker's processes. */
+async function measure(scenario, profile) {
+  const nextRequest = await scenario.prepare();
+  const load = (seconds) => runLoad({ base: scenario.base, nextRequest, concurrency: CONCURRENCY, durationMs: seconds * 1000, maxRequests: MAX_REQUESTS });
+  const warm = await load(WARMUP_SECONDS);
+  if (warm.errors > 0) throw new Error(`(${scenario.id}) ${warm.errors} failed requests in warm-up, first: ${warm.firstError}`);
+  const stopProfile = profile ? await startCpuProfile(scenario.worker.inspectorPort) : undefined;
+  const stopMeter = startCpuMeter([scenario.worker.pgid]);
+  const run = await load(SECONDS);
+  const cpu = stopMeter(run.latencies.length, run.elapsedMs / 1000);
+  const cpuProfile = await stopProfile?.();
+  if (run.errors > 0) throw new Error(`(${scenario.id}) ${run.errors} failed requests, first: ${run.firstError}`);
+  await sleep(SETTLE_MS);
+  return { ...summarize(run.latencies, run.elapsedMs), ...cpu, cpuProfile };
+}
+
+function printProfile(id, profile) {
+  const dir = path.join(ROOT, '.bench');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `profile-${id}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile.profile));
+  const s = summarizeProfile(profile);
+  console.log(`\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate, ${s.idle_ms} ms idle`);
+  const show = (title, rows, n) => {
+    console.log(`  ${title}`);
+    for (const r of rows.slice(0, n)) console.log(`    ${String(r.pct).padStart(5)} %  ${String(r.ms).padStart(8)} ms  ${r.name}`);
+  };
+  show('self time by module', s.selfByModule, 15);
+  show('inclusive time by function', s.inclusiveByFunction, 30);
+}
+
+async function main() {
+  const info = machine();
+  console.log(`bench: ${info.nproc} CPUs (${info.cpu}), ${info.memory_gib} GiB, node ${info.node}, wrangler ${info.wrangler}; state in ${stateDir}`);
+  const operatorToken = `op_${randomBytes(24).toString('base64url')}`;
+  const stripeSecret = newStripeSecret();
+  const started = performance.now();
+  const [gateway, baseline] = await startWorkers(operatorToken, stripeSecret);
+  console.log(`bench: both Workers up in ${fmt((performance.now() - started) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
+  const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret);
+  const list = scenarios({ gateway, baseline, serviceId, stripeSecret }).filter((s) => ONLY.has(s.id));
+
+  for (const scenario of list) {
+    const res = await send(undefined, scenario.base, (await scenario.prepare())(0));
+    if (res.status !== 200 || !scenario.accepts(res.body)) throw new Error(`(${scenario.id}) unexpected answer: ${res.status} ${res.body}`);
+  }
+
+  const results = Object.fromEntries(list.map((s) => [s.id, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const scenario of list) {
+      const { cpuProfile, ...r } = await measure(scenario, round === 1 && opts.profile === scenario.id);
+      results[scenario.id].push(r);
+      console.log(
+        `  round ${round} (${scenario.id}) ${scenario.name.padEnd(52)} ${fmt(r.rps, 0).padStart(6)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  server CPU ${fmt(r.server_cpu_ms, 2)} ms/req  others ${fmt(r.other_cores, 2)} cores`,
+      );
+      if (cpuProfile) printProfile(scenario.id, cpuProfile);
+    }
+  }
+
+  // Per scenario, the median over rounds of each figure.
+  const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'other_cores'];
+  const summary = Object.fromEntries(
+    list.map((s) => [s.id, { name: s.name, requests: results[s.id].reduce((n, r) => n + r.requests, 0), ...Object.fromEntries(keys.map((k) => [k, median(results[s.id].map((r) => r[k]))])) }]),
+  );
+  const range = (id, key, digits) => {
+    const xs = results[id].map((r) => r[key]);
+    return `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`;
+  };
+  const many = ROUNDS > 1;
+  console.log(`\nmedians over ${ROUNDS} round(s)${many ? ' (min–max in brackets)' : ''}:`);
+  console.log('| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | requests |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [id, s] of Object.entries(summary)) {
+    const cell = (key, digits) => `${fmt(s[key], digits)}${many ? ` (${range(id, key, digits)})` : ''}`;
+    console.log(`| (${id}) ${s.name} | ${cell('rps', 0)} | ${cell('p50', 2)} | ${cell('p99', 2)} | ${cell('server_cpu_ms', 2)} | ${s.requests} |`);
+  }
+
+  const ratios = {};
+  console.log('\nratios (throughput; latency and CPU as denominator/numerator, so 1.00 = as fast):');
+  for (const [label, { of: [n, d], goal }] of Object.entries(GOALS)) {
+    if (!summary[n] || !summary[d]) continue;
+    const r = { ...ratio(summary[n], summary[d]), cpu: summary[d].server_cpu_ms / summary[n].server_cpu_ms };
+    ratios[label] = r;
+    const perRound = results[n].map((rn, i) => fmt(rn.rps / results[d][i].rps, 2)).join(', ');
+    console.log(
+      `  ${label}: throughput ${fmt(r.rps, 2)} (goal ≥ ${goal}: ${r.rps >= goal ? 'met' : 'NOT met'}; per round ${perRound})   p50 ${fmt(r.p50, 2)}   p99 ${fmt(r.p99, 2)}   CPU/request ${fmt(r.cpu, 2)}`,
+    );
+  }
+  const others = Object.values(summary).map((s) => s.other_cores);
+  console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} of ${info.nproc} cores busy during the scenarios (median per scenario)`);
+  console.log(`machine: ${JSON.stringify(info)}`);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY }, machine: info, results, summary, ratios }, null, 2));
+  console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
+}
+
+try {
+  await main();
+  await cleanUp();
+  process.exit(0);
+} catch (err) {
+  console.error(`bench failed: ${err.stack ?? err}`);
+  for (const w of workers) console.error(w.output().slice(-2000));
+  await cleanUp();
+  process.exit(1);
+}

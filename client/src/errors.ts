@@ -1,0 +1,52 @@
+/** The flat error body of a failed consumption (spec 2.7). Always carries `stage`. */
+export interface TicketError {
+  code: string;
+  message: string;
+  stage: 'ticket' | 'condition' | 'action';
+  action?: { act: 'acsg' | 'acsr' | 'pstr' | 'req' | 'resp' | 'cond' | (string & {}); path: string };
+  detail?: Record<string, unknown>;
+  ticket_id?: string;
+}
+
+/** The error body of the other routes (listings, clearTicketLog): like TicketError without `stage`. */
+export interface ServiceErrorBody {
+  code: string;
+  message: string;
+  detail?: Record<string, unknown>;
+}
+
+/** Narrow with `'stage' in err.cause` to get the TicketError of a failed consumption. */
+export type SvcErrorCause = Error | TicketError | ServiceErrorBody;
+
+/** Codes the client itself raises, besides the codes of the server (spec section 7). */
+export type ClientErrorCode =
+  | 'INVALID_PARAMETER' // bad input, refused before sending
+  | 'INVALID_REQUEST' // legacy plain-text failure '<CODE>: <message>'
+  | 'ERROR' // legacy plain-text 'Internal server error'
+  | 'INVALID_RESPONSE' // an answer that is not the service's JSON (a proxy's HTML error page)
+  | 'NETWORK_ERROR' // the service could not be reached (offline, DNS, refused, CORS)
+  | 'TIMEOUT' // no complete answer within timeoutMs
+  | 'TOO_MANY_REQUESTS'; // 429 without Retry-After, or still 429 after 6 retries
+
+export interface SvcErrorOptions {
+  code: ClientErrorCode | (string & {});
+  cause?: SvcErrorCause;
+  /** HTTP status of the answer, when there was one. */
+  status?: number;
+}
+
+/** Every failure of the client rejects with this. */
+export class SvcError extends Error {
+  readonly code: SvcErrorOptions['code'];
+  readonly status?: number;
+  declare readonly cause?: SvcErrorCause;
+
+  constructor(message: string, options: SvcErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SvcError';
+    this.code = options.code;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}
+
+export const invalidParameter = (message: string) => new SvcError(message, { code: 'INVALID_PARAMETER' });

@@ -1,0 +1,14 @@
+export { Svc, DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRY_WAIT_MS, type SvcOptions } from './svc.js';
+export { SvcError, type ClientErrorCode, type ServiceErrorBody, type SvcErrorCause, type SvcErrorOptions, type TicketError } from './errors.js';
+export type { TicketReceipt } from './receipt.js';
+export type {
+  ClearTicketLogParams,
+  ClearTicketLogResult,
+  ConsumeTicketParams,
+  ConsumedRow,
+  DatabaseResponse,
+  FetchOptions,
+  GetConsumedTicketsParams,
+  GetTicketsParams,
+  Ticket,
+} from './types.js';

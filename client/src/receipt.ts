@@ -1,0 +1,44 @@
+/** What consumeTicket resolves with on a successful consumption (spec 2.6). */
+export interface TicketReceipt {
+  ticket_id: string;
+  /** base62 of the timestamp in ms followed by 4 random characters. */
+  consume_id: string;
+  /** The user id on the signed-in endpoint, else '<ip>(<user agent>)'. */
+  user_id: string;
+  is_test: false;
+  /** ms since the epoch, decoded from consume_id. */
+  timestamp: number;
+  /** Proof of the consumption; the project owner can verify it. */
+  hash: string;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_SUFFIX = 4;
+// '#<ticket_id>#<consume_id>#<consumer>': ticket and consume ids never hold '#'; the consumer (a user agent) may.
+const TKID = /^#([^#]+)#([0-9A-Za-z]+)#([\s\S]*)$/;
+
+export function fromBase62(text: string): number {
+  let n = 0;
+  for (const ch of text) {
+    const digit = BASE62.indexOf(ch);
+    if (digit < 0) throw new RangeError(`not a base62 digit: ${ch}`);
+    n = n * 62 + digit;
+  }
+  return n;
+}
+
+/** The ms timestamp a consume_id was made at. */
+export function consumeIdTime(consumeId: string): number {
+  return fromBase62(consumeId.slice(0, -RANDOM_SUFFIX));
+}
+
+/** The receipt of a wire success body `{ tkid, hash }`; null when the body is not one (a resp action's body). */
+export function receiptOf(body: unknown): TicketReceipt | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { tkid, hash } = body as Record<string, unknown>;
+  if (typeof tkid !== 'string' || typeof hash !== 'string') return null;
+  const match = TKID.exec(tkid);
+  if (!match || match[2].length <= RANDOM_SUFFIX) return null;
+  const [, ticket_id, consume_id, user_id] = match;
+  return { ticket_id, consume_id, user_id, is_test: false, timestamp: consumeIdTime(consume_id), hash };
+}

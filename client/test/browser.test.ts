@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Svc } from '../src/index.js';
+import { EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
+import { startTestWorker, type TestWorker } from './helpers/worker.js';
+
+// The built client (client/dist) in Debian's Chromium, calling the Worker cross-origin.
+let worker: TestWorker;
+let pages: Awaited<ReturnType<typeof startPageServer>>;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    timeout: 90_000, // a first launch may build its font cache
+  });
+  worker = await startTestWorker();
+  await worker.registerTicket('newsletter-signup', { count: 10, condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] }, actions: [] });
+  await worker.registerTicket('open', { actions: [] });
+  await worker.registerTicket('verified-only', { condition: { user: [{ key: 'email_verified', operator: '=', value: true }] }, actions: [] });
+  pages = await startPageServer({ serviceId: worker.project.service_id, baseUrl: worker.url });
+  page = await browser.newPage();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await pages?.close();
+  await browser?.close();
+});
+
+const remaining = async (ticketId: string) => {
+  const owner = new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: worker.project.owner_key });
+  return (await owner.getTickets({ ticket_id: ticketId })).list[0].count;
+};
+
+describe('the client in a browser page', () => {
+  it('the README example page consumes the ticket cross-origin and shows the receipt', async () => {
+    await page.goto(pages.url);
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.click('button');
+    await expect.poll(() => page.textContent('#result'), { timeout: 15_000 }).toMatch(/^Signed up \(receipt [0-9A-Za-z]+\)\.$/);
+    expect(await remaining('newsletter-signup')).toBe(9);
+  });
+
+  it('the README example page shows a refusal by its code, and nothing is consumed', async () => {
+    await page.goto(pages.url);
+    await page.fill('input[name=email]', 'ada@elsewhere.org');
+    await page.click('button');
+    await expect.poll(() => page.textContent('#result'), { timeout: 15_000 }).toBe('Refused: CONDITION_FAILED');
+    expect(await remaining('newsletter-signup')).toBe(9);
+  });
+
+  it('the README shows the example page exactly as tested', async () => {
+    const readme = await readFile(path.resolve(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toContain((await readFile(EXAMPLE_PAGE, 'utf8')).trim());
+  });
+
+  it("the receipt names the browser's user agent, and GET, signed-in POST and a 400 refusal all cross origins", async () => {
+    const user = await worker.mintUser({ email_verified: true });
+    await page.goto(`${pages.url}/module.html`);
+    await page.waitForFunction(() => 'svcClient' in window);
+    const result = await page.evaluate(
+      async ({ serviceId, baseUrl, idToken }) => {
+        const { Svc, SvcError } = (window as unknown as { svcClient: typeof import('../src/index.js') }).svcClient;
+        const svc = new Svc({ serviceId, baseUrl });
+        const post = await svc.consumeTicket({ ticket_id: 'open', method: 'POST', data: { from: 'browser' } });
+        const get = await svc.consumeTicket({ ticket_id: 'open', method: 'GET', data: { qty: 2 } });
+        svc.setIdToken(idToken);
+        const signedIn = await svc.consumeTicket({ ticket_id: 'verified-only', method: 'POST', auth: true });
+        const refusal = await svc.consumeTicket({ ticket_id: 'no-such-ticket', method: 'POST' }).catch((err: InstanceType<typeof SvcError>) => ({
+          isSvcError: err instanceof SvcError,
+          code: err.code,
+          status: err.status,
+          stage: err.cause && 'stage' in err.cause ? err.cause.stage : undefined,
+        }));
+        return { userAgent: navigator.userAgent, origin: location.origin, post, get, signedIn, refusal };
+      },
+      { serviceId: worker.project.service_id, baseUrl: worker.url, idToken: user.id_token },
+    );
+    expect(result.origin).not.toBe(new URL(worker.url).origin);
+    expect(result.post.user_id.endsWith(`(${result.userAgent})`)).toBe(true);
+    expect(result.get).toMatchObject({ ticket_id: 'open', is_test: false });
+    expect(result.signedIn.user_id).toBe(user.user_id);
+    expect(result.refusal).toEqual({ isSvcError: true, code: 'TICKET_NOT_FOUND', status: 400, stage: 'ticket' });
+  });
+});

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+const CLIENT = path.resolve(import.meta.dirname, '..', '..');
+export const EXAMPLE_PAGE = path.join(CLIENT, 'test', 'fixtures', 'signup.html');
+const MODULE_PAGE = `<!doctype html><title>client</title><script type="module">import * as client from './dist/index.js'; window.svcClient = client;</script>`;
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.map': 'application/json', '.ts': 'text/plain', '.html': 'text/html' };
+
+/**
+ * Serves the built client (/dist/...), the README's example page (/) with the Worker's address filled
+ * in, and a page that puts the client module on window.svcClient (/module.html), on 127.0.0.1: another
+ * origin than the Worker's.
+ */
+export async function startPageServer(fill: { serviceId: string; baseUrl: string }) {
+  const server = createServer(async (req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://page').pathname;
+    try {
+      if (pathname === '/') {
+        const page = (await readFile(EXAMPLE_PAGE, 'utf8')).replace('YOUR_SERVICE_ID', fill.serviceId).replace('https://your-worker.example.com', fill.baseUrl);
+        return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+      }
+      if (pathname === '/module.html') return res.writeHead(200, { 'content-type': 'text/html' }).end(MODULE_PAGE);
+      const file = path.resolve(CLIENT, `.${pathname}`);
+      if (!pathname.startsWith('/dist/') || !file.startsWith(path.join(CLIENT, 'dist'))) return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(await readFile(file));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+// The client's own suite runs in Node (not in workerd like the root suite): it builds client/dist,
+// starts the Worker with `wrangler dev`, and drives Chromium for the browser tests.
+export default defineConfig({
+  root: import.meta.dirname,
+  // The caches stay in the root node_modules, not in a client/node_modules of their own.
+  cacheDir: '../node_modules/.vite/client',
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    fsModuleCachePath: '../node_modules/.vitest-cache/client',
+    globalSetup: ['./test/build-client.ts'],
+    // Each Worker-backed file starts its own `wrangler dev`; one file at a time keeps the machine responsive.
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+  },
+});

@@ -1,0 +1,135 @@
+/**
+ * req: an HTTP request (spec 2.4 req details, ${CLIENT_SECRET}). The answer is the whole response
+ * { status, headers, body }; a status of 300 or more fails the action with REQUEST_FAILED { status, body }.
+ * Everything that leaves the service goes through src/outbound.
+ */
+import type { ErrorCode } from '../http/errors';
+import { encodeBody } from '../outbound/body';
+import { CLIENT_SECRET_TEXT, fillSecretMarker, markClientSecret, newSecretMarker } from '../outbound/client-secret';
+import { OutboundError } from '../outbound/errors';
+import { sendOutbound, type OutboundEnv, type OutboundRequest } from '../outbound/fetch';
+import { buildHeaders, headerValueText } from '../outbound/headers';
+import { appendParams, normalizeUrl, percentEncodeValue } from '../outbound/url';
+import { loadSecretKey, type SecretKey } from '../platform/secrets';
+import type { ActionModule, ActionResult, ActionRun } from './types';
+
+/** exe of a req action as registration stores it (schemas/actions/req.ts). */
+interface StoredReqExe {
+  url: string;
+  method?: OutboundRequest['method'];
+  secretName?: string;
+  headers?: Record<string, string>;
+  data?: unknown;
+  params?: Record<string, unknown>;
+}
+
+/** The answer of a req action, and what its Then chain reads as ${response}. */
+export interface ReqAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Refusals of the destination are ACTION_FORBIDDEN (nothing was sent); every other failure is REQUEST_FAILED. */
+const FORBIDDEN_REASONS = new Set(['private_destination', 'destination_not_allowed']);
+
+function failure(code: ErrorCode, message: string, detail: Record<string, unknown>, row: Record<string, unknown>): ActionResult {
+  return { ok: false, failure: { code, message, detail }, row };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const sendsBody = (method: string) => method === 'POST' || method === 'PUT';
+
+/** Templates url, headers, data and params; ${CLIENT_SECRET} is left as a marker until the key is loaded. */
+function renderExe(run: ActionRun, exe: StoredReqExe, marker: string) {
+  const mark = <T>(value: T): T => (exe.secretName === undefined ? value : markClientSecret(value, marker));
+  const keep = { keepClientSecret: true };
+  return {
+    url: run.render(exe.url, { encode: percentEncodeValue }),
+    headers: (exe.headers === undefined ? {} : run.render(mark(exe.headers), keep)) as Record<string, unknown>,
+    data: exe.data === undefined ? undefined : run.render(mark(exe.data), keep),
+    params: (exe.params === undefined ? undefined : run.render(mark(exe.params), keep)) as Record<string, unknown> | undefined,
+  };
+}
+
+export const reqAction: ActionModule = {
+  async run(run: ActionRun): Promise<ActionResult> {
+    const exe = run.exe as unknown as StoredReqExe;
+    const method = exe.method ?? 'GET';
+    const { services } = run;
+    const marker = newSecretMarker();
+    // A reference that does not resolve throws here, before anything is sent.
+    const rendered = renderExe(run, exe, marker);
+
+    // What the action row shows: the secret as the text ${CLIENT_SECRET}, never its value.
+    const shown = <T>(value: T): T => fillSecretMarker(value, marker, CLIENT_SECRET_TEXT);
+    const request: Record<string, unknown> = { method, url: rendered.url, headers: shown(rendered.headers) };
+    if (rendered.params !== undefined) request.params = shown(rendered.params);
+    if (rendered.data !== undefined && sendsBody(method)) request.data = shown(rendered.data);
+    const row = (response?: ReqAnswer) => (response ? { request, response } : { request });
+
+    let key: SecretKey | null = null;
+    if (exe.secretName !== undefined) {
+      key = await loadSecretKey(services.env, services.serviceId, exe.secretName);
+      if (!key) {
+        return failure(
+          'REQUEST_FAILED',
+          `The Secret Key "${exe.secretName}" no longer exists.`,
+          { reason: 'secret_missing', secretName: exe.secretName },
+          row(),
+        );
+      }
+    }
+    const fill = <T>(value: T): T => (key ? fillSecretMarker(value, marker, key.value) : value);
+
+    let answer: ReqAnswer;
+    try {
+      if (typeof rendered.url !== 'string') throw new OutboundError('invalid_url', 'The request URL is not text.');
+      const url = normalizeUrl(rendered.url);
+      request.url = url.href;
+      const headerTexts = Object.fromEntries(Object.entries(fill(rendered.headers)).map(([name, value]) => [name, headerValueText(value)]));
+      const headers = buildHeaders(headerTexts);
+      headers.set('x-svc-ticket', `#${run.ctx.ticket.id}#${run.ctx.ticket.consume_id}`);
+      let body: string | undefined;
+      if (rendered.data !== undefined && sendsBody(method)) {
+        const encoded = encodeBody(fill(rendered.data), headers.get('content-type') ?? undefined);
+        body = encoded.body;
+        headers.set('content-type', encoded.contentType);
+      }
+      const response = await sendOutbound(
+        { method, url: appendParams(url, fill(rendered.params)).href, headers, body },
+        {
+          env: services.env as OutboundEnv,
+          deadline: services.deadline,
+          now: () => services.now(),
+          destinations: key?.destinations ?? [],
+          secret: key?.value,
+        },
+      );
+      answer = { status: response.status, headers: response.headers, body: parseBody(response.body) };
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      const code: ErrorCode = FORBIDDEN_REASONS.has(error.reason) ? 'ACTION_FORBIDDEN' : 'REQUEST_FAILED';
+      const detail: Record<string, unknown> = { reason: error.reason, ...error.detail };
+      if (error.reason === 'destination_not_allowed') detail.secretName = exe.secretName;
+      return failure(code, error.message, detail, row());
+    }
+
+    if (answer.status >= 300) {
+      return failure(
+        'REQUEST_FAILED',
+        `The destination answered with status ${answer.status}.`,
+        { status: answer.status, body: answer.body },
+        row(answer),
+      );
+    }
+    return { ok: true, answer, row: row(answer) };
+  },
+};

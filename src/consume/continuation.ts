@@ -1,0 +1,52 @@
+/**
+ * A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later, and how
+ * its log row is closed when it ends.
+ */
+import type { TicketStore } from '../../durable-objects/ticket-store';
+import type { RunOutcome, RunState } from '../actions/runner';
+import type { ErrorBody } from '../http/errors';
+import type { LogRow } from './types';
+
+export interface ContinuationJob {
+  state: RunState;
+  /** The log row written when the caller was answered; the closing row replaces it. */
+  log: LogRow;
+  project: { service_id: string; owner_id: string; plan: string };
+  /** The signed-in consumer whose per-user count the consumption took. */
+  user_id?: string;
+}
+
+/** outcome of a log row's description: { ok: true } or the error. */
+export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown> {
+  if (!error) return { ok: true };
+  const { code, message, stage, action, detail } = error;
+  return { ok: false, code, message, stage, ...(action ? { action } : {}), ...(detail ? { detail } : {}) };
+}
+
+/**
+ * Ends a continuation: a failed run gives back the count and the user's unit (as a failed
+ * consumption does) and the closing log row, with the rows of this part, goes to the outbox.
+ * Synchronous, so it is one atomic step of the object.
+ */
+export function closeContinuation(store: TicketStore, job: ContinuationJob, outcome: RunOutcome, now: number): void {
+  const failed = outcome.error !== undefined;
+  if (failed) {
+    store.adjustRemaining(1);
+    if (job.user_id) store.adjustUserUsage(job.user_id, -1);
+  }
+  const continuation = (job.log.description.continuation ?? {}) as Record<string, unknown>;
+  const row: LogRow = {
+    ...job.log,
+    failed,
+    code: outcome.error?.code ?? null,
+    description: { ...job.log.description, outcome: outcomeOf(outcome.error), continuation: { ...continuation, finished: now } },
+  };
+  store.enqueueLog(row, outcome.rows, true);
+}
+
+/** Writes the closing row over the one logged when the caller was answered (run after its insert). */
+export function closingLogStatement(db: D1Database, row: LogRow): D1PreparedStatement {
+  return db
+    .prepare('UPDATE ticket_logs SET failed = ?, code = ?, description = ? WHERE service_id = ? AND ticket_id = ? AND log_key = ?')
+    .bind(row.failed ? 1 : 0, row.code, JSON.stringify(row.description), row.service_id, row.ticket_id, row.log_key);
+}

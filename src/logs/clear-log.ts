@@ -1,0 +1,44 @@
+import type { Env, WorkMessage } from '../env';
+import { deleteChunkStatements, mayHaveMore, type LogScope } from './delete-rows';
+
+export const CLEAR_LOG_KIND = 'ticket-log.clear';
+
+/** D1 round trips one message may spend before it hands the rest to a fresh message. */
+const ROUND_TRIPS_PER_MESSAGE = 20;
+
+export interface ClearLogMessage extends WorkMessage {
+  kind: typeof CLEAR_LOG_KIND;
+  service_id: string;
+  ticket_id: string;
+  before: number;
+}
+
+/** Queues the deletion of a ticket's consumption and action rows older than `before` (clearTicketLog). */
+export async function requestLogClear(env: Env, serviceId: string, ticketId: string, before: number): Promise<void> {
+  const message: ClearLogMessage = { kind: CLEAR_LOG_KIND, service_id: serviceId, ticket_id: ticketId, before };
+  await env.WORK_QUEUE.send(message);
+}
+
+const isClearLogMessage = (m: WorkMessage): m is ClearLogMessage =>
+  typeof m.service_id === 'string' && typeof m.ticket_id === 'string' && typeof m.before === 'number' && Number.isFinite(m.before);
+
+/**
+ * Deletes in chunks until nothing older than `before` is left, or hands the rest to a new message.
+ * Idempotent: a repeated message deletes by the same rule and finds less (or nothing) to delete.
+ */
+export async function clearLogJob(message: WorkMessage, env: Env): Promise<void> {
+  if (!isClearLogMessage(message)) {
+    console.error('malformed clear-log message dropped');
+    return;
+  }
+  if (await clearLogChunks(env.DB, message, ROUND_TRIPS_PER_MESSAGE)) await env.WORK_QUEUE.send(message);
+}
+
+/** Runs up to `roundTrips` chunk deletions; true when rows may remain. */
+export async function clearLogChunks(db: D1Database, scope: LogScope, roundTrips: number): Promise<boolean> {
+  for (let trip = 0; trip < roundTrips; trip++) {
+    const results = await db.batch(deleteChunkStatements(db, scope));
+    if (!mayHaveMore(results, 0)) return false;
+  }
+  return true;
+}

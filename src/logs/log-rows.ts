@@ -1,0 +1,156 @@
+/**
+ * The rows of the log listings (spec 2.6), shaped from what D1 holds. Pure: no I/O.
+ *
+ * Where retry facts come from: the consumption's description may carry top-level `attempts`,
+ * `retried` and `warning`; otherwise they are summed up from its action rows, whose detail may carry
+ * `attempts` (tries made, 1 = no retry), `retried` and `warning` (a mail or nlsd action that went out
+ * but could not be counted or marked sent).
+ */
+
+/** A ticket_logs row as selected by the listing queries. */
+export interface StoredLogRow {
+  ticket_id: string;
+  log_key: string;
+  consume_id: string;
+  user_id: string;
+  is_check: number;
+  failed: number;
+  timestamp: number;
+  description: string;
+}
+
+/** A ticket_action_rows row as selected by the listing query. */
+export interface StoredActionRow {
+  ticket_id: string;
+  consume_id: string;
+  seq: number;
+  path: string;
+  act: string;
+  detail: string;
+  timestamp: number;
+}
+
+/** The retry facts of one action row, as selected from its detail JSON. */
+export interface ActionFacts {
+  path?: string;
+  attempts?: unknown;
+  retried?: unknown;
+  warning?: unknown;
+}
+
+/** getConsumedTickets row. */
+export interface ConsumedRow {
+  ticket_id: string;
+  consume_id: string;
+  user_id: string;
+  is_test: false;
+  timestamp: number;
+  description: string;
+}
+
+/** Owner log listing row: a consumed row plus what the owner needs to read the log. */
+export interface OwnerLogRow extends ConsumedRow {
+  /** The row's key in the log: consume_id, or consume_id + ':CHK' for a dry run. */
+  log_key: string;
+  failed?: true;
+  /** Present on a dry run (/publ/check). */
+  check?: true;
+  attempts: number;
+  retried?: true;
+  warning?: string;
+}
+
+/** One action that ran in a consumption: what it sent, what came back, its error. */
+export interface ActionListingRow {
+  ticket_id: string;
+  consume_id: string;
+  is_test: false;
+  timestamp: number;
+  seq: number;
+  path: string;
+  act: string;
+  attempts: number;
+  retried?: true;
+  warning?: string;
+  sent?: unknown;
+  received?: unknown;
+  error?: unknown;
+  /** The whole action row as the runner wrote it, as a JSON string. */
+  description: string;
+}
+
+const parseObject = (text: string): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+const triesOf = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : 1);
+const isRetried = (facts: ActionFacts): boolean => Boolean(facts.retried) || triesOf(facts.attempts) > 1;
+const warningText = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : value !== undefined && value !== null && value !== false ? JSON.stringify(value) : undefined;
+
+/** attempts = tries of the most-tried action (1 when nothing was retried or no action ran). */
+export function summarizeRetries(description: Record<string, unknown>, actions: ActionFacts[]): { attempts: number; retried: boolean; warning?: string } {
+  const attempts = description.attempts !== undefined ? triesOf(description.attempts) : Math.max(1, ...actions.map((a) => triesOf(a.attempts)));
+  const retried = description.retried !== undefined ? Boolean(description.retried) : attempts > 1 || actions.some(isRetried);
+  const own = warningText(description.warning);
+  const fromActions = actions
+    .map((a) => {
+      const text = warningText(a.warning);
+      return text && a.path ? `${a.path}: ${text}` : text;
+    })
+    .filter((text): text is string => text !== undefined);
+  const warning = own ?? (fromActions.length ? fromActions.join('; ') : undefined);
+  return { attempts, retried, ...(warning ? { warning } : {}) };
+}
+
+export function toConsumedRow(row: StoredLogRow): ConsumedRow {
+  return { ticket_id: row.ticket_id, consume_id: row.consume_id, user_id: row.user_id, is_test: false, timestamp: row.timestamp, description: row.description };
+}
+
+export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[]): OwnerLogRow {
+  const { attempts, retried, warning } = summarizeRetries(parseObject(row.description), actions);
+  const out: OwnerLogRow = { ...toConsumedRow(row), log_key: row.log_key, attempts };
+  if (row.failed) out.failed = true;
+  if (row.is_check) out.check = true;
+  if (retried) out.retried = true;
+  if (warning) out.warning = warning;
+  return out;
+}
+
+export function toActionListingRow(row: StoredActionRow): ActionListingRow {
+  const detail = parseObject(row.detail);
+  const out: ActionListingRow = {
+    ticket_id: row.ticket_id,
+    consume_id: row.consume_id,
+    is_test: false,
+    timestamp: row.timestamp,
+    seq: row.seq,
+    path: row.path,
+    act: row.act,
+    attempts: triesOf(detail.attempts),
+    description: row.detail,
+  };
+  if (isRetried(detail)) out.retried = true;
+  const warning = warningText(detail.warning);
+  if (warning) out.warning = warning;
+  if (detail.sent !== undefined) out.sent = detail.sent;
+  if (detail.received !== undefined) out.received = detail.received;
+  if (detail.error !== undefined) out.error = detail.error;
+  return out;
+}
+
+/** The action facts column of the log query: a JSON array, or null when no action row exists. */
+export function parseActionFacts(text: string | null): ActionFacts[] {
+  if (!text) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value.filter((v) => v !== null && typeof v === 'object') as ActionFacts[]) : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,140 @@
+import type { MailContent } from './compose';
+
+/** D1 rows of newsletter sends (one per nlsd run) and their batches. */
+
+export interface NewsletterSend extends MailContent {
+  send_id: string;
+  group_key: string;
+  message_id: string;
+  from: string;
+  service_name: string;
+  ticket_id: string | null;
+  consume_id: string | null;
+  action_path: string | null;
+  planned_batches: number | null;
+  warning: string | null;
+  created: number;
+  updated: number;
+}
+
+const SEND_COLUMNS = `send_id, grp AS group_key, message_id, mail_from AS "from", subject, html, text, service_name, ticket_id, consume_id,
+  action_path, planned_batches, warning, created, updated`;
+
+/** Stores the send once; a second call with the same send id (a retried action) keeps the first. */
+export async function createSend(db: D1Database, serviceId: string, send: Omit<NewsletterSend, 'planned_batches' | 'warning' | 'updated'>): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO newsletter_sends (service_id, send_id, grp, message_id, mail_from, subject, html, text, service_name, ticket_id, consume_id,
+         action_path, created, updated)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) ON CONFLICT DO NOTHING`,
+    )
+    .bind(
+      serviceId,
+      send.send_id,
+      send.group_key,
+      send.message_id,
+      send.from,
+      send.subject,
+      send.html,
+      send.text,
+      send.service_name,
+      send.ticket_id,
+      send.consume_id,
+      send.action_path,
+      send.created,
+    )
+    .run();
+}
+
+export async function loadSend(db: D1Database, serviceId: string, sendId: string): Promise<NewsletterSend | null> {
+  return db.prepare(`SELECT ${SEND_COLUMNS} FROM newsletter_sends WHERE service_id = ? AND send_id = ?`).bind(serviceId, sendId).first<NewsletterSend>();
+}
+
+/** Every subscriber is in a batch now: the send is done once that many batches are marked sent. */
+export async function setPlannedBatches(db: D1Database, serviceId: string, sendId: string, batches: number, now: number): Promise<void> {
+  await db
+    .prepare('UPDATE newsletter_sends SET planned_batches = ?, updated = ? WHERE service_id = ? AND send_id = ?')
+    .bind(batches, now, serviceId, sendId)
+    .run();
+}
+
+export type BatchStatus = 'sending' | 'sent';
+
+/** Records the batch as being sent unless it already exists; answers its status. */
+export async function claimBatch(db: D1Database, serviceId: string, sendId: string, batch: number, recipients: number, now: number): Promise<BatchStatus> {
+  const [, row] = await db.batch<{ status: BatchStatus }>([
+    db
+      .prepare(
+        `INSERT INTO newsletter_batches (service_id, send_id, batch, status, recipients, created, updated)
+         VALUES (?1, ?2, ?3, 'sending', ?4, ?5, ?5) ON CONFLICT DO NOTHING`,
+      )
+      .bind(serviceId, sendId, batch, recipients, now),
+    db.prepare('SELECT status FROM newsletter_batches WHERE service_id = ? AND send_id = ? AND batch = ?').bind(serviceId, sendId, batch),
+  ]);
+  return row.results[0].status;
+}
+
+/** Marks a batch sent; false when it already was (another delivery of the message got there first). */
+export async function markBatchSent(
+  db: D1Database,
+  serviceId: string,
+  sendId: string,
+  batch: number,
+  counts: { delivered: number; refused: number },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `UPDATE newsletter_batches SET status = 'sent', delivered = ?, refused = ?, updated = ?
+       WHERE service_id = ? AND send_id = ? AND batch = ? AND status = 'sending'`,
+    )
+    .bind(counts.delivered, counts.refused, now, serviceId, sendId, batch)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/**
+ * Writes a warning (mail went out but could not be counted or marked sent) on the batch, on the send
+ * and on the nlsd action's row of the consumption log, where the log listing shows it.
+ */
+export async function recordSendWarning(db: D1Database, serviceId: string, send: NewsletterSend, batch: number, warning: string, now: number): Promise<void> {
+  const statements = [
+    db
+      .prepare('UPDATE newsletter_batches SET warning = ?, updated = ? WHERE service_id = ? AND send_id = ? AND batch = ?')
+      .bind(warning, now, serviceId, send.send_id, batch),
+    db
+      .prepare(
+        `UPDATE newsletter_sends SET warning = CASE WHEN warning IS NULL THEN ?1 ELSE warning || '; ' || ?1 END, updated = ?2
+         WHERE service_id = ?3 AND send_id = ?4`,
+      )
+      .bind(`batch ${batch}: ${warning}`, now, serviceId, send.send_id),
+  ];
+  if (send.ticket_id && send.consume_id && send.action_path) {
+    statements.push(
+      db
+        .prepare(
+          `UPDATE ticket_action_rows SET detail = json_set(detail, '$.warning', ?)
+           WHERE service_id = ? AND ticket_id = ? AND consume_id = ? AND path = ?`,
+        )
+        .bind(`Newsletter batch ${batch}: ${warning}`, serviceId, send.ticket_id, send.consume_id, send.action_path),
+    );
+  }
+  await db.batch(statements);
+}
+
+export interface BatchProgress {
+  batch: number;
+  status: BatchStatus;
+  recipients: number;
+  delivered: number;
+  refused: number;
+  warning: string | null;
+}
+
+export async function listBatches(db: D1Database, serviceId: string, sendId: string): Promise<BatchProgress[]> {
+  const { results } = await db
+    .prepare('SELECT batch, status, recipients, delivered, refused, warning FROM newsletter_batches WHERE service_id = ? AND send_id = ? ORDER BY batch')
+    .bind(serviceId, sendId)
+    .all<BatchProgress>();
+  return results;
+}

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HTML_NAMED_REFERENCES } from './html-names';
+import { REDACTED, redactSecret, SearchTimeout } from './redact';
+
+const budget = { deadline: Number.MAX_SAFE_INTEGER, now: () => 0 };
+const redact = (text: string, secret: string) => redactSecret(text, secret, budget);
+
+type Scheme = 'percent' | 'backslash' | 'html';
+type Pick = <T>(options: readonly T[]) => T;
+
+const hex = (n: number, width: number, upper: boolean) => {
+  const digits = n.toString(16).padStart(width, '0');
+  return upper ? digits.toUpperCase() : digits;
+};
+const NAMES = new Map<number, string[]>();
+for (const [name, cp] of HTML_NAMED_REFERENCES) NAMES.set(cp, [...(NAMES.get(cp) ?? []), name]);
+const SHORT: Record<string, string> = { '\n': 'n', '\r': 'r', '\t': 't', '"': '"', "'": "'", '\\': '\\', '/': '/' };
+
+/** One character escaped once with `scheme`, the variant picked at random (hex case, form, name). */
+function escapeChar(ch: string, scheme: Scheme, pick: Pick, numericOnly: boolean): string {
+  const cp = ch.codePointAt(0) as number;
+  if (scheme === 'percent') {
+    return [...new TextEncoder().encode(ch)].map((byte) => `%${hex(byte, 2, pick([true, false]))}`).join('');
+  }
+  if (scheme === 'backslash') {
+    const units = ch.length === 2 ? [ch.charCodeAt(0), ch.charCodeAt(1)] : [cp];
+    const forms = [units.map((u) => `\\u${hex(u, 4, pick([true, false]))}`).join(''), `\\u{${hex(cp, 1, pick([true, false]))}}`];
+    if (cp <= 0xff) forms.push(`\\x${hex(cp, 2, pick([true, false]))}`);
+    if (!numericOnly && SHORT[ch]) forms.push(`\\${SHORT[ch]}`);
+    return pick(forms);
+  }
+  const forms = [`&#${cp};`, `&#${pick(['x', 'X'])}${hex(cp, 1, pick([true, false]))};`];
+  if (!numericOnly) forms.push(...(NAMES.get(cp) ?? []).map((name) => `&${name};`));
+  return pick(forms);
+}
+
+/** One layer of escaping; `every` escapes each character, otherwise each is left as written or not at random. */
+function escapeLayer(text: string, pick: Pick, every: boolean): string {
+  return [...text]
+    .map((ch) => {
+      const scheme = pick<Scheme | 'raw'>(every ? ['percent', 'backslash', 'html'] : ['raw', 'percent', 'backslash', 'html']);
+      return scheme === 'raw' ? ch : escapeChar(ch, scheme, pick, every);
+    })
+    .join('');
+}
+
+const anyChar = fc.constantFrom(...'aZ09fx;#%&\\{}"\'/<> \néß€😀'.match(/./gsu)!);
+// Characters that never occur in the numeric escape syntax (%, hex digits, \, x, u, {, }, &, #, ;), so a
+// copy escaped four times cannot hold a shallower copy of the secret in its escape syntax.
+const syntaxFreeChar = fc.constantFrom(...'ghijklmnopqrstvwyzGHIJKLMNOPQRSTVWYZ!-_.,:@()~* éß€😀'.match(/./gsu)!);
+const noise = fc.string({ unit: fc.constantFrom('|', '^', '`', '='), maxLength: 6 });
+const pickerFrom = (g: fc.GeneratorValue): Pick => (options) => options[g(fc.integer, { min: 0, max: options.length - 1 })];
+
+describe('secret redaction', () => {
+  it('replaces every copy written as it is and leaves the rest byte for byte', async () => {
+    expect(await redact('key=s3cr3t; again s3cr3t.', 's3cr3t')).toBe(`key=${REDACTED}; again ${REDACTED}.`);
+    expect(await redact('key=s3cr3 t & 50% off', 's3cr3t')).toBe('key=s3cr3 t & 50% off');
+  });
+
+  it('finds copies escaped once with each scheme', async () => {
+    const secret = 'a"b/c';
+    for (const copy of ['%61%22%62%2F%63', '\\x61\\"b\\/c', '\\u0061\\u0022\\u0062\\u002f\\u0063', '&#97;&quot;b&sol;&#x63;']) {
+      expect(await redact(`[${copy}]`, secret)).toBe(`[${REDACTED}]`);
+    }
+  });
+
+  it('finds a copy escaped three times and leaves one escaped four times', async () => {
+    const pct = (s: string) => [...new TextEncoder().encode(s)].map((b) => `%${hex(b, 2, true)}`).join('');
+    const three = pct(pct(pct('key')));
+    expect(await redact(`x ${three} y`, 'key')).toBe(`x ${REDACTED} y`);
+    const four = pct(three);
+    expect(await redact(`x ${four} y`, 'key')).toBe(`x ${four} y`);
+  });
+
+  it('searches the whole text and never cuts it', async () => {
+    const filler = '&%\\'.repeat(100_000);
+    const text = `${filler}secret${filler}%73ecret`;
+    expect(await redact(text, 'secret')).toBe(`${filler}${REDACTED}${filler}${REDACTED}`);
+  });
+
+  it('fails with SearchTimeout when the budget runs out during the search', async () => {
+    const late = { deadline: 1_000, now: () => 1_001 };
+    await expect(redactSecret('%41'.repeat(100_000), 'secret', late)).rejects.toBeInstanceOf(SearchTimeout);
+  });
+
+  it('property: a copy escaped 1 to 3 times with schemes mixed per character is found', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: anyChar, minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), noise, noise, fc.gen(), async (secret, layers, before, after, g) => {
+        const pick = pickerFrom(g);
+        let copy = secret;
+        for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
+        expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: a copy escaped fully three times is found, four times is not', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: syntaxFreeChar, minLength: 1, maxLength: 6 }), noise, noise, fc.gen(), async (secret, before, after, g) => {
+        const pick = pickerFrom(g);
+        let copy = secret;
+        for (let i = 0; i < 3; i++) copy = escapeLayer(copy, pick, true);
+        expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
+        const four = escapeLayer(copy, pick, true);
+        expect(await redact(before + four + after, secret)).toBe(before + four + after);
+      }),
+      { numRuns: 120 },
+    );
+  });
+});

@@ -1,0 +1,51 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { call, type TestProject } from '../helpers/api';
+
+export const consumePost = (project: TestProject, ticketId: string, body: unknown = {}, token?: string) =>
+  call('POST', `/${token ? 'tpa' : 'tp'}/${project.service_id}/${ticketId}`, {
+    body,
+    token,
+    headers: { 'cf-connecting-ip': '203.0.113.9', 'user-agent': 'test-agent' },
+  });
+
+/** Runs the object's alarm until no continuation is due and the log outbox is empty. */
+export async function settle(project: TestProject, ticketId: string): Promise<void> {
+  const stub = ticketStub(env, project.service_id, ticketId);
+  for (let round = 0; round < 100; round++) {
+    const due = (await stub.scheduledJobs()).filter((job) => job.kind === 'continuation' && job.run_at <= Date.now());
+    if (due.length === 0 && (await stub.pendingLogCount()) === 0) return;
+    if (!(await runDurableObjectAlarm(stub))) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the ticket object did not settle');
+}
+
+export interface LoggedConsumption {
+  consume_id: string;
+  failed: number;
+  code: string | null;
+  description: any;
+  actions: { seq: number; path: string; act: string; detail: any }[];
+}
+
+/** The ticket's consumption log rows (newest last) with their action rows. */
+export async function loggedConsumptions(project: TestProject, ticketId: string): Promise<LoggedConsumption[]> {
+  const logs = await env.DB.prepare('SELECT consume_id, failed, code, description FROM ticket_logs WHERE service_id = ? AND ticket_id = ? AND is_check = 0 ORDER BY timestamp, log_key')
+    .bind(project.service_id, ticketId)
+    .all<{ consume_id: string; failed: number; code: string | null; description: string }>();
+  const out: LoggedConsumption[] = [];
+  for (const log of logs.results) {
+    const actions = await env.DB.prepare('SELECT seq, path, act, detail FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ? AND consume_id = ? ORDER BY seq')
+      .bind(project.service_id, ticketId, log.consume_id)
+      .all<{ seq: number; path: string; act: string; detail: string }>();
+    out.push({ ...log, description: JSON.parse(log.description), actions: actions.results.map((a) => ({ ...a, detail: JSON.parse(a.detail) })) });
+  }
+  return out;
+}
+
+export const accessGroupOf = async (project: TestProject, userId: string) =>
+  (await env.DB.prepare('SELECT access_group FROM users WHERE service_id = ? AND user_id = ?').bind(project.service_id, userId).first<{ access_group: number }>())
+    ?.access_group;
+
+export const remainingOf = async (project: TestProject, ticketId: string) => (await ticketStub(env, project.service_id, ticketId).status()).remaining;

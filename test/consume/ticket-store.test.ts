@@ -1,0 +1,78 @@
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { LOG_EXPORT_DELAY_MS, TicketStore } from '../../durable-objects/ticket-store';
+import type { LogRow } from '../../src/consume/types';
+import { call, createProject, registerTicket } from '../helpers/api';
+
+const row = (log_key: string): LogRow => ({
+  service_id: 'svc-store',
+  ticket_id: 't',
+  log_key,
+  consume_id: log_key,
+  user_id: '1.2.3.4(ua)',
+  signed: false,
+  is_check: false,
+  failed: false,
+  code: null,
+  timestamp: 1,
+  description: { outcome: { ok: true } },
+});
+
+describe('TicketDO storage', () => {
+  it('an object stored under the first schema keeps its pending log rows and gets an export job', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      sql.exec('DROP TABLE jobs; DROP TABLE log_outbox');
+      sql.exec('CREATE TABLE outbox (log_key TEXT PRIMARY KEY, row TEXT NOT NULL, action_rows TEXT NOT NULL)');
+      sql.exec("INSERT INTO outbox VALUES ('old1', ?, '[]'), ('old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
+      sql.exec('UPDATE _schema SET version = 1');
+      const store = new TicketStore(sql, () => 1_000);
+      expect(store.pendingLogs(10).map((entry) => [entry.row.log_key, entry.final])).toEqual([
+        ['old1', false],
+        ['old2', false],
+      ]);
+      expect(store.jobs().map((job) => job.kind)).toEqual(['export-logs']);
+    });
+  });
+
+  it('log rows leave in the order they were written and one export job serves them all', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const store = new TicketStore(state.storage.sql, () => 5_000);
+      store.enqueueLog(row('a'), []);
+      store.enqueueLog(row('b'), [{ seq: 0, path: 'actions[0]', act: 'acsg', detail: {} }]);
+      store.enqueueLog({ ...row('a'), failed: true }, [], true);
+      expect(store.pendingLogs(10).map((entry) => [entry.row.log_key, entry.final, entry.actionRows.length])).toEqual([
+        ['a', false, 0],
+        ['b', false, 1],
+        ['a', true, 0],
+      ]);
+      expect(store.jobs().map(({ kind, run_at }) => [kind, run_at])).toEqual([['export-logs', 5_000 + LOG_EXPORT_DELAY_MS]]);
+    });
+  });
+
+  it('one alarm serves the log export and the continuations: it is always set to the earliest job', async () => {
+    const project = await createProject();
+    await registerTicket(project, 'alarm', { actions: [{ act: 'resp', exe: { resume: '1h' } }, { act: 'resp', exe: {} }] });
+    await call('POST', `/tp/${project.service_id}/alarm`, { body: {} });
+    const stub = ticketStub(env, project.service_id, 'alarm');
+    const jobs = await stub.scheduledJobs();
+    const exportAt = jobs.find((job) => job.kind === 'export-logs')!.run_at;
+    const continueAt = jobs.find((job) => job.kind === 'continuation')!.run_at;
+    expect(exportAt).toBeLessThan(continueAt);
+    // Read together inside the object; the alarm may already have exported (it is due in 200 ms).
+    const earliest = await runInDurableObject(stub, async (_instance, state) => ({
+      alarm: await state.storage.getAlarm(),
+      first: state.storage.sql.exec<{ at: number }>('SELECT MIN(run_at) AS at FROM jobs').one().at,
+    }));
+    expect(earliest.alarm).toBe(earliest.first);
+
+    await runDurableObjectAlarm(stub);
+    expect(await stub.pendingLogCount()).toBe(0);
+    expect((await stub.scheduledJobs()).map((job) => job.kind)).toEqual(['continuation']);
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(continueAt);
+  });
+});

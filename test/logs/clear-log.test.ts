@@ -1,0 +1,110 @@
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { CLEAR_LOG_KIND, clearLogChunks, clearLogJob } from '../../src/logs/clear-log';
+import { DELETE_CHUNK } from '../../src/logs/delete-rows';
+import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
+import { anonymousHeaders, countRows, eventually, flushLogs, getTickets, writeLogRow } from './log-helpers';
+
+let project: TestProject;
+
+beforeAll(async () => {
+  project = await createProject();
+});
+
+const clearLog = (ticketId: string, body?: unknown, token = project.owner_key) =>
+  call('POST', `/v1/projects/${project.service_id}/tickets/${ticketId}/clear-log`, { token, ...(body === undefined ? {} : { body }) });
+
+const action = (seq: number) => ({ seq, path: `actions[${seq}]`, act: 'req', detail: { sent: {} } });
+
+describe('clearTicketLog', () => {
+  it('answers SUCCESS with the time applied, then deletes the consumption and action rows before it in the background', async () => {
+    await writeLogRow(project.service_id, 'history', 'HISTold00001', 1_000, {}, [action(0), action(1)]);
+    await writeLogRow(project.service_id, 'history', 'HISTmid00002', 2_000, {}, [action(0)]);
+    await writeLogRow(project.service_id, 'history', 'HISTnew00003', 3_000, {}, [action(0)]);
+    await writeLogRow(project.service_id, 'neighbour', 'NEIGHold0001', 1_000, {}, [action(0)]);
+
+    const res = await clearLog('history', { before: 2_000 });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ message: 'SUCCESS: Clearing the log.', ticket_id: 'history', before: 2_000 });
+
+    await eventually(async () => (await countRows(project.service_id, 'history')).logs === 2);
+    const left = (await getTickets(project, { ticket_id: '#history#' })).json.list.map((r: any) => r.consume_id);
+    expect(left).toEqual(['HISTnew00003', 'HISTmid00002']);
+    expect(await countRows(project.service_id, 'history')).toEqual({ logs: 2, actions: 2 });
+    expect(await countRows(project.service_id, 'neighbour')).toEqual({ logs: 1, actions: 1 });
+  });
+
+  it('before defaults to now; the ticket, its remaining count and per-user limits are unchanged', async () => {
+    await registerTicket(project, 'counted', { count: 5, limit_per_user: 1, actions: [] });
+    const user = await mintUser(project);
+    expect((await call('POST', `/tpa/${project.service_id}/counted`, { token: user.id_token, body: {} })).json.tkid).toBeDefined();
+    expect((await call('POST', `/tp/${project.service_id}/counted`, { body: {}, headers: anonymousHeaders })).json.tkid).toBeDefined();
+    await flushLogs(project.service_id, 'counted');
+    expect((await countRows(project.service_id, 'counted')).logs).toBe(2);
+
+    const before = Date.now();
+    const res = await clearLog('counted');
+    expect(res.json.before).toBeGreaterThanOrEqual(before);
+    expect(res.json.before).toBeLessThanOrEqual(Date.now());
+    await eventually(async () => (await countRows(project.service_id, 'counted')).logs === 0);
+
+    expect((await ticketStub(env, project.service_id, 'counted').status()).remaining).toBe(3);
+    expect((await getTickets(project, { ticket_id: 'counted' })).json.list[0]).toMatchObject({ ticket_id: 'counted', count: 3 });
+    const again = await call('POST', `/tpa/${project.service_id}/counted`, { token: user.id_token, body: {} });
+    expect(again.json.code).toBe('USER_LIMIT_REACHED');
+  });
+
+  it('a before later than now is clipped to now', async () => {
+    const future = Date.now() + 86_400_000;
+    const res = await clearLog('anything', { before: future });
+    expect(res.status).toBe(200);
+    expect(res.json.before).toBeLessThan(future);
+    expect(res.json.before).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('a before that is not a time in ms since the epoch is INVALID_PARAMETER naming before', async () => {
+    for (const before of ['yesterday', '1700000000000', -1, 1.5, true, {}]) {
+      const res = await clearLog('history', { before });
+      expect(res.json, JSON.stringify(before)).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'before' } });
+    }
+  });
+
+  it('only the project owner can clear a log (a signed-in user gets 403, nobody 401)', async () => {
+    const user = await mintUser(project);
+    expect((await clearLog('history', {}, user.id_token)).status).toBe(403);
+    const anonymous = await call('POST', `/v1/projects/${project.service_id}/tickets/history/clear-log`, { body: {} });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('an id that is not a ticket id is INVALID_PARAMETER', async () => {
+    const res = await clearLog('%23history%23', {});
+    expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'ticket_id' } });
+  });
+});
+
+describe('the clear-log job', () => {
+  it(`deletes in chunks of ${DELETE_CHUNK} and reports whether rows may remain`, async () => {
+    const stmts = Array.from({ length: DELETE_CHUNK + 100 }, (_, i) =>
+      env.DB.prepare(
+        `INSERT INTO ticket_logs (service_id, ticket_id, log_key, consume_id, user_id, signed, is_check, failed, code, timestamp, description)
+         VALUES (?1, 'bulk', ?2, ?2, 'x', 0, 0, 0, NULL, ?3, '{}')`,
+      ).bind(project.service_id, `BULK${i}`, 100 + i),
+    );
+    await env.DB.batch(stmts);
+    const scope = { service_id: project.service_id, ticket_id: 'bulk', before: 1_000_000 };
+    expect(await clearLogChunks(env.DB, scope, 1)).toBe(true);
+    expect((await countRows(project.service_id, 'bulk')).logs).toBe(100);
+    expect(await clearLogChunks(env.DB, scope, 1)).toBe(false);
+    expect((await countRows(project.service_id, 'bulk')).logs).toBe(0);
+  });
+
+  it('is idempotent: the same message delivered twice deletes once and then finds nothing', async () => {
+    await writeLogRow(project.service_id, 'twice', 'TWICEa000001', 1_000, {}, [action(0)]);
+    await writeLogRow(project.service_id, 'twice', 'TWICEb000002', 9_000, {}, [action(0)]);
+    const message = { kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'twice', before: 5_000 };
+    await clearLogJob(message, env);
+    await clearLogJob(message, env);
+    expect(await countRows(project.service_id, 'twice')).toEqual({ logs: 1, actions: 1 });
+  });
+});

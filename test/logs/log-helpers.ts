@@ -1,0 +1,56 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { logStatements } from '../../src/consume/log-export';
+import type { ActionRow, LogRow } from '../../src/consume/types';
+import { call, type TestProject } from '../helpers/api';
+
+/** Writes the TicketDO's log outbox to D1 now (the alarm would, 200 ms later). */
+export async function flushLogs(serviceId: string, ticketId: string): Promise<void> {
+  const stub = ticketStub(env, serviceId, ticketId);
+  while ((await stub.pendingLogCount()) > 0) await runDurableObjectAlarm(stub);
+}
+
+export const anonymousHeaders = { 'cf-connecting-ip': '203.0.113.9', 'user-agent': 'test-agent' };
+
+/** GET /v1/projects/{sid}/tickets with the given query, as `token` (the owner key by default). */
+export function getTickets(project: TestProject, query: Record<string, string | number>, token: string | undefined = project.owner_key) {
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  return call('GET', `/v1/projects/${project.service_id}/tickets?${search}`, { token });
+}
+
+/** Writes a log row (and its action rows) straight to D1, as the TicketDO's export does. */
+export async function writeLogRow(serviceId: string, ticketId: string, consumeId: string, timestamp: number, extra: Partial<LogRow> = {}, actions: ActionRow[] = []) {
+  const row: LogRow = {
+    service_id: serviceId,
+    ticket_id: ticketId,
+    log_key: consumeId,
+    consume_id: consumeId,
+    user_id: '198.51.100.1(writer)',
+    signed: false,
+    is_check: false,
+    failed: false,
+    code: null,
+    timestamp,
+    description: { outcome: { ok: true } },
+    ...extra,
+  };
+  await env.DB.batch(logStatements(env.DB, row, actions));
+}
+
+export async function countRows(serviceId: string, ticketId?: string): Promise<{ logs: number; actions: number }> {
+  const where = ticketId === undefined ? 'service_id = ?1' : 'service_id = ?1 AND ticket_id = ?2';
+  const binds = ticketId === undefined ? [serviceId] : [serviceId, ticketId];
+  const logs = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ticket_logs WHERE ${where}`).bind(...binds).first<{ n: number }>();
+  const actions = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ticket_action_rows WHERE ${where}`).bind(...binds).first<{ n: number }>();
+  return { logs: logs?.n ?? 0, actions: actions?.n ?? 0 };
+}
+
+/** Polls until `check` holds (background work on the queue), or fails after `ms`. */
+export async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Vitest globalSetup (runs in Node, not in workerd): a loopback HTTP server that outbound tests call.
+ * The Worker reaches it only because the test settings allow private destinations
+ * (ALLOW_PRIVATE_DESTINATIONS 'true' in vitest.config.ts). Tests read its origin with
+ * `inject('loopbackOrigin')` from 'vitest'.
+ *
+ * Routes:
+ *   /echo            answers JSON { method, path, query, headers, body } of what it received
+ *   /reflect         answers text/plain with the value of the x-api-key request header escaped 1 to 4
+ *                    times (one line each), and the same value percent-encoded in the status text and
+ *                    in an x-reflect response header
+ *   /status/<code>   answers <code> with a JSON body holding the x-api-key value as received
+ *   /redirect        answers 302 to http://127.0.0.1:<port>/echo
+ *   /stall           never answers (the socket stays open until the caller gives up)
+ *   /stall-body      sends 200 and its headers, then never sends the body
+ *   /huge            streams 64 KiB chunks of 'x' without end, until the caller disconnects
+ *   /mail/emails     a mail provider (Resend's send call): POST JSON { from, to, subject, html, text } with
+ *                    `Authorization: Bearer test-mail-token` (else 401) is kept and answered 200 { id };
+ *                    a repeated Idempotency-Key answers the first id and keeps nothing new
+ *   /mail/inbox      GET ?to=<address>: JSON list of the mails kept for that address, with their
+ *                    idempotency key
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestProject } from 'vitest/node';
+
+const pct = (text: string) =>
+  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const html = (text: string) => [...text].map((ch) => `&#${ch.codePointAt(0)};`).join('');
+const unicode = (text: string) =>
+  [...text]
+    .flatMap((ch) => (ch.length === 2 ? [ch.charCodeAt(0), ch.charCodeAt(1)] : [ch.charCodeAt(0)]))
+    .map((unit) => `\\u${unit.toString(16).padStart(4, '0')}`)
+    .join('');
+
+/** The value of x-api-key escaped 1 to 4 times, one scheme per layer, as an echoing service might. */
+function reflectLines(value: string): string {
+  return [
+    `plain: ${value}`,
+    `once: ${pct(value)}`,
+    `twice: ${html(pct(value))}`,
+    `thrice: ${unicode(html(pct(value)))}`,
+    `four: ${pct(unicode(html(pct(value))))}`,
+  ].join('\n');
+}
+
+const MAIL_TOKEN = 'test-mail-token';
+const mailKept: { id: string; key: string | undefined; mail: Record<string, unknown> }[] = [];
+
+function handleMail(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: string): void {
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (url.pathname === '/mail/inbox') return json(200, mailKept.filter((kept) => kept.mail.to === url.searchParams.get('to')));
+  if (req.method !== 'POST' || url.pathname !== '/mail/emails') return json(404, { message: 'no such route' });
+  if (req.headers.authorization !== `Bearer ${MAIL_TOKEN}`) return json(401, { message: 'invalid token' });
+  const key = req.headers['idempotency-key'] as string | undefined;
+  const earlier = key === undefined ? undefined : mailKept.find((kept) => kept.key === key);
+  if (earlier) return json(200, { id: earlier.id });
+  let mail: Record<string, unknown>;
+  try {
+    mail = JSON.parse(body);
+  } catch {
+    return json(400, { message: 'invalid JSON' });
+  }
+  if (typeof mail.to !== 'string' || typeof mail.from !== 'string' || typeof mail.subject !== 'string') return json(422, { message: 'missing field' });
+  const id = `mail-${mailKept.length + 1}`;
+  mailKept.push({ id, key, mail });
+  json(200, { id });
+}
+
+function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: string): void {
+  const url = new URL(req.url ?? '/', origin);
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const apiKey = String(req.headers['x-api-key'] ?? '');
+    const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+    if (url.pathname === '/echo') {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-echo': 'yes' });
+      res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body }));
+    } else if (url.pathname === '/reflect') {
+      res.writeHead(200, `OK ${pct(apiKey)}`, { 'content-type': 'text/plain; charset=utf-8', 'x-reflect': pct(apiKey) });
+      res.end(reflectLines(apiKey));
+    } else if (status) {
+      res.writeHead(Number(status[1]), { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'failed on purpose', key: apiKey }));
+    } else if (url.pathname.startsWith('/mail/')) {
+      handleMail(req, res, url, body);
+    } else if (url.pathname === '/redirect') {
+      res.writeHead(302, { location: `${origin}/echo`, 'content-type': 'text/plain' });
+      res.end('moved');
+    } else if (url.pathname === '/stall') {
+      // Never answers.
+    } else if (url.pathname === '/stall-body') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.flushHeaders();
+    } else if (url.pathname === '/huge') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on('drain', pump);
+      pump();
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('no such route');
+    }
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on('request', (req, res) => handle(req, res, origin));
+  project.provide('loopbackOrigin', origin);
+  return async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+}
