@@ -105,7 +105,11 @@ async function identify(c: Context<AppEnv>, project: ConsumingProject): Promise<
   }
 }
 
+/** Statuses whose answer cannot carry a body. */
+const NO_BODY = new Set([204, 205, 304]);
+
 function render(outcome: ConsumeOutcome): Response {
   if (!outcome.ok) return Response.json(outcome.error, { status: outcome.status });
+  if (NO_BODY.has(outcome.status)) return new Response(null, { status: outcome.status });
   return Response.json(outcome.body, { status: outcome.status });
 }

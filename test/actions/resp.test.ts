@@ -42,6 +42,13 @@ describe('resp answers the caller', () => {
     expect(await remainingOf(project, 'resp-status')).toBe(4);
   });
 
+  it('a status that cannot carry a body (204) answers with no body', async () => {
+    await registerTicket(project, 'resp-204', { actions: [{ act: 'resp', exe: { status: 204 } }] });
+    const res = await consumePost(project, 'resp-204');
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+  });
+
   it("resume '0m' goes on in the background and the log row is closed when the run ends", async () => {
     const user = await mintUser(project, { access_group: 1 });
     await registerTicket(project, 'resp-bg', { actions: [{ act: 'resp', exe: { body: 'accepted', resume: '0m' } }, setGroup(6)] });
