@@ -364,6 +364,7 @@ const refused: Refused[] = [
   { rule: 'mail template must be stored', body: withActions(mail({ template: 'missing' })), path: 'actions[0].exe.template', says: 'missing' },
   { rule: 'mail template is literal', body: withActions(mail({ template: '${body[template]}' })), path: 'actions[0].exe.template', says: 'literal' },
   { rule: 'mail to is an address or a reference', body: withActions(mail({ to: 'nobody' })), path: 'actions[0].exe.to' },
+  { rule: 'mail to is checked as the run checks it: a domain without a dot is refused', body: withActions(mail({ to: 'x@y' })), path: 'actions[0].exe.to' },
   { rule: 'mail to references follow the grammar', body: withActions(mail({ to: '${email}' })), path: 'actions[0].exe.to', says: 'Valid forms' },
   { rule: 'mail placeholders: at most 30', body: withActions(mail({ placeholders: Object.fromEntries(repeat(31, (i) => [`p${i}`, i])) })), path: 'actions[0].exe.placeholders', says: '30' },
   { rule: 'mail placeholder values are strings, numbers or booleans', body: withActions(mail({ placeholders: { a: { b: 1 } } })), path: 'actions[0].exe.placeholders.a' },

@@ -19,6 +19,12 @@ export interface Env {
   SECRETS_KEY?: string;
   /** "true" answers the /v1/bench/* routes used by `npm run bench` (404 otherwise). */
   BENCH_ROUTES?: string;
+  /** HTTP e-mail provider's send endpoint; unset = mail stays in the local D1 outbox. */
+  MAIL_PROVIDER_URL?: string;
+  /** Bearer token of the e-mail provider. A Worker secret. */
+  MAIL_PROVIDER_TOKEN?: string;
+  /** Sender address of every mail (default no-reply@localhost). */
+  MAIL_FROM?: string;
 }
 
 /** A message on the work queue; each kind has an idempotent consumer. */

@@ -1,12 +1,11 @@
 /** mail (one custom e-mail) and nlsd (a stored newsletter to a group). Template ids and newsletters are literal. */
 import { MAX_MAIL_PLACEHOLDERS } from '../../src/limits';
+import { isMailAddress } from '../../src/mail/address';
 import { childPath, invalidField } from '../paths';
 import { hasReference } from '../references';
 import type { MailExe, NlsdExe } from './schema';
 import type { ExeScope } from './scope';
 import { requireLiteral, templated } from './templated';
-
-const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+$/;
 
 export function normalizeMail(exe: MailExe, scope: ExeScope, path: string): Record<string, unknown> {
   const templatePath = childPath(path, 'template');
@@ -20,7 +19,7 @@ export function normalizeMail(exe: MailExe, scope: ExeScope, path: string): Reco
 
   const toPath = childPath(path, 'to');
   const to = templated(exe.to, scope.tpl, toPath);
-  if (!hasReference(exe.to) && !EMAIL_ADDRESS.test(exe.to)) {
+  if (!hasReference(exe.to) && !isMailAddress(exe.to)) {
     throw invalidField(toPath, 'must be one e-mail address or a reference such as ${user[email]}');
   }
   const stored: Record<string, unknown> = { template, to };

@@ -22,7 +22,7 @@ export interface MailSettings {
 export const DEFAULT_FROM_ADDRESS = 'no-reply@localhost';
 
 export function mailSettings(env: Env): MailSettings {
-  const bindings = env as Env & MailBindings;
+  const bindings: MailBindings = env;
   const url = bindings.MAIL_PROVIDER_URL?.trim();
   return {
     ...(url ? { provider: { url, token: bindings.MAIL_PROVIDER_TOKEN?.trim() || undefined } } : {}),
