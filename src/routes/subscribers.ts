@@ -15,7 +15,7 @@ export const subscribersRouter = new Hono<ProjectEnv>();
 const BASE = '/v1/projects/:service_id/subscribers/:group';
 const owner = [activeProject, ownerOnly('Only the project owner can manage subscribers.')] as const;
 
-const SubscriberBody = z.strictObject({ user_id: z.uuid().nullable().optional() });
+export const SubscriberBody = z.strictObject({ user_id: z.uuid().nullable().optional() });
 
 function groupKey(value: string | undefined): string {
   const key = value === undefined ? null : newsletterGroupKey(value);

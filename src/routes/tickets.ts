@@ -95,7 +95,7 @@ ticketRoutes.get('/v1/projects/:sid/tickets', async (c) => {
 
 const CLEARING = 'SUCCESS: Clearing the log.';
 const notATime = { error: 'not a time in milliseconds since the epoch' };
-const clearLogBody = z.strictObject({ before: z.number(notATime).int(notATime).min(0, notATime).nullish() });
+export const clearLogBody = z.strictObject({ before: z.number(notATime).int(notATime).min(0, notATime).nullish() });
 
 /**
  * clearTicketLog: deletes the ticket's consumption and action rows older than `before` (default and

@@ -1,0 +1,36 @@
+import { createRouter, renderError } from './app';
+import { corsMiddleware } from './http/cors';
+import { SvcHttpError } from './http/errors';
+import { ownerResourcesRouter } from './routes/owner-resources';
+import { projectsRouter } from './routes/projects';
+import { consumeRoutes } from './routes/consume';
+import { consumedRoutes } from './routes/consumed';
+import { benchRoutes } from './routes/bench';
+import { ticketRoutes } from './routes/tickets';
+import { recordsRouter } from './routes/records';
+import { mailOutboxRouter } from './routes/mail-outbox';
+import { subscribersRouter } from './routes/subscribers';
+import { openApiDocument } from './openapi/document';
+import { ROUTES } from './openapi/catalogue';
+import pkg from '../package.json';
+
+/** The Hono app: every route of the Worker. */
+export const app = createRouter();
+
+app.use('*', corsMiddleware);
+
+app.get('/v1/health', (c) => c.json({ ok: true }));
+let openApi: Record<string, unknown> | undefined;
+app.get('/openapi.json', (c) => c.json((openApi ??= openApiDocument(ROUTES, pkg.version))));
+app.route('/', projectsRouter);
+app.route('/', ownerResourcesRouter);
+app.route('/', ticketRoutes);
+app.route('/', consumedRoutes);
+app.route('/', consumeRoutes);
+app.route('/', benchRoutes);
+app.route('/', recordsRouter);
+app.route('/', mailOutboxRouter);
+app.route('/', subscribersRouter);
+
+app.notFound(() => renderError(new SvcHttpError('NOT_FOUND', 'No such route.', { status: 404 })));
+app.onError((err) => renderError(err));
