@@ -1,0 +1,1 @@
+declare module '*?raw' { const text: string; export default text; }
