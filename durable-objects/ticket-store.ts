@@ -1,5 +1,6 @@
 import type { StoredTicket } from '../schemas/ticket-types';
 import type { ActionRow, LogRow } from '../src/consume/types';
+import { fitForLog } from '../src/consume/log-size';
 import { migrateSchema } from './schema';
 
 const SCHEMA = [
@@ -129,8 +130,8 @@ export class TicketStore {
     this.sql.exec(
       'INSERT INTO log_outbox (log_key, row, action_rows, final) VALUES (?, ?, ?, ?)',
       row.log_key,
-      JSON.stringify(row),
-      JSON.stringify(actionRows),
+      JSON.stringify({ ...row, description: fitForLog(row.description) }),
+      JSON.stringify(actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) }))),
       final ? 1 : 0,
     );
     this.sql.exec(

@@ -25,6 +25,8 @@ export interface Env {
   MAIL_PROVIDER_TOKEN?: string;
   /** Sender address of every mail (default no-reply@localhost). */
   MAIL_FROM?: string;
+  /** Per-call limit of outbound requests in ms (default 10 000; tests shorten it). */
+  OUTBOUND_CALL_MS?: string;
 }
 
 /** A message on the work queue; each kind has an idempotent consumer. */

@@ -17,7 +17,7 @@ import { normalizeUrl } from './url';
 export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 /** The settings outbound calls read. OUTBOUND_CALL_MS (test settings only) may shorten the 10-second limit. */
-export type OutboundEnv = Pick<Env, 'ALLOW_PRIVATE_DESTINATIONS'> & { OUTBOUND_CALL_MS?: string };
+export type OutboundEnv = Pick<Env, 'ALLOW_PRIVATE_DESTINATIONS' | 'OUTBOUND_CALL_MS'>;
 
 export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

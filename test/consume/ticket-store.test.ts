@@ -21,6 +21,18 @@ const row = (log_key: string): LogRow => ({
 });
 
 describe('TicketDO storage', () => {
+  it('an action row holding a multi-megabyte answer is cut to fit before it enters the outbox', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const store = new TicketStore(state.storage.sql, () => 1_000);
+      const huge = { seq: 0, path: 'actions[0]', act: 'req', detail: { received: { status: 200, body: 'y'.repeat(3 * 1024 * 1024) } } };
+      store.enqueueLog(row('big'), [huge]);
+      const [entry] = store.pendingLogs(1);
+      expect(JSON.stringify(entry.actionRows[0].detail).length).toBeLessThan(70 * 1024);
+      expect(entry.actionRows[0].detail).toMatchObject({ truncated: true, received: { status: 200 } });
+    });
+  });
+
   it('an object stored under the first schema keeps its pending log rows and gets an export job', async () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
