@@ -2,7 +2,7 @@
 // a temp folder), then measures throughput and p50/p99 latency of five scenarios with a closed-loop
 // load of fixed concurrency over loopback, and prints the ratios c/b and d/e.
 //   npm run bench -- --seconds=6 --warmup=1.5 --rounds=2 --concurrency=16 --only=b,c --json=out.json
-//   npm run bench -- --profile=c    also writes .bench/profile-c.cpuprofile and prints where the time went
+//   npm run bench -- --profile=c,d  also writes .bench/profile-<id>.cpuprofile and prints where the time went
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -35,6 +35,7 @@ const ROUNDS = Number(opts.rounds);
 const CONCURRENCY = Number(opts.concurrency);
 const MAX_REQUESTS = Number(opts['max-requests']);
 const ONLY = new Set(opts.only.split(','));
+const PROFILE = new Set(opts.profile?.split(',') ?? []);
 const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 } };
 /** Pause after each scenario so the log export alarms of the consumptions finish before the next. */
 const SETTLE_MS = 1_000;
@@ -122,7 +123,7 @@ async function main() {
   const results = Object.fromEntries(list.map((s) => [s.id, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of list) {
-      const { cpuProfile, ...r } = await measure(scenario, round === 1 && opts.profile === scenario.id);
+      const { cpuProfile, ...r } = await measure(scenario, round === 1 && PROFILE.has(scenario.id));
       results[scenario.id].push(r);
       console.log(
         `  round ${round} (${scenario.id}) ${scenario.name.padEnd(52)} ${fmt(r.rps, 0).padStart(6)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  server CPU ${fmt(r.server_cpu_ms, 2)} ms/req  others ${fmt(r.other_cores, 2)} cores`,

@@ -5,7 +5,7 @@
  * `inject('loopbackOrigin')` from 'vitest'.
  *
  * Routes:
- *   /echo            answers JSON { method, path, query, headers, body } of what it received
+ *   /echo, /echo/... answers JSON { method, path, query, headers, body } of what it received
  *   /reflect         answers text/plain with the value of the x-api-key request header escaped 1 to 4
  *                    times (one line each), and the same value percent-encoded in the status text and
  *                    in an x-reflect response header
@@ -78,7 +78,7 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     const body = Buffer.concat(chunks).toString('utf8');
     const apiKey = String(req.headers['x-api-key'] ?? '');
     const status = /^\/status\/(\d{3})$/.exec(url.pathname);
-    if (url.pathname === '/echo') {
+    if (url.pathname === '/echo' || url.pathname.startsWith('/echo/')) {
       res.writeHead(200, { 'content-type': 'application/json', 'x-echo': 'yes' });
       res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body }));
     } else if (url.pathname === '/reflect') {

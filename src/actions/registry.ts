@@ -4,6 +4,7 @@ import { acsr } from './acsr';
 import { mailAction } from './mail';
 import { nlsdAction } from './nlsd';
 import { pstrAction } from './pstr';
+import { reqAction } from './req';
 import type { ActionModule } from './types';
 
 /**
@@ -17,4 +18,5 @@ export const ACTION_MODULES: Partial<Record<ActKind, ActionModule>> = {
   pstr: pstrAction,
   mail: mailAction,
   nlsd: nlsdAction,
+  req: reqAction,
 };

@@ -5,7 +5,7 @@
  */
 import type { ErrorCode } from '../http/errors';
 import { encodeBody } from '../outbound/body';
-import { CLIENT_SECRET_TEXT, fillSecretMarker, markClientSecret, newSecretMarker } from '../outbound/client-secret';
+import { fillClientSecret } from '../outbound/client-secret';
 import { OutboundError } from '../outbound/errors';
 import { sendOutbound, type OutboundEnv, type OutboundRequest } from '../outbound/fetch';
 import { buildHeaders, headerValueText } from '../outbound/headers';
@@ -47,15 +47,17 @@ function parseBody(text: string): unknown {
 
 const sendsBody = (method: string) => method === 'POST' || method === 'PUT';
 
-/** Templates url, headers, data and params; ${CLIENT_SECRET} is left as a marker until the key is loaded. */
-function renderExe(run: ActionRun, exe: StoredReqExe, marker: string) {
-  const mark = <T>(value: T): T => (exe.secretName === undefined ? value : markClientSecret(value, marker));
-  const keep = { keepClientSecret: true };
+/**
+ * Templates url (inserted values percent-encoded), headers, data and params. With secretName,
+ * ${CLIENT_SECRET} stays as that text until the key is loaded (and is what the action row shows).
+ */
+function renderExe(run: ActionRun, exe: StoredReqExe) {
+  const keep = { keepClientSecret: exe.secretName !== undefined };
   return {
     url: run.render(exe.url, { encode: percentEncodeValue }),
-    headers: (exe.headers === undefined ? {} : run.render(mark(exe.headers), keep)) as Record<string, unknown>,
-    data: exe.data === undefined ? undefined : run.render(mark(exe.data), keep),
-    params: (exe.params === undefined ? undefined : run.render(mark(exe.params), keep)) as Record<string, unknown> | undefined,
+    headers: (exe.headers === undefined ? {} : run.render(exe.headers, keep)) as Record<string, unknown>,
+    data: exe.data === undefined ? undefined : run.render(exe.data, keep),
+    params: (exe.params === undefined ? undefined : run.render(exe.params, keep)) as Record<string, unknown> | undefined,
   };
 }
 
@@ -64,16 +66,14 @@ export const reqAction: ActionModule = {
     const exe = run.exe as unknown as StoredReqExe;
     const method = exe.method ?? 'GET';
     const { services } = run;
-    const marker = newSecretMarker();
     // A reference that does not resolve throws here, before anything is sent.
-    const rendered = renderExe(run, exe, marker);
+    const rendered = renderExe(run, exe);
 
     // What the action row shows: the secret as the text ${CLIENT_SECRET}, never its value.
-    const shown = <T>(value: T): T => fillSecretMarker(value, marker, CLIENT_SECRET_TEXT);
-    const request: Record<string, unknown> = { method, url: rendered.url, headers: shown(rendered.headers) };
-    if (rendered.params !== undefined) request.params = shown(rendered.params);
-    if (rendered.data !== undefined && sendsBody(method)) request.data = shown(rendered.data);
-    const row = (response?: ReqAnswer) => (response ? { request, response } : { request });
+    const sent: Record<string, unknown> = { method, url: rendered.url, headers: rendered.headers };
+    if (rendered.params !== undefined) sent.params = rendered.params;
+    if (rendered.data !== undefined && sendsBody(method)) sent.data = rendered.data;
+    const row = (received?: ReqAnswer) => (received ? { sent, received } : { sent });
 
     let key: SecretKey | null = null;
     if (exe.secretName !== undefined) {
@@ -87,13 +87,13 @@ export const reqAction: ActionModule = {
         );
       }
     }
-    const fill = <T>(value: T): T => (key ? fillSecretMarker(value, marker, key.value) : value);
+    const fill = <T>(value: T): T => (key ? fillClientSecret(value, key.value) : value);
 
     let answer: ReqAnswer;
     try {
       if (typeof rendered.url !== 'string') throw new OutboundError('invalid_url', 'The request URL is not text.');
       const url = normalizeUrl(rendered.url);
-      request.url = url.href;
+      sent.url = url.href;
       const headerTexts = Object.fromEntries(Object.entries(fill(rendered.headers)).map(([name, value]) => [name, headerValueText(value)]));
       const headers = buildHeaders(headerTexts);
       headers.set('x-svc-ticket', `#${run.ctx.ticket.id}#${run.ctx.ticket.consume_id}`);

@@ -26,4 +26,15 @@ describe('receipts', () => {
     expect(await receiptHash('k', '#t#2#x')).not.toBe(a);
     expect(await receiptHash('other', '#t#1#x')).not.toBe(a);
   });
+
+  it('the receipt hash is HMAC-SHA256(key = receipt key as UTF-8, message = tkid), whichever keys came before', async () => {
+    const independent = async (key: string, message: string) => {
+      const k = await crypto.subtle.importKey('raw', new TextEncoder().encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(message)));
+      return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+    };
+    for (const [key, tkid] of [['k', '#t#1#x'], ['other', '#t#1#x'], ['k', '#t#9#y'], ['ké', '#t#1#x'], ['other', '#t#2#x']]) {
+      expect(await receiptHash(key, tkid)).toBe(await independent(key, tkid));
+    }
+  });
 });

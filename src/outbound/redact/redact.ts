@@ -5,7 +5,7 @@
  *
  * Linear-ish: a bit-parallel shift-and pass (one bit per secret character) walks the text once and finds
  * where copies end; escapes are only decoded where the text holds %, \ or &, at most three layers deep, and
- * each decoding is remembered. Only for the ends found is the start looked for, walking back from the end.
+ * each decoding is remembered. Only before the ends found are starts tried, each index at most once.
  */
 import { EscapeReader, isEscapeStart } from './escape-reader';
 
