@@ -1,3 +1,4 @@
+import { readCapped } from '../engine/bytes';
 import { SvcHttpError } from '../http/errors';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_QUERY_KEYS } from '../limits';
 
@@ -74,27 +75,7 @@ export function parseBody(bytes: Uint8Array): unknown {
 export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return readCapped(request.body, MAX_BODY_BYTES, tooLarge);
 }
 
 const tooLarge = () => refuse(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);

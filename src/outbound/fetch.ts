@@ -4,6 +4,7 @@
  * holds the call to its time limit, reads at most MAX_RESPONSE_BYTES, and replaces every copy of the secret
  * in the response before anyone sees it.
  */
+import { readCapped } from '../engine/bytes';
 import type { Env } from '../env';
 import { isTrue } from '../env';
 import { OUTBOUND_CALL_MS } from '../limits';
@@ -73,30 +74,6 @@ export function checkDestination(rawUrl: string, env: OutboundEnv, destinations:
 
 const timeoutError = () => new OutboundError('timeout', 'The request did not complete within its time limit.');
 
-async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes });
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   for (const [name, value] of headers) record[name] = name in record ? `${record[name]}, ${value}` : value;
@@ -137,7 +114,8 @@ export async function sendOutbound(request: OutboundRequest, options: OutboundOp
       redirect: 'manual',
       signal,
     });
-    const bytes = await readCapped(response, options.maxBytes ?? MAX_RESPONSE_BYTES);
+    const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
+    const bytes = await readCapped(response.body, maxBytes, () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes }));
     raw = {
       status: response.status,
       statusText: response.statusText,
