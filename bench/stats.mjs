@@ -27,15 +27,3 @@ export function median(values) {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
-
-/**
- * How `numerator` compares with `denominator`: throughput ratio (higher is better) and latency
- * ratios written the same way round (denominator latency / numerator latency, so 1 = as fast).
- */
-export function ratio(numerator, denominator) {
-  return {
-    rps: numerator.rps / denominator.rps,
-    p50: denominator.p50 / numerator.p50,
-    p99: denominator.p99 / numerator.p99,
-  };
-}

@@ -12,6 +12,8 @@ const WRANGLER = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js
  */
 const BENCH_ENV = { X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? 'false' };
 export const BASELINE_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.toml');
+/** The baseline behind the same static-assets routing as the gateway (`--baseline-assets`). */
+export const BASELINE_WITH_ASSETS_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.assets.toml');
 
 /** Returns { url, inspectorPort, pgid, stop(), output() } once `healthPath` answers 200. */
 export async function startWranglerDev({ config, persistTo, vars = {}, healthPath, timeoutMs = 90_000 }) {
