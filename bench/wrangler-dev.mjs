@@ -1,11 +1,9 @@
 // Starts a Worker with `wrangler dev` on loopback (like scripts/local-worker.mjs) from a given config,
 // and also returns its inspector port (for CPU profiles) and process group (for CPU accounting), and
 // gives up at once when the build fails.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { OFFLINE_ENV, ROOT, freePort } from '../scripts/local-worker.mjs';
+import { ROOT, freePort, spawnWrangler } from '../scripts/local-worker.mjs';
 
-const WRANGLER = path.join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 /**
  * Local observability (on by default in wrangler dev) stores every span of every request in a SQLite
  * trace store with an fsync per batch: a development-only cost, larger for code with more spans.
@@ -22,38 +20,14 @@ export async function startWranglerDev({ config, persistTo, vars = {}, healthPat
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo, '--show-interactive-dev-session=false'];
   if (config) args.push('-c', config);
   for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
-  const child = spawn(process.execPath, [WRANGLER, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...OFFLINE_ENV, ...BENCH_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: process.platform !== 'win32',
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
+  const { child, stop, output: captured } = spawnWrangler(args, { env: BENCH_ENV });
   const url = `http://127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.on('exit', () => resolve());
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        child.kill('SIGTERM');
-      }
-      setTimeout(() => {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {}
-        resolve();
-      }, 5_000).unref();
-    });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) exited with code ${child.exitCode}\n${output}`);
-    if (output.includes('Build failed')) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) exited with code ${child.exitCode}\n${captured()}`);
+    if (captured().includes('Build failed')) {
       await stop();
-      throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) could not build the Worker\n${output}`);
+      throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) could not build the Worker\n${captured()}`);
     }
     try {
       if ((await fetch(`${url}${healthPath}`)).ok) break;
@@ -62,9 +36,9 @@ export async function startWranglerDev({ config, persistTo, vars = {}, healthPat
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) did not answer within ${timeoutMs} ms\n${output}`);
+      throw new Error(`wrangler dev (${config ?? 'wrangler.toml'}) did not answer within ${timeoutMs} ms\n${captured()}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { url, inspectorPort, pgid: child.pid, stop, output: () => output };
+  return { url, inspectorPort, pgid: child.pid, stop, output: captured };
 }

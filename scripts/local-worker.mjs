@@ -95,28 +95,19 @@ async function waitForHealth(url, child, timeoutMs) {
 }
 
 /**
- * Starts the Worker with `wrangler dev`. Options: port (default: a free one), persistTo (state
- * folder, default .wrangler/state), vars (settings passed with --var, over .dev.vars), quiet (capture
- * the output).
- * Returns { url, port, stop(), output() }.
+ * Spawns wrangler in its own process group (so stop() ends workerd too), offline. Returns
+ * { child, stop(), output() }; with quiet the output is captured, else it goes to this terminal.
  */
-export async function startLocalWorker({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000 } = {}) {
-  port ??= await freePort();
-  const inspectorPort = await freePort();
-  await applyMigrations(persistTo, { quiet });
-  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--show-interactive-dev-session=false'];
-  if (persistTo) args.push('--persist-to', persistTo);
-  for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
+export function spawnWrangler(args, { quiet = true, env = {} } = {}) {
   const child = spawn(process.execPath, [WRANGLER, ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...OFFLINE_ENV },
+    env: { ...process.env, ...OFFLINE_ENV, ...env },
     stdio: quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
     detached: process.platform !== 'win32',
   });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -133,11 +124,29 @@ export async function startLocalWorker({ port, persistTo, vars = {}, quiet = tru
         resolve();
       }, 5_000).unref();
     });
+  return { child, stop, output: () => output };
+}
+
+/**
+ * Starts the Worker with `wrangler dev`. Options: port (default: a free one), persistTo (state
+ * folder, default .wrangler/state), vars (settings passed with --var, over .dev.vars), quiet (capture
+ * the output).
+ * Returns { url, port, stop(), output() }.
+ */
+export async function startLocalWorker({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000 } = {}) {
+  port ??= await freePort();
+  const inspectorPort = await freePort();
+  await applyMigrations(persistTo, { quiet });
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--show-interactive-dev-session=false'];
+  if (persistTo) args.push('--persist-to', persistTo);
+  for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
+  const { child, stop, output } = spawnWrangler(args, { quiet });
+  const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, child, timeoutMs);
   } catch (err) {
     await stop();
-    throw new Error(`${err.message}\n${output}`);
+    throw new Error(`${err.message}\n${output()}`);
   }
-  return { url, port, stop, output: () => output, child };
+  return { url, port, stop, output, child };
 }

@@ -1,3 +1,4 @@
+import { invalidParameter } from '../http/errors';
 import { RESOURCE_NAME_PATTERN } from './schemas';
 
 /** A newsletter group: 'public', 'authorized', a number 2..99, or a named group. */
@@ -20,3 +21,14 @@ export function newsletterGroupKey(group: string | number): string | null {
 
 /** The group as the API shows it: numeric groups as numbers. */
 export const newsletterGroupValue = (key: string): NewsletterGroup => (/^\d+$/.test(key) ? Number(key) : key);
+
+/** The stored key of a group named in a route, or INVALID_PARAMETER naming the valid forms. */
+export function requireNewsletterGroupKey(value: string | undefined): string {
+  const key = value === undefined ? null : newsletterGroupKey(value);
+  if (key === null) {
+    throw invalidParameter(`Invalid "group": must be 'public', 'authorized', a number 2 to 99 or a name of 1 to 64 letters, digits, _ or -.`, {
+      field: 'group',
+    });
+  }
+  return key;
+}

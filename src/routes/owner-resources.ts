@@ -5,7 +5,7 @@ import { type ProjectEnv, activeProject, ownerOnly } from '../http/auth';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { signDevIdToken } from '../platform/identity';
 import { deleteMailTemplate, listMailTemplates, loadMailTemplate, putMailTemplate } from '../platform/mail-templates';
-import { newsletterGroupKey } from '../platform/newsletter-groups';
+import { requireNewsletterGroupKey } from '../platform/newsletter-groups';
 import { deleteNewsletter, listNewsletters, loadNewsletter, putNewsletter } from '../platform/newsletters';
 import { DevUserBody, MailTemplateBody, NewsletterBody, RESOURCE_NAME_PATTERN, SecretKeyBody } from '../platform/schemas';
 import { deleteSecretKey, getSecretKeyInfo, listSecretKeys, putSecretKey } from '../platform/secrets';
@@ -28,15 +28,6 @@ function resourceName(value: string | undefined, field: string): string {
   return value;
 }
 
-function groupKey(value: string | undefined): string {
-  const key = value === undefined ? null : newsletterGroupKey(value);
-  if (key === null) {
-    throw invalidParameter(`Invalid "group": must be 'public', 'authorized', a number 2 to 99 or a name of 1 to 64 letters, digits, _ or -.`, {
-      field: 'group',
-    });
-  }
-  return key;
-}
 
 // --- development users of the built-in issuer ---
 
@@ -104,25 +95,25 @@ ownerResourcesRouter.delete(`${BASE}/mail-templates/:template_id`, ...owner, asy
 
 ownerResourcesRouter.get(`${BASE}/newsletters`, ...owner, async (c) => {
   const group = c.req.query('group');
-  return c.json({ list: await listNewsletters(c.env, c.get('project').service_id, group === undefined ? undefined : groupKey(group)) });
+  return c.json({ list: await listNewsletters(c.env, c.get('project').service_id, group === undefined ? undefined : requireNewsletterGroupKey(group)) });
 });
 
 ownerResourcesRouter.get(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
-  const key = groupKey(c.req.param('group'));
+  const key = requireNewsletterGroupKey(c.req.param('group'));
   const newsletter = await loadNewsletter(c.env, c.get('project').service_id, key, resourceName(c.req.param('message_id'), 'message_id'));
   if (!newsletter) throw notFound('newsletter');
   return c.json(newsletter);
 });
 
 ownerResourcesRouter.put(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
-  const key = groupKey(c.req.param('group'));
+  const key = requireNewsletterGroupKey(c.req.param('group'));
   const messageId = resourceName(c.req.param('message_id'), 'message_id');
   const body = await readJsonBody(c.req.raw, NewsletterBody);
   return c.json(await putNewsletter(c.env, c.get('project').service_id, key, messageId, body));
 });
 
 ownerResourcesRouter.delete(`${BASE}/newsletters/:group/:message_id`, ...owner, async (c) => {
-  const key = groupKey(c.req.param('group'));
+  const key = requireNewsletterGroupKey(c.req.param('group'));
   const messageId = resourceName(c.req.param('message_id'), 'message_id');
   if (!(await deleteNewsletter(c.env, c.get('project').service_id, key, messageId))) throw notFound('newsletter');
   return c.json({ deleted: true });

@@ -5,7 +5,7 @@ import { SvcHttpError, invalidParameter } from '../http/errors';
 import { type DatabaseResponse, decodeStartKey, encodeStartKey, pageSize } from '../http/paging';
 import { isMailAddress, normalizedAddress } from '../mail/address';
 import { type Subscriber, deleteSubscriber, listSubscribers, putSubscriber } from '../mail/subscribers';
-import { newsletterGroupKey, newsletterGroupValue } from '../platform/newsletter-groups';
+import { newsletterGroupValue, requireNewsletterGroupKey } from '../platform/newsletter-groups';
 import { loadUser } from '../platform/users';
 import { readJsonBody } from '../platform/validation';
 
@@ -17,15 +17,6 @@ const owner = [activeProject, ownerOnly('Only the project owner can manage subsc
 
 export const SubscriberBody = z.strictObject({ user_id: z.uuid().nullable().optional() });
 
-function groupKey(value: string | undefined): string {
-  const key = value === undefined ? null : newsletterGroupKey(value);
-  if (key === null) {
-    throw invalidParameter(`Invalid "group": must be 'public', 'authorized', a number 2 to 99 or a name of 1 to 64 letters, digits, _ or -.`, {
-      field: 'group',
-    });
-  }
-  return key;
-}
 
 /** Addresses are kept trimmed and in lower case, so one address subscribes once. */
 function address(value: string | undefined): string {
@@ -38,7 +29,7 @@ const isPosition = (value: unknown): value is string => typeof value === 'string
 
 subscribersRouter.put(`${BASE}/:email`, ...owner, async (c) => {
   const serviceId = c.get('project').service_id;
-  const group = groupKey(c.req.param('group'));
+  const group = requireNewsletterGroupKey(c.req.param('group'));
   const email = address(c.req.param('email'));
   const body = await readJsonBody(c.req.raw, SubscriberBody, { optional: true });
   const userId = body.user_id ?? null;
@@ -50,13 +41,13 @@ subscribersRouter.put(`${BASE}/:email`, ...owner, async (c) => {
 });
 
 subscribersRouter.delete(`${BASE}/:email`, ...owner, async (c) => {
-  const deleted = await deleteSubscriber(c.env.DB, c.get('project').service_id, groupKey(c.req.param('group')), address(c.req.param('email')));
+  const deleted = await deleteSubscriber(c.env.DB, c.get('project').service_id, requireNewsletterGroupKey(c.req.param('group')), address(c.req.param('email')));
   if (!deleted) throw new SvcHttpError('NOT_FOUND', 'No such subscriber.', { status: 404 });
   return c.json({ deleted: true });
 });
 
 subscribersRouter.get(BASE, ...owner, async (c) => {
-  const group = groupKey(c.req.param('group'));
+  const group = requireNewsletterGroupKey(c.req.param('group'));
   const limit = pageSize(c.req.query('limit'));
   const after = decodeStartKey(c.req.query('startKey'), isPosition);
   const rows = await listSubscribers(c.env.DB, c.get('project').service_id, group, after, limit + 1);
