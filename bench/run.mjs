@@ -3,7 +3,8 @@
 // load of fixed concurrency over loopback, and prints the ratios c/b and d/e.
 //   npm run bench -- --seconds=5 --warmup=1.5 --rounds=3 --concurrency=16 --only=b,c --json=out.json
 //   npm run bench -- --profile=c,d  also writes .bench/profile-<id>.cpuprofile and prints where the time went
-//   npm run bench -- --baseline-assets  puts the baseline behind the same static-assets routing as the gateway
+//   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
+//   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,7 @@ import { machine } from './machine.mjs';
 import { startCpuProfile, summarizeProfile } from './profile.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
 import { median, summarize } from './stats.mjs';
-import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, startWranglerDev } from './wrangler-dev.mjs';
+import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, gatewayConfigWithoutAssets, startWranglerDev } from './wrangler-dev.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -27,7 +28,7 @@ const { values: opts } = parseArgs({
     'max-requests': { type: 'string', default: '100000' },
     only: { type: 'string', default: 'a,b,c,d,e' },
     profile: { type: 'string' },
-    'baseline-assets': { type: 'boolean', default: false },
+    assets: { type: 'string', default: 'none' },
     json: { type: 'string' },
   },
 });
@@ -38,6 +39,13 @@ const CONCURRENCY = Number(opts.concurrency);
 const MAX_REQUESTS = Number(opts['max-requests']);
 const ONLY = new Set(opts.only.split(','));
 const PROFILE = new Set(opts.profile?.split(',') ?? []);
+/**
+ * Who runs behind wrangler's local static-assets routing. Default none: both Workers are measured
+ * the same way, without the two extra local Workers (RPC proxy, asset router) that assets add in
+ * front of every request in `wrangler dev` and that are not the Worker's CPU on Cloudflare.
+ */
+const ASSETS = opts.assets;
+if (!['none', 'both', 'gateway'].includes(ASSETS)) throw new Error(`--assets must be none, both or gateway, not ${ASSETS}`);
 const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 } };
 /** Pause after each scenario so the log export alarms of the consumptions finish before the next. */
 const SETTLE_MS = 1_000;
@@ -66,13 +74,14 @@ async function startWorkers(operatorToken, stripeSecret) {
   const settled = await Promise.allSettled([
     applyMigrations(gatewayState, { quiet: true }).then(() =>
       startWranglerDev({
+        config: ASSETS === 'none' ? gatewayConfigWithoutAssets() : undefined,
         persistTo: gatewayState,
         vars: { OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64'), BENCH_ROUTES: 'true' },
         healthPath: '/v1/health',
       }),
     ),
     startWranglerDev({
-      config: opts['baseline-assets'] ? BASELINE_WITH_ASSETS_CONFIG : BASELINE_CONFIG,
+      config: ASSETS === 'both' ? BASELINE_WITH_ASSETS_CONFIG : BASELINE_CONFIG,
       persistTo: path.join(stateDir, 'baseline'),
       vars: { STRIPE_WEBHOOK_SECRET: stripeSecret },
       healthPath: '/health',
@@ -184,7 +193,9 @@ async function main() {
   console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} of ${info.nproc} cores busy during the scenarios (median per scenario)`);
   console.log(`machine: ${JSON.stringify(info)}`);
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, baselineAssets: opts['baseline-assets'] }, machine: info, results, summary, ratios }, null, 2));
+  const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
+  console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS }, machine: info, results, summary, ratios }, null, 2));
   console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
 }
 

@@ -1,6 +1,7 @@
 // Starts a Worker with `wrangler dev` on loopback (like scripts/local-worker.mjs) from a given config,
 // and also returns its inspector port (for CPU profiles) and process group (for CPU accounting), and
 // gives up at once when the build fails.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, freePort, spawnWrangler } from '../scripts/local-worker.mjs';
 
@@ -10,8 +11,34 @@ import { ROOT, freePort, spawnWrangler } from '../scripts/local-worker.mjs';
  */
 const BENCH_ENV = { X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? 'false' };
 export const BASELINE_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.toml');
-/** The baseline behind the same static-assets routing as the gateway (`--baseline-assets`). */
+/** The baseline behind the same static-assets routing as the gateway (`--assets=both`). */
 export const BASELINE_WITH_ASSETS_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.assets.toml');
+
+/**
+ * The gateway's wrangler.toml without its [assets] table, written to .bench/: the same Worker, every
+ * binding but the dashboard's static assets. Locally, assets put two more Workers (wrangler's RPC
+ * proxy and asset router) in front of every request; on Cloudflare that routing is not the Worker's.
+ */
+export function gatewayConfigWithoutAssets() {
+  const source = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8');
+  const lines = source.split('\n');
+  const out = [];
+  let inAssets = false;
+  for (const line of lines) {
+    const table = /^\s*\[\[?([^\]]+)\]\]?\s*(#.*)?$/.exec(line);
+    if (table) inAssets = table[1].trim() === 'assets';
+    if (inAssets) continue;
+    // Paths in the config are relative to its folder, one level up from .bench/.
+    out.push(line.replace(/^(\s*(?:main|migrations_dir)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`));
+  }
+  const text = out.join('\n');
+  if (text.includes('[assets]') || !text.includes('main = "../')) throw new Error('bench: could not derive the gateway config without assets from wrangler.toml');
+  const dir = path.join(ROOT, '.bench');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'wrangler.no-assets.toml');
+  writeFileSync(file, `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker without [assets].\n${text}`);
+  return file;
+}
 
 /** Returns { url, inspectorPort, pgid, stop(), output() } once `healthPath` answers 200. */
 export async function startWranglerDev({ config, persistTo, vars = {}, healthPath, timeoutMs = 90_000 }) {

@@ -26,13 +26,15 @@ export class TicketDO extends DurableObject<Env> {
   private readonly secrets: SecretCache;
   /** Continuations running in this instance (a second alarm run must not start them again). */
   private readonly running = new Set<number>();
+  /** The alarm as last set or read (null = none); undefined = ask storage. */
+  private alarmAt?: number | null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.data = new TicketStore(ctx.storage.sql);
     this.secrets = new SecretCache(env);
     // After an eviction or a restart, jobs left in storage keep their alarm.
-    void ctx.blockConcurrencyWhile(() => this.armAlarm());
+    void ctx.blockConcurrencyWhile(() => this.armAlarm(true));
   }
 
   /** Registers or replaces the definition; per-user counters survive. Returns the remaining count. */
@@ -60,7 +62,8 @@ export class TicketDO extends DurableObject<Env> {
       verifySignature: async (config) => {
         const secret = await this.secrets.value(serviceId, config.secretName);
         if (secret === null) return false;
-        return verifySignature(config, { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers }, secret, Date.now());
+        const request = { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers };
+        return verifySignature(config, request, secret.value, Date.now(), secret.keys);
       },
     });
     await this.armAlarm();
@@ -84,13 +87,17 @@ export class TicketDO extends DurableObject<Env> {
     };
   }
 
-  /** Sets the alarm to the earliest job, unless it is already set earlier. */
-  private async armAlarm(): Promise<void> {
+  /** Sets the alarm to the earliest job, unless it is already set earlier; a no-op when no job changed. */
+  private async armAlarm(force = false): Promise<void> {
+    if (!this.data.takeJobsChanged() && !force) return;
     const next = this.data.nextJobAt();
     if (next === null) return;
     const at = Math.max(next, Date.now());
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt === null || at < this.alarmAt) {
+      this.alarmAt = at;
+      await this.ctx.storage.setAlarm(at);
+    }
   }
 
   /**
@@ -98,11 +105,13 @@ export class TicketDO extends DurableObject<Env> {
    * whenever the alarm fires, due or not: its delay only gathers a burst of rows into one batch.
    */
   override async alarm(): Promise<void> {
+    // The alarm that fired is spent; what storage holds now decides the next one.
+    this.alarmAt = undefined;
     const due = this.data.dueJobs(Date.now()).filter((job) => job.kind === 'continuation');
     await Promise.all(due.map((job) => this.runContinuation(job)));
     const exportJob = this.data.jobs().find((job) => job.kind === 'export-logs');
     if (exportJob) await this.exportLogs(exportJob);
-    await this.armAlarm();
+    await this.armAlarm(true);
   }
 
   /**
@@ -141,9 +150,9 @@ export class TicketDO extends DurableObject<Env> {
         ...(final ? [closingLogStatement(this.env.DB, row)] : []),
       ]);
       await this.env.DB.batch(statements);
-      this.data.dropLogs(pending.map(({ id }) => id));
+      this.data.dropLogsThrough(pending[pending.length - 1].id);
     }
-    if (this.data.outboxSize() > 0) this.data.rescheduleJob(job.id, Date.now());
+    if (this.data.hasPendingLogs()) this.data.rescheduleJob(job.id, Date.now());
     else this.data.deleteJob(job.id);
   }
 }

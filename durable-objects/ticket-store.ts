@@ -32,6 +32,18 @@ const SCHEMA = [
    );
    CREATE INDEX jobs_by_time ON jobs (run_at);
    INSERT INTO jobs (kind, run_at) SELECT 'export-logs', 0 WHERE EXISTS (SELECT 1 FROM log_outbox);`,
+  // The outbox without AUTOINCREMENT: a new id is still above every id in the table (insertion
+  // order holds), and a consumption no longer writes the sqlite_sequence page.
+  `CREATE TABLE log_outbox_v3 (
+     id INTEGER PRIMARY KEY,
+     log_key TEXT NOT NULL,
+     row TEXT NOT NULL,
+     action_rows TEXT NOT NULL,
+     final INTEGER NOT NULL DEFAULT 0
+   );
+   INSERT INTO log_outbox_v3 (id, log_key, row, action_rows, final) SELECT id, log_key, row, action_rows, final FROM log_outbox;
+   DROP TABLE log_outbox;
+   ALTER TABLE log_outbox_v3 RENAME TO log_outbox;`,
 ];
 
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
@@ -54,9 +66,19 @@ export interface OutboxEntry {
   final: boolean;
 }
 
-/** The TicketDO's SQLite tables: definition, remaining count, per-user usage, log outbox, scheduled jobs. */
+/**
+ * The TicketDO's SQLite tables: definition, remaining count, per-user usage, log outbox, scheduled
+ * jobs. The object is the only writer, so what it has read once is kept in memory (a failed write
+ * resets the object, memory included).
+ */
 export class TicketStore {
   private cached?: { ticket: StoredTicket } | null;
+  /** undefined until read; null = unlimited. */
+  private cachedRemaining?: number | null;
+  /** true once an export job is known to exist; undefined = look in the table. */
+  private exportScheduled?: true;
+  /** Set when the jobs table changed, so the object re-arms its alarm only then. */
+  private jobsChanged = true;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -75,7 +97,10 @@ export class TicketStore {
   }
 
   remaining(): number | null {
-    return this.sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').toArray()[0]?.remaining ?? null;
+    if (this.cachedRemaining === undefined) {
+      this.cachedRemaining = this.sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').toArray()[0]?.remaining ?? null;
+    }
+    return this.cachedRemaining;
   }
 
   /** Writes the definition; count undefined keeps the current remaining count. */
@@ -90,6 +115,7 @@ export class TicketStore {
       now,
     );
     this.cached = { ticket };
+    this.cachedRemaining = remaining;
     return remaining;
   }
 
@@ -103,6 +129,8 @@ export class TicketStore {
     this.sql.exec('DELETE FROM user_usage');
     this.sql.exec("DELETE FROM jobs WHERE kind = 'continuation'");
     this.cached = null;
+    this.cachedRemaining = null;
+    this.jobsChanged = true;
     return existed;
   }
 
@@ -112,7 +140,10 @@ export class TicketStore {
 
   /** Moves one unit of the count (delta -1 reserves, +1 gives back); unlimited stays unlimited. */
   adjustRemaining(delta: number): void {
-    this.sql.exec('UPDATE ticket SET remaining = remaining + ? WHERE remaining IS NOT NULL', delta);
+    const remaining = this.remaining();
+    if (remaining === null) return;
+    this.sql.exec('UPDATE ticket SET remaining = remaining + ?', delta);
+    this.cachedRemaining = remaining + delta;
   }
 
   adjustUserUsage(userId: string, delta: number): void {
@@ -134,10 +165,13 @@ export class TicketStore {
       JSON.stringify(actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) }))),
       final ? 1 : 0,
     );
+    if (this.exportScheduled) return;
     this.sql.exec(
       "INSERT INTO jobs (kind, run_at) SELECT 'export-logs', ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'export-logs')",
       this.now() + LOG_EXPORT_DELAY_MS,
     );
+    this.exportScheduled = true;
+    this.jobsChanged = true;
   }
 
   pendingLogs(limit: number): OutboxEntry[] {
@@ -147,8 +181,13 @@ export class TicketStore {
       .map((r) => ({ id: r.id, row: JSON.parse(r.row), actionRows: JSON.parse(r.action_rows), final: r.final === 1 }));
   }
 
-  dropLogs(ids: number[]): void {
-    for (const id of ids) this.sql.exec('DELETE FROM log_outbox WHERE id = ?', id);
+  /** Drops the exported rows: every id up to the last one exported (pendingLogs reads in id order). */
+  dropLogsThrough(lastId: number): void {
+    this.sql.exec('DELETE FROM log_outbox WHERE id <= ?', lastId);
+  }
+
+  hasPendingLogs(): boolean {
+    return this.sql.exec<{ pending: number }>('SELECT EXISTS (SELECT 1 FROM log_outbox) AS pending').one().pending === 1;
   }
 
   outboxSize(): number {
@@ -156,6 +195,7 @@ export class TicketStore {
   }
 
   addJob(kind: JobKind, runAt: number, payload: string): number {
+    this.jobsChanged = true;
     return this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, payload).one().id;
   }
 
@@ -165,11 +205,21 @@ export class TicketStore {
   }
 
   rescheduleJob(id: number, runAt: number): void {
+    this.jobsChanged = true;
     this.sql.exec('UPDATE jobs SET run_at = ? WHERE id = ?', runAt, id);
   }
 
   deleteJob(id: number): void {
+    this.jobsChanged = true;
+    this.exportScheduled = undefined;
     this.sql.exec('DELETE FROM jobs WHERE id = ?', id);
+  }
+
+  /** Whether the jobs table changed since the last call (the alarm may need to move). */
+  takeJobsChanged(): boolean {
+    const changed = this.jobsChanged;
+    this.jobsChanged = false;
+    return changed;
   }
 
   job(id: number): Job | null {

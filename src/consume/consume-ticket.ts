@@ -2,7 +2,9 @@ import type { SignatureConfig } from '../../schemas/ticket-types';
 import type { TicketStore } from '../../durable-objects/ticket-store';
 import { evaluateCondition } from '../engine/conditions';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
-import type { ErrorBody, ErrorCode, Stage } from '../http/errors';
+import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
+import type { RequestSnapshot } from '../engine/snapshot';
+import { parseBody } from './read-request';
 import type { ProjectUser } from '../platform/types';
 import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
@@ -26,13 +28,15 @@ export interface ConsumePorts {
  */
 export async function consumeTicket(store: TicketStore, input: ConsumeInput, ports: ConsumePorts): Promise<ConsumeOutcome> {
   const ticketId = input.ticket_id;
+  const read = readBody(input);
+  if (!read.ok) return read.refused;
+  const request = read.snapshot;
   const ticket = store.ticket();
   if (!ticket) return failure(ticketId, 'ticket', 'TICKET_NOT_FOUND', 'The ticket does not exist.', false);
 
   const now = ports.now();
   const check = input.mode === 'check';
   const consumeId = newConsumeId(now);
-  const { request } = input;
   const user = request.user;
   const consumer = consumerName(user?.user_id, request.ip, request.user_agent);
   const return200 = ticket.condition.return200 === true;
@@ -137,6 +141,17 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
   store.enqueueLog(logRow(false, null, { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered }), outcome.rows);
   if (respond) return { ok: true, status: respond.status, body: respond.body };
   return { ok: true, status: 200, body: { tkid, hash } };
+}
+
+/** The request with its body parsed (spec 4.1): a refused body answers before the ticket is read, unlogged. */
+function readBody(input: ConsumeInput): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
+  try {
+    const body = input.request.method === 'POST' ? parseBody(input.rawBody) : {};
+    return { ok: true, snapshot: { ...input.request, body } };
+  } catch (err) {
+    if (!(err instanceof SvcHttpError)) throw err;
+    return { ok: false, refused: { ok: false, status: err.status, error: err.toBody() } };
+  }
 }
 
 function failure(

@@ -1,23 +1,27 @@
+import type { SigningKeys } from '../engine/signature';
 import type { Env } from '../env';
 import { loadSecretKey } from '../platform/secrets';
 
 /** How long a TicketDO keeps a decrypted secret in memory (never in storage) before reading it again. */
 const SECRET_CACHE_MS = 30_000;
 
-/** Secret values for signature checks, cached briefly so the hot path rarely waits on D1. */
+/**
+ * Secret values for signature checks, cached briefly so the hot path rarely waits on D1, each with
+ * the HMAC keys imported from it (they go with the value when it is read again).
+ */
 export class SecretCache {
-  private readonly entries = new Map<string, { value: string | null; expires: number }>();
+  private readonly entries = new Map<string, { secret: { value: string; keys: SigningKeys } | null; expires: number }>();
 
   constructor(private readonly env: Env) {}
 
-  async value(serviceId: string, name: string): Promise<string | null> {
+  async value(serviceId: string, name: string): Promise<{ value: string; keys: SigningKeys } | null> {
     const key = `${serviceId}/${name}`;
     const hit = this.entries.get(key);
-    if (hit && hit.expires > Date.now()) return hit.value;
-    const secret = await loadSecretKey(this.env, serviceId, name);
-    const value = secret?.value ?? null;
-    this.entries.set(key, { value, expires: Date.now() + SECRET_CACHE_MS });
-    return value;
+    if (hit && hit.expires > Date.now()) return hit.secret;
+    const stored = await loadSecretKey(this.env, serviceId, name);
+    const secret = stored ? { value: stored.value, keys: new Map() } : null;
+    this.entries.set(key, { secret, expires: Date.now() + SECRET_CACHE_MS });
+    return secret;
   }
 }
 

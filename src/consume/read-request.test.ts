@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonDepth, parseBody, parseQuery } from './read-request';
 
@@ -13,6 +14,22 @@ describe('reading a consumption request', () => {
       q: 'two',
       obj: { a: 1 },
     });
+  });
+
+  it('a query value reads exactly as JSON.parse would, or as its text when that throws (any string)', () => {
+    const jsonish = fc.oneof(fc.string(), fc.json(), fc.constantFrom(' 1', '\t[1]', 'tru', 'nul', '-', '"a', 'NaN', 'Infinity', '1e5', ' "x" '));
+    fc.assert(
+      fc.property(jsonish, (raw) => {
+        let expected: unknown;
+        try {
+          expected = JSON.parse(raw);
+        } catch {
+          expected = raw;
+        }
+        expect(parseQuery(`v=${encodeURIComponent(raw)}`).v).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('no query string reads as {}', () => {

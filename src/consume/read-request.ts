@@ -26,8 +26,11 @@ export function parseQuery(search: string): Record<string, unknown> {
   return out;
 }
 
+/** First characters JSON text can start with (after optional whitespace): anything else is plain text, without a throwing parse. */
+const JSON_START = /^[\s]*[{["\-0-9tfn]/;
+
 function parseJsonOrText(raw: string): unknown {
-  if (raw === '') return '';
+  if (!JSON_START.test(raw)) return raw;
   try {
     return jsonDepth(raw) > MAX_JSON_DEPTH ? raw : JSON.parse(raw);
   } catch {
@@ -75,6 +78,8 @@ export function parseBody(bytes: Uint8Array): unknown {
 export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
+  // A declared length within the limit bounds the body (the runtime enforces the framing): one read.
+  if (Number.isInteger(declared) && declared >= 0) return new Uint8Array(await request.arrayBuffer());
   return readCapped(request.body, MAX_BODY_BYTES, tooLarge);
 }
 

@@ -1,13 +1,16 @@
 import type { ErrorBody } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 
-/** What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). */
+/**
+ * What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). The body
+ * travels once, as its raw bytes: the object parses it (cloning the parsed tree too cost more).
+ */
 export interface ConsumeInput {
   mode: 'consume' | 'check';
   project: { service_id: string; owner_id: string; receipt_key: string; plan: string };
   ticket_id: string;
-  request: RequestSnapshot;
-  /** The raw body bytes, exactly as received (the signature is computed over them). */
+  request: Omit<RequestSnapshot, 'body'>;
+  /** The raw body bytes, exactly as received (the signature is computed over them); empty on GET. */
   rawBody: Uint8Array;
   /** Consumed on a signed-in route (/tpa, /auth/consume). */
   signedRoute: boolean;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { SignatureConfig } from '../../schemas/ticket-types';
 import { constantTimeEqual } from './constant-time';
-import { verifySignature, type SignedRequest } from './signature';
+import { verifySignature, type SignedRequest, type SigningKeys } from './signature';
 
 // Expected signatures are made with node:crypto, independently of the crypto.subtle code under test.
 const SECRET = 'top-secret';
@@ -287,6 +287,20 @@ describe('signature: secret_encoding and secret_prefix', () => {
     expect(await verifySignature(config({ secret_encoding: 'base64' }), signedWithKey(), '***', NOW_MS)).toBe(false);
     const emptyKeyReq = request(BODY, { 'x-signature': hmac(BODY, { key: '' }) });
     expect(await verifySignature(config(), emptyKeyReq, '', NOW_MS)).toBe(false);
+  });
+
+  it('keys imported once per secret are reused only for the same hash and way of reading the secret', async () => {
+    const keys: SigningKeys = new Map();
+    const sha256 = request(BODY, { 'x-signature': hmac(BODY, { key: 'c2VjcmV0' }) });
+    const sha512 = request(BODY, { 'x-signature': hmac(BODY, { key: 'c2VjcmV0', algorithm: 'sha512' }) });
+    const decoded = request(BODY, { 'x-signature': hmac(BODY, { key: Buffer.from('secret') }) });
+    for (let round = 0; round < 2; round++) {
+      expect(await verifySignature(config(), sha256, 'c2VjcmV0', NOW_MS, keys)).toBe(true);
+      expect(await verifySignature(config({ algorithm: 'sha512' }), sha512, 'c2VjcmV0', NOW_MS, keys)).toBe(true);
+      expect(await verifySignature(config({ secret_encoding: 'base64' }), decoded, 'c2VjcmV0', NOW_MS, keys)).toBe(true);
+      expect(await verifySignature(config({ secret_encoding: 'base64' }), sha256, 'c2VjcmV0', NOW_MS, keys)).toBe(false);
+    }
+    expect(keys.size).toBe(3);
   });
 
   it('fails, without throwing, on an unknown algorithm or encoding', async () => {

@@ -23,20 +23,27 @@ const SIGNATURE_CAPTURE = 'signature';
 
 const utf8 = new TextEncoder();
 
+/**
+ * Imported keys of one stored secret, by how the secret is read (hash, secret_encoding,
+ * secret_prefix). The caller scopes a map to one secret value and drops it with that value.
+ */
+export type SigningKeys = Map<string, Promise<CryptoKey | undefined>>;
+
 export async function verifySignature(
   config: SignatureConfig,
   request: SignedRequest,
   storedSecret: string,
   nowMs: number,
+  keys: SigningKeys = new Map(),
 ): Promise<boolean> {
   try {
-    return await verify(config, request, storedSecret, nowMs);
+    return await verify(config, request, storedSecret, nowMs, keys);
   } catch {
     return false;
   }
 }
 
-async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number): Promise<boolean> {
+async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys): Promise<boolean> {
   const algorithm = config.algorithm ?? 'sha256';
   if (!Object.hasOwn(HASHES, algorithm)) return false;
 
@@ -57,10 +64,10 @@ async function verify(config: SignatureConfig, request: SignedRequest, storedSec
   const signedBytes = resolveTemplate(config.signed ?? DEFAULT_SIGNED, context);
   if (!signedBytes) return false;
 
-  const key = decodeSecret(storedSecret, config);
-  if (!key || key.length === 0) return false;
+  const key = await signingKey(HASHES[algorithm], storedSecret, config, keys);
+  if (!key) return false;
 
-  const digest = await hmac(HASHES[algorithm], key, signedBytes);
+  const digest = new Uint8Array(await crypto.subtle.sign('HMAC', key, signedBytes));
   // Compare against every candidate (no short-circuit); any one matching passes.
   let matched = false;
   for (const candidate of claimed) matched = constantTimeEqual(digest, candidate) || matched;
@@ -188,9 +195,16 @@ function decodeSecret(storedSecret: string, config: SignatureConfig): Uint8Array
   return decodeText(secret, encoding);
 }
 
-async function hmac(hash: string, key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-  const cryptoKey = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, data));
+/** The secret as an HMAC key, imported once per way of reading it; undefined when it does not decode. */
+function signingKey(hash: string, storedSecret: string, config: SignatureConfig, keys: SigningKeys): Promise<CryptoKey | undefined> {
+  const cacheKey = JSON.stringify([hash, config.secret_encoding ?? 'raw', config.secret_prefix ?? '']);
+  let key = keys.get(cacheKey);
+  if (!key) {
+    const bytes = decodeSecret(storedSecret, config);
+    key = !bytes || bytes.length === 0 ? Promise.resolve(undefined) : crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['sign']);
+    keys.set(cacheKey, key);
+  }
+  return key;
 }
 
 function decodeText(text: string, encoding: string): Uint8Array | undefined {

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import { createRouter, type AppEnv } from '../app';
 import { consumingProject, type ConsumingProject } from '../consume/project-cache';
-import { headerObject, parseBody, parseQuery, readBodyBytes } from '../consume/read-request';
+import { headerObject, parseQuery, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
-import type { RequestSnapshot } from '../engine/snapshot';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
@@ -65,9 +64,8 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const url = new URL(c.req.url);
   const headers = headerObject(c.req.raw.headers);
   const identity = kind.signed ? await identify(c, project) : { issuer: false };
-  const request: RequestSnapshot = {
+  const request: ConsumeInput['request'] = {
     method,
-    body: method === 'POST' ? parseBody(rawBody) : {},
     params: parseQuery(url.search),
     headers,
     ip: headers['cf-connecting-ip'] ?? '0.0.0.0',

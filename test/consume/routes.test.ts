@@ -202,6 +202,27 @@ describe('bad input never answers 500 and never consumes a count', () => {
   });
 });
 
+describe('bodies without a declared length', () => {
+  it('a streamed body over the limit is refused with INVALID_REQUEST and uses no count; one within it is read whole', async () => {
+    const project = await createProject();
+    await registerTicket(project, 'streamed', { count: 3, actions: [], condition: { body: [{ key: 'n', value: 1 }] } });
+    const stream = (chunks: string[]) =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(next));
+        },
+      });
+    const send = (chunks: string[]) => call('POST', `/tp/${project.service_id}/streamed`, { raw: stream(chunks), headers: { 'content-type': 'application/json' } });
+    const big = await send(Array.from({ length: 20 }, () => 'x'.repeat(64 * 1024)));
+    expect(big.status).toBe(400);
+    expect(big.json).toMatchObject({ code: 'INVALID_REQUEST', stage: 'ticket' });
+    expect((await send(['{"n"', ':1}'])).status).toBe(200);
+    expect((await ticketStub(env, project.service_id, 'streamed').status()).remaining).toBe(2);
+  });
+});
+
 describe('unexpected failures on the consume routes', () => {
   it('answer INTERNAL_ERROR with stage, so a client reads them as errors', async () => {
     const broken = await createProject();

@@ -50,6 +50,46 @@ describe('TicketDO storage', () => {
     });
   });
 
+  it('an object stored under the second schema keeps its pending log rows, in order, and new rows go after them', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      sql.exec('DROP TABLE log_outbox');
+      sql.exec(`CREATE TABLE log_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, log_key TEXT NOT NULL, row TEXT NOT NULL,
+        action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)`);
+      sql.exec("INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
+      sql.exec('UPDATE _schema SET version = 2');
+      const store = new TicketStore(sql, () => 1_000);
+      store.enqueueLog(row('new'), []);
+      expect(store.pendingLogs(10).map((entry) => [entry.id, entry.row.log_key])).toEqual([
+        [7, 'old1'],
+        [9, 'old2'],
+        [10, 'new'],
+      ]);
+      store.dropLogsThrough(9);
+      expect(store.pendingLogs(10).map((entry) => entry.row.log_key)).toEqual(['new']);
+    });
+  });
+
+  it('the remaining count kept in memory follows every reservation and give-back, and storage agrees', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const store = new TicketStore(sql, () => 1_000);
+      const stored = () => sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').one().remaining;
+      store.store({ condition: {}, actions: [] } as never, 3, 1_000);
+      store.adjustRemaining(-1);
+      store.adjustRemaining(-1);
+      store.adjustRemaining(1);
+      expect([store.remaining(), stored()]).toEqual([2, 2]);
+      // A fresh store (an evicted object coming back) reads the same count.
+      expect(new TicketStore(sql, () => 1_000).remaining()).toBe(2);
+      store.store({ condition: {}, actions: [] } as never, null, 1_000);
+      store.adjustRemaining(-1);
+      expect([store.remaining(), stored()]).toEqual([null, null]);
+    });
+  });
+
   it('log rows leave in the order they were written and one export job serves them all', async () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
