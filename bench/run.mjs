@@ -1,7 +1,7 @@
 // `npm run bench`: starts the gateway and the hand-written baseline locally (wrangler dev, state in
 // a temp folder), then measures throughput and p50/p99 latency of five scenarios with a closed-loop
 // load of fixed concurrency over loopback, and prints the ratios c/b and d/e.
-//   npm run bench -- --seconds=5 --warmup=1.5 --rounds=3 --concurrency=16 --only=b,c --json=out.json
+//   npm run bench -- --seconds=5 --warmup=1.5 --rounds=5 --concurrency=16 --only=b,c --json=out.json
 //   npm run bench -- --profile=c,d  also writes .bench/profile-<id>.cpuprofile and prints where the time went
 //   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
@@ -23,7 +23,7 @@ const { values: opts } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1.5' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     'max-requests': { type: 'string', default: '100000' },
     only: { type: 'string', default: 'a,b,c,d,e' },
