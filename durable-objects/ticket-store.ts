@@ -1,6 +1,6 @@
 import type { StoredTicket } from '../schemas/ticket-types';
 import type { ActionRow, LogRow } from '../src/consume/types';
-import { fitForLog } from '../src/consume/log-size';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/consume/log-size';
 import { migrateSchema } from './schema';
 
 const SCHEMA = [
@@ -45,6 +45,15 @@ const SCHEMA = [
    DROP TABLE log_outbox;
    ALTER TABLE log_outbox_v3 RENAME TO log_outbox;`,
 ];
+
+/**
+ * The JSON of a log value; only when it is over the log limit are its parts cut to fit (a whole under
+ * the limit has every part under it, so cutting would change nothing: one stringify in the usual case).
+ */
+function jsonWithin(value: unknown, fitted: () => unknown): string {
+  const json = JSON.stringify(value);
+  return json.length <= MAX_LOG_VALUE_CHARS ? json : JSON.stringify(fitted());
+}
 
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
@@ -161,8 +170,8 @@ export class TicketStore {
     this.sql.exec(
       'INSERT INTO log_outbox (log_key, row, action_rows, final) VALUES (?, ?, ?, ?)',
       row.log_key,
-      JSON.stringify({ ...row, description: fitForLog(row.description) }),
-      JSON.stringify(actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) }))),
+      jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) })),
+      jsonWithin(actionRows, () => actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) }))),
       final ? 1 : 0,
     );
     if (this.exportScheduled) return;

@@ -55,13 +55,16 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
+/** Non-streaming decodes keep no state between calls, so one decoder serves every request. */
+const utf8Lossy = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
+
 /**
  * A POST body: parsed as JSON when it parses, else kept as its text (invalid UTF-8 decoded with
  * replacement characters; the raw bytes stay available for the signature). An empty body reads as {}.
  */
 export function parseBody(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return {};
-  const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
+  const text = utf8Lossy.decode(bytes);
   const trimmed = text.trim();
   const first = trimmed[0];
   const looksJson = first === '{' || first === '[' || first === '"' || first === '-' || (first >= '0' && first <= '9') || trimmed === 'true' || trimmed === 'false' || trimmed === 'null';

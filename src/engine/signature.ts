@@ -22,6 +22,7 @@ const TOKEN = /\$\{([^}]*)\}/g;
 const SIGNATURE_CAPTURE = 'signature';
 
 const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 
 /**
  * Imported keys of one stored secret, by how the secret is read (hash, secret_encoding,
@@ -176,7 +177,7 @@ function isTimestampFresh(config: SignatureConfig, context: TemplateContext, now
   if (!Number.isFinite(tolerance) || tolerance < 0 || !Number.isFinite(nowMs)) return false;
   const bytes = resolveTemplate(config.timestamp as string, context);
   if (!bytes) return false;
-  const text = new TextDecoder().decode(bytes).trim();
+  const text = utf8Decoder.decode(bytes).trim();
   // Non-UTF-8 bytes decode to U+FFFD and fail the digit check.
   if (!/^\d+(\.\d+)?$/.test(text)) return false;
   const value = Number(text);
