@@ -35,18 +35,20 @@ export function groupCpuSeconds(pgid) {
   return ticks / TICKS_PER_SECOND;
 }
 
-/** Busy and total CPU seconds of the machine so far (all cores). */
+/** Busy, stolen (by the hypervisor, from a virtual machine) and total CPU seconds of the machine so far (all cores). */
 export function machineCpuSeconds() {
-  if (!HAS_PROC) return { busy: NaN, total: NaN };
+  if (!HAS_PROC) return { busy: NaN, steal: NaN, total: NaN };
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
   const idle = f[3] + (f[4] ?? 0);
-  return { busy: (total - idle) / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
+  const steal = f[7] ?? 0;
+  return { busy: (total - idle - steal) / TICKS_PER_SECOND, steal: steal / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
 }
 
 /**
  * Starts a CPU meter over the server process groups and this process; `stop(requests, seconds)`
- * returns server CPU ms per request, client CPU ms per request, and the cores other processes kept busy.
+ * returns server CPU ms per request, client CPU ms per request, the cores other processes kept busy
+ * and the cores the hypervisor took from this machine (steal).
  */
 export function startCpuMeter(serverGroups) {
   const server0 = serverGroups.reduce((s, g) => s + groupCpuSeconds(g), 0);
@@ -62,6 +64,7 @@ export function startCpuMeter(serverGroups) {
       server_cpu_ms: (server * 1000) / requests,
       client_cpu_ms: (client * 1000) / requests,
       other_cores: Math.max(0, (busy - server - client) / seconds),
+      steal_cores: (machine1.steal - machine0.steal) / seconds,
     };
   };
 }

@@ -47,15 +47,33 @@ const PROFILE = new Set(opts.profile?.split(',') ?? []);
 const ASSETS = opts.assets;
 if (!['none', 'both', 'gateway'].includes(ASSETS)) throw new Error(`--assets must be none, both or gateway, not ${ASSETS}`);
 const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 } };
+/**
+ * A round in which other work (other processes, or the hypervisor's steal time) kept more than this
+ * many cores busy during any of its scenarios is measured again, at most MAX_REPEATS times per phase;
+ * "others" stays in the report for every round kept.
+ */
+const DISTURBED_CORES = 0.25;
+const MAX_REPEATS = 5;
 /** Pause after each scenario so the log export alarms of the consumptions finish before the next. */
 const SETTLE_MS = 1_000;
 const STARTUP_BUDGET_MS = 150_000;
-const budgetMs = STARTUP_BUDGET_MS + ROUNDS * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
+/**
+ * Each ratio's pair is measured on Workers that have served about as many requests: the local
+ * runtime keeps per-request garbage of cross-worker calls uncollected for long (workerd issue 6894),
+ * so a process's tail latency grows with the requests it has served. The gateway's scenarios of c/b
+ * run on one pair of fresh Workers, d/e on another, instead of the gateway serving four scenarios
+ * for every one of the baseline's.
+ */
+const PHASES = [['a', 'b', 'c'], ['d', 'e']].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const budgetMs = PHASES.length * STARTUP_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
+const stopWorkers = async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+};
 const cleanUp = async () => {
-  await Promise.all(workers.map((w) => w.stop()));
+  await stopWorkers();
   rmSync(stateDir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => cleanUp().then(() => process.exit(130)));
@@ -68,8 +86,8 @@ setTimeout(() => {
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function startWorkers(operatorToken, stripeSecret) {
-  const gatewayState = path.join(stateDir, 'gateway');
+async function startWorkers(phase, operatorToken, stripeSecret) {
+  const gatewayState = path.join(stateDir, `gateway-${phase}`);
   // Both start at once; every one that started is stopped at the end, even when the other failed.
   const settled = await Promise.allSettled([
     applyMigrations(gatewayState, { quiet: true }).then(() =>
@@ -82,7 +100,7 @@ async function startWorkers(operatorToken, stripeSecret) {
     ),
     startWranglerDev({
       config: ASSETS === 'both' ? BASELINE_WITH_ASSETS_CONFIG : BASELINE_CONFIG,
-      persistTo: path.join(stateDir, 'baseline'),
+      persistTo: path.join(stateDir, `baseline-${phase}`),
       vars: { STRIPE_WEBHOOK_SECRET: stripeSecret },
       healthPath: '/health',
     }),
@@ -130,30 +148,46 @@ async function main() {
   const operatorToken = `op_${randomBytes(24).toString('base64url')}`;
   const stripeSecret = newStripeSecret();
   const started = performance.now();
-  const [gateway, baseline] = await startWorkers(operatorToken, stripeSecret);
-  console.log(`bench: both Workers up in ${fmt((performance.now() - started) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
-  const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret);
-  const list = scenarios({ gateway, baseline, serviceId, stripeSecret }).filter((s) => ONLY.has(s.id));
-
-  for (const scenario of list) {
-    const res = await send(undefined, scenario.base, (await scenario.prepare())(0));
-    if (res.status !== 200 || !scenario.accepts(res.body)) throw new Error(`(${scenario.id}) unexpected answer: ${res.status} ${res.body}`);
-  }
-
-  const results = Object.fromEntries(list.map((s) => [s.id, []]));
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const scenario of list) {
-      const { cpuProfile, ...r } = await measure(scenario, round === 1 && PROFILE.has(scenario.id));
-      results[scenario.id].push(r);
-      console.log(
-        `  round ${round} (${scenario.id}) ${scenario.name.padEnd(52)} ${fmt(r.rps, 0).padStart(6)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  server CPU ${fmt(r.server_cpu_ms, 2)} ms/req  others ${fmt(r.other_cores, 2)} cores`,
-      );
-      if (cpuProfile) printProfile(scenario.id, cpuProfile);
+  const results = {};
+  let list = [];
+  for (const [phase, ids] of PHASES.entries()) {
+    const t0 = performance.now();
+    const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret);
+    console.log(`bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
+    const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret);
+    const phaseList = scenarios({ gateway, baseline, serviceId, stripeSecret }).filter((s) => ids.includes(s.id));
+    for (const scenario of phaseList) {
+      const res = await send(undefined, scenario.base, (await scenario.prepare())(0));
+      if (res.status !== 200 || !scenario.accepts(res.body)) throw new Error(`(${scenario.id}) unexpected answer: ${res.status} ${res.body}`);
+      results[scenario.id] = [];
     }
+    let repeats = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const measured = [];
+      for (const scenario of phaseList) {
+        const { cpuProfile, ...r } = await measure(scenario, round === 1 && repeats === 0 && PROFILE.has(scenario.id));
+        measured.push([scenario.id, r]);
+        console.log(
+          `  round ${round} (${scenario.id}) ${scenario.name.padEnd(52)} ${fmt(r.rps, 0).padStart(6)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  server CPU ${fmt(r.server_cpu_ms, 2)} ms/req  others ${fmt(r.other_cores, 2)} steal ${fmt(r.steal_cores, 2)} cores`,
+        );
+        if (cpuProfile) printProfile(scenario.id, cpuProfile);
+      }
+      const busiest = Math.max(...measured.map(([, r]) => r.other_cores + (Number.isFinite(r.steal_cores) ? r.steal_cores : 0)));
+      if (busiest > DISTURBED_CORES && repeats < MAX_REPEATS) {
+        repeats++;
+        console.log(`  round ${round} disturbed: other work and steal took ${fmt(busiest, 2)} cores (over ${DISTURBED_CORES}); measured again`);
+        round--;
+        continue;
+      }
+      for (const [id, r] of measured) results[id].push(r);
+    }
+    list = [...list, ...phaseList];
+    await stopWorkers();
   }
+  list.sort((x, y) => x.id.localeCompare(y.id));
 
   // Per scenario, the median over rounds of each figure.
-  const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'other_cores'];
+  const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'other_cores', 'steal_cores'];
   const summary = Object.fromEntries(
     list.map((s) => [s.id, { name: s.name, requests: results[s.id].reduce((n, r) => n + r.requests, 0), ...Object.fromEntries(keys.map((k) => [k, median(results[s.id].map((r) => r[k]))])) }]),
   );
@@ -190,7 +224,8 @@ async function main() {
     console.log(`       p50 ${show(r.p50)}   p99 ${show(r.p99)}   server CPU per request ${show(r.cpu)}`);
   }
   const others = Object.values(summary).map((s) => s.other_cores);
-  console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} of ${info.nproc} cores busy during the scenarios (median per scenario)`);
+  const steal = Object.values(summary).map((s) => s.steal_cores);
+  console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
   console.log(`machine: ${JSON.stringify(info)}`);
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
   const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
