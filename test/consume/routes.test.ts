@@ -183,6 +183,15 @@ describe('bad input never answers 500 and never consumes a count', () => {
     expect(res.status).toBe(200);
   });
 
+  it('compares header values holding control characters as they are, and answers a mismatch as CONDITION_FAILED', async () => {
+    await registerTicket(project, 'controls', { count: 5, condition: { headers: [{ key: 'X-Tag', operator: '=', value: 'a\u0001b\u007f' }] }, actions: [] });
+    const match = await call('POST', `/tp/${project.service_id}/controls`, { body: {}, headers: { 'x-tag': 'a\u0001b\u007f' } });
+    const other = await call('POST', `/tp/${project.service_id}/controls`, { body: {}, headers: { 'x-tag': 'a\u0002b\u007f' } });
+    expect(match.status).toBe(200);
+    expect(other.json).toMatchObject({ code: 'CONDITION_FAILED', stage: 'condition', detail: { field: 'headers', keys: ['X-Tag'] } });
+    expect((await ticketStub(env, project.service_id, 'controls').status()).remaining).toBe(4);
+  });
+
   it('reads invalid UTF-8 as text', async () => {
     await registerTicket(project, 'bytes', { count: 5, actions: [] });
     const res = await call('POST', `/tp/${project.service_id}/bytes`, { raw: new Uint8Array([0xff, 0xfe, 0x41]) });

@@ -65,6 +65,21 @@ describe('a Stripe-signed consumption', () => {
     expect(await remaining()).toBe(before);
   });
 
+  it('a signature of the wrong length or encoding, or a header full of control characters, fails as CONDITION_FAILED, never a 500, and uses no count', async () => {
+    const before = await remaining();
+    const valid = await stripeHeader(payload);
+    const v1 = /v1=([0-9a-f]+)/.exec(valid)![1];
+    const shortSig = await send(payload, valid.replace(v1, v1.slice(0, 32)));
+    const longSig = await send(payload, valid.replace(v1, `${v1}00`));
+    const base64Sig = await send(payload, valid.replace(v1, Buffer.from(v1, 'hex').toString('base64')));
+    const controls = await send(payload, `t=\u0001\u0007,v1=\u007f${v1}\u001b`);
+    for (const res of [shortSig, longSig, base64Sig, controls]) {
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ code: 'CONDITION_FAILED', stage: 'condition', detail: { field: 'signature' } });
+    }
+    expect(await remaining()).toBe(before);
+  });
+
   it('checks the signature before the body condition', async () => {
     const other = JSON.stringify({ id: 'evt_2', type: 'charge.refunded' });
     const unsigned = await send(other, 'nope');
