@@ -7,6 +7,8 @@ export interface Env {
   TICKETS: DurableObjectNamespace<TicketDO>;
   FORWARD_QUEUES: DurableObjectNamespace<ForwardQueueDO>;
   WORK_QUEUE: Queue<WorkMessage>;
+  /** Newsletter batches, consumed one message per invocation (see wrangler.toml). */
+  NEWSLETTER_QUEUE: Queue<WorkMessage>;
   DEAD_LETTERS: Queue<WorkMessage>;
   ASSETS: Fetcher;
   /** "true" enables the built-in identity issuer and its token minting route (local development only). */

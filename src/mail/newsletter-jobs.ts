@@ -68,7 +68,7 @@ export async function planNewsletterJob(message: WorkMessage, env: Env): Promise
     batch,
     recipients,
   }));
-  for (const chunk of chunkForQueue(bodies)) await env.WORK_QUEUE.sendBatch(chunk.map((body) => ({ body })));
+  for (const chunk of chunkForQueue(bodies)) await env.NEWSLETTER_QUEUE.sendBatch(chunk.map((body) => ({ body })));
   const nextBatch = plan.next_batch + batches.length;
   if (page.length > pageSize) {
     const next: PlanMessage = { ...plan, after: addresses[addresses.length - 1], next_batch: nextBatch };
