@@ -1,3 +1,4 @@
+import { LOG_EXPORT_DELAY_MS } from '../../durable-objects/ticket-store';
 import type { Env, WorkMessage } from '../env';
 import { deleteChunkStatements, mayHaveMore, type LogScope } from './delete-rows';
 
@@ -6,11 +7,21 @@ export const CLEAR_LOG_KIND = 'ticket-log.clear';
 /** D1 round trips one message may spend before it hands the rest to a fresh message. */
 const ROUND_TRIPS_PER_MESSAGE = 20;
 
+/**
+ * A consumption made just before the clear reaches D1 from its TicketDO's outbox up to
+ * LOG_EXPORT_DELAY_MS later (more when an export is retried). A clear of rows this recent is run once
+ * more after SWEEP_DELAY_SECONDS, so such a row is cleared too.
+ */
+const RECENT_MS = 60_000;
+export const SWEEP_DELAY_SECONDS = Math.max(5, Math.ceil((LOG_EXPORT_DELAY_MS * 10) / 1000));
+
 export interface ClearLogMessage extends WorkMessage {
   kind: typeof CLEAR_LOG_KIND;
   service_id: string;
   ticket_id: string;
   before: number;
+  /** Set on the one later run that catches rows exported after the first (see RECENT_MS). */
+  sweep?: boolean;
 }
 
 /** Queues the deletion of a ticket's consumption and action rows older than `before` (clearTicketLog). */
@@ -32,6 +43,9 @@ export async function clearLogJob(message: WorkMessage, env: Env): Promise<void>
     return;
   }
   if (await clearLogChunks(env.DB, message, ROUND_TRIPS_PER_MESSAGE)) await env.WORK_QUEUE.send(message);
+  else if (!message.sweep && Date.now() - message.before < RECENT_MS) {
+    await env.WORK_QUEUE.send({ ...message, sweep: true }, { delaySeconds: SWEEP_DELAY_SECONDS });
+  }
 }
 
 /** Runs up to `roundTrips` chunk deletions; true when rows may remain. */

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
-import { CLEAR_LOG_KIND, clearLogChunks, clearLogJob } from '../../src/logs/clear-log';
+import type { Env, WorkMessage } from '../../src/env';
+import { CLEAR_LOG_KIND, SWEEP_DELAY_SECONDS, clearLogChunks, clearLogJob } from '../../src/logs/clear-log';
 import { DELETE_CHUNK } from '../../src/logs/delete-rows';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders, countRows, eventually, flushLogs, getTickets, writeLogRow } from './log-helpers';
@@ -97,6 +98,30 @@ describe('the clear-log job', () => {
     expect((await countRows(project.service_id, 'bulk')).logs).toBe(100);
     expect(await clearLogChunks(env.DB, scope, 1)).toBe(false);
     expect((await countRows(project.service_id, 'bulk')).logs).toBe(0);
+  });
+
+  it('a clear of recent rows runs once more later, so a row exported after the first run is cleared too', async () => {
+    const queued: { body: WorkMessage; delaySeconds?: number }[] = [];
+    const recordingEnv = { ...env, WORK_QUEUE: { send: async (body: WorkMessage, options?: { delaySeconds?: number }) => void queued.push({ body, ...options }) } } as unknown as Env;
+    const before = Date.now();
+    await writeLogRow(project.service_id, 'late', 'LATEa0000001', before - 10, {}, [action(0)]);
+    await clearLogJob({ kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'late', before }, recordingEnv);
+    expect(await countRows(project.service_id, 'late')).toEqual({ logs: 0, actions: 0 });
+    expect(queued).toEqual([{ body: { kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'late', before, sweep: true }, delaySeconds: SWEEP_DELAY_SECONDS }]);
+
+    // The row of a consumption made just before the clear lands after it; the sweep removes it, and stops there.
+    await writeLogRow(project.service_id, 'late', 'LATEb0000002', before - 5, {}, [action(0)]);
+    await writeLogRow(project.service_id, 'late', 'LATEc0000003', before + 5, {}, []);
+    await clearLogJob(queued[0].body, recordingEnv);
+    expect(await countRows(project.service_id, 'late')).toEqual({ logs: 1, actions: 0 });
+    expect(queued).toHaveLength(1);
+  });
+
+  it('a clear of old rows only is not run again', async () => {
+    const queued: WorkMessage[] = [];
+    const recordingEnv = { ...env, WORK_QUEUE: { send: async (body: WorkMessage) => void queued.push(body) } } as unknown as Env;
+    await clearLogJob({ kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'old-only', before: 5_000 }, recordingEnv);
+    expect(queued).toEqual([]);
   });
 
   it('is idempotent: the same message delivered twice deletes once and then finds nothing', async () => {
