@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc } from '../src/index.js';
 import { EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
+import { launchChromium } from './helpers/chromium.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
 
 // The built client (client/dist) in Debian's Chromium, calling the Worker cross-origin.
@@ -13,11 +14,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    timeout: 90_000, // a first launch may build its font cache
-  });
+  browser = await launchChromium();
   worker = await startTestWorker();
   await worker.registerTicket('newsletter-signup', { count: 10, condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] }, actions: [] });
   await worker.registerTicket('open', { actions: [] });

@@ -1,6 +1,7 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc } from '../src/index.js';
+import { launchChromium } from './helpers/chromium.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
 
 // The owner dashboard (dashboard/, served by the Worker's static assets) in Debian's Chromium.
@@ -9,11 +10,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    timeout: 90_000,
-  });
+  browser = await launchChromium();
   worker = await startTestWorker();
   await worker.registerTicket('existing', { description: 'Registered before the page opened', count: 3, condition: { method: 'POST' }, actions: [] });
   page = await browser.newPage();
