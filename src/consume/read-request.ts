@@ -27,7 +27,7 @@ export function parseQuery(search: string): Record<string, unknown> {
 }
 
 /** First characters JSON text can start with (after optional whitespace): anything else is plain text, without a throwing parse. */
-const JSON_START = /^[\s]*[{["\-0-9tfn]/;
+const JSON_START = /^\s*[{["\-0-9tfn]/;
 
 function parseJsonOrText(raw: string): unknown {
   if (!JSON_START.test(raw)) return raw;

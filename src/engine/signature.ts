@@ -3,6 +3,7 @@
  * caller hands in the raw body, the stored secret and the clock. Any failure is `false`, never a throw.
  */
 import type { SignatureConfig } from '../../schemas/ticket-types';
+import { concatBytes } from './bytes';
 import { constantTimeEqual } from './constant-time';
 
 export interface SignedRequest {
@@ -242,17 +243,6 @@ function decodeBase64(text: string): Uint8Array | undefined {
       bitCount -= 8;
       bytes[out++] = (bits >> bitCount) & 0xff;
     }
-  }
-  return bytes;
-}
-
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-  const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
   }
   return bytes;
 }

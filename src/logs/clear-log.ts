@@ -1,4 +1,3 @@
-import { LOG_EXPORT_DELAY_MS } from '../../durable-objects/ticket-store';
 import type { Env, WorkMessage } from '../env';
 import { deleteChunkStatements, mayHaveMore, type LogScope } from './delete-rows';
 
@@ -9,11 +8,11 @@ const ROUND_TRIPS_PER_MESSAGE = 20;
 
 /**
  * A consumption made just before the clear reaches D1 from its TicketDO's outbox up to
- * LOG_EXPORT_DELAY_MS later (more when an export is retried). A clear of rows this recent is run once
- * more after SWEEP_DELAY_SECONDS, so such a row is cleared too.
+ * LOG_EXPORT_DELAY_MS (200 ms) later, more when an export is retried. A clear of rows this recent is
+ * run once more SWEEP_DELAY_SECONDS after it, so such a row is cleared too.
  */
 const RECENT_MS = 60_000;
-export const SWEEP_DELAY_SECONDS = Math.max(5, Math.ceil((LOG_EXPORT_DELAY_MS * 10) / 1000));
+export const SWEEP_DELAY_SECONDS = 5;
 
 export interface ClearLogMessage extends WorkMessage {
   kind: typeof CLEAR_LOG_KIND;

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { logStatements } from '../../src/consume/log-export';
-import type { LogRow } from '../../src/consume/types';
+import { logRow } from '../logs/log-helpers';
 import { call, createProject, mintUser, registerTicket } from '../helpers/api';
 
 const codes = (results: { status: number; json: any }[]) => {
@@ -46,19 +46,7 @@ describe('concurrent consumptions never overspend', () => {
   });
 
   it('a repeated log export writes each row once', async () => {
-    const row: LogRow = {
-      service_id: 'svc-repeat',
-      ticket_id: 't',
-      log_key: 'abc123WXYZ',
-      consume_id: 'abc123WXYZ',
-      user_id: '1.2.3.4(ua)',
-      signed: false,
-      is_check: false,
-      failed: false,
-      code: null,
-      timestamp: 1,
-      description: { outcome: { ok: true } },
-    };
+    const row = logRow('svc-repeat', 't', 'abc123WXYZ', 1);
     const actions = [{ seq: 0, path: 'actions[0]', act: 'req', detail: { sent: {} } }];
     await env.DB.batch(logStatements(env.DB, row, actions));
     await env.DB.batch(logStatements(env.DB, row, actions));

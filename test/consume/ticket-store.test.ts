@@ -3,22 +3,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { LOG_EXPORT_DELAY_MS, TicketStore } from '../../durable-objects/ticket-store';
-import type { LogRow } from '../../src/consume/types';
+import { logRow } from '../logs/log-helpers';
 import { call, createProject, registerTicket } from '../helpers/api';
 
-const row = (log_key: string): LogRow => ({
-  service_id: 'svc-store',
-  ticket_id: 't',
-  log_key,
-  consume_id: log_key,
-  user_id: '1.2.3.4(ua)',
-  signed: false,
-  is_check: false,
-  failed: false,
-  code: null,
-  timestamp: 1,
-  description: { outcome: { ok: true } },
-});
+const row = (logKey: string) => logRow('svc-store', 't', logKey, 1);
 
 describe('TicketDO storage', () => {
   it('an action row holding a multi-megabyte answer is cut to fit before it enters the outbox', async () => {

@@ -19,23 +19,25 @@ export function getTickets(project: TestProject, query: Record<string, string | 
   return call('GET', `/v1/projects/${project.service_id}/tickets?${search}`, { token });
 }
 
+/** A successful anonymous consumption's log row, keyed by its consume_id. */
+export const logRow = (serviceId: string, ticketId: string, consumeId: string, timestamp: number, extra: Partial<LogRow> = {}): LogRow => ({
+  service_id: serviceId,
+  ticket_id: ticketId,
+  log_key: consumeId,
+  consume_id: consumeId,
+  user_id: '198.51.100.1(writer)',
+  signed: false,
+  is_check: false,
+  failed: false,
+  code: null,
+  timestamp,
+  description: { outcome: { ok: true } },
+  ...extra,
+});
+
 /** Writes a log row (and its action rows) straight to D1, as the TicketDO's export does. */
 export async function writeLogRow(serviceId: string, ticketId: string, consumeId: string, timestamp: number, extra: Partial<LogRow> = {}, actions: ActionRow[] = []) {
-  const row: LogRow = {
-    service_id: serviceId,
-    ticket_id: ticketId,
-    log_key: consumeId,
-    consume_id: consumeId,
-    user_id: '198.51.100.1(writer)',
-    signed: false,
-    is_check: false,
-    failed: false,
-    code: null,
-    timestamp,
-    description: { outcome: { ok: true } },
-    ...extra,
-  };
-  await env.DB.batch(logStatements(env.DB, row, actions));
+  await env.DB.batch(logStatements(env.DB, logRow(serviceId, ticketId, consumeId, timestamp, extra), actions));
 }
 
 export async function countRows(serviceId: string, ticketId?: string): Promise<{ logs: number; actions: number }> {
