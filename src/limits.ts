@@ -7,8 +7,14 @@ export const MAX_MAIL_PLACEHOLDERS = 30;
 export const MAX_DESCRIPTION = 500;
 /** Largest request body a consumption or registration reads; larger bodies are refused. */
 export const MAX_BODY_BYTES = 1_048_576;
-/** Deepest JSON nesting accepted in a body. */
+/** Deepest JSON nesting accepted in a consumption's body or query value, and parsed from a destination's answer. */
 export const MAX_JSON_DEPTH = 64;
+/**
+ * Deepest JSON nesting accepted on the owner and operator routes and in an id token's claims (which
+ * carry a dev user's attributes). The deepest legal ticket fits: 49
+ * Then chains nested in one action (3 levels each) whose innermost exe holds a 64-level value.
+ */
+export const MAX_DEFINITION_JSON_DEPTH = 256;
 /** Most query-string keys read from one request. */
 export const MAX_QUERY_KEYS = 256;
 /** How long past the deadline the runner still waits for an action that honours the deadline itself. */

@@ -4,6 +4,8 @@
  * Everything that leaves the service goes through src/outbound.
  */
 import type { ErrorCode } from '../http/errors';
+import { jsonDepth } from '../http/json-depth';
+import { MAX_JSON_DEPTH } from '../limits';
 import { encodeBody } from '../outbound/body';
 import { fillClientSecret } from '../outbound/client-secret';
 import { OutboundError } from '../outbound/errors';
@@ -37,7 +39,9 @@ function failure(code: ErrorCode, message: string, detail: Record<string, unknow
   return { ok: false, failure: { code, message, detail }, row };
 }
 
+/** The answer's JSON, or its text when it is not JSON or nests deeper than a request body may. */
 function parseBody(text: string): unknown {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return text;
   try {
     return JSON.parse(text);
   } catch {

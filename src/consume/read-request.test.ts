@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonDepth, parseBody, parseQuery } from './read-request';
+import { jsonDepth } from '../http/json-depth';
+import { parseBody, parseQuery } from './read-request';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -1,5 +1,6 @@
 import { readCapped } from '../engine/bytes';
 import { SvcHttpError } from '../http/errors';
+import { jsonDepth } from '../http/json-depth';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_QUERY_KEYS } from '../limits';
 
 const refuse = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { stage: 'ticket' });
@@ -36,23 +37,6 @@ function parseJsonOrText(raw: string): unknown {
   } catch {
     return raw;
   }
-}
-
-/** Deepest nesting of arrays/objects in JSON text, counted without parsing (strings skipped). */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92) i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
-    else if (ch === 125 || ch === 93) depth--;
-  }
-  return max;
 }
 
 /** Non-streaming decodes keep no state between calls, so one decoder serves every request. */

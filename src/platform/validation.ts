@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { invalidParameter } from '../http/errors';
-import { MAX_BODY_BYTES } from '../limits';
+import { jsonDepth, pathBeyondDepth } from '../http/json-depth';
+import { MAX_BODY_BYTES, MAX_DEFINITION_JSON_DEPTH } from '../limits';
 
 /** `a.b[0].c` for a zod issue path; `body` for the root. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -39,14 +40,30 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
   return result.data;
 }
 
-/** Parses JSON text; an empty body is `undefined` (the caller decides whether that is allowed). */
+/**
+ * Parses JSON text and refuses it when nested deeper than MAX_DEFINITION_JSON_DEPTH, naming the
+ * field where the limit is passed; an empty body is `undefined` (the caller decides whether that is allowed).
+ */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw invalidParameter('Invalid "body": not valid JSON.', { field: 'body' });
   }
+  // The text is scanned first: the path is looked for only in a body that is too deep.
+  if (jsonDepth(text) > MAX_DEFINITION_JSON_DEPTH) {
+    const field = shortFieldPath(pathBeyondDepth(value, MAX_DEFINITION_JSON_DEPTH) ?? []);
+    throw invalidParameter(`Invalid "${field}": nested deeper than ${MAX_DEFINITION_JSON_DEPTH} levels.`, { field, limit: MAX_DEFINITION_JSON_DEPTH });
+  }
+  return value;
+}
+
+/** A field path cut after its first few parts, so a path thousands of levels deep stays readable. */
+function shortFieldPath(path: readonly (string | number)[]): string {
+  const SHOWN = 8;
+  return path.length > SHOWN ? `${fieldPath(path.slice(0, SHOWN))}…` : fieldPath(path);
 }
 
 /** Where a body is read from: the Request itself, or a Hono context (its raw request). */

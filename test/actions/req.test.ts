@@ -128,4 +128,17 @@ describe('req through a registered ticket', () => {
     const res = await consumePost(project, 'req-stall');
     expect(res.json).toMatchObject({ code: 'REQUEST_FAILED', stage: 'action', detail: { reason: 'timeout' } });
   });
+
+  it('an answer nested deeper than 64 levels is kept as its text, so the Then chain, the log and the answer never overflow', async () => {
+    await registerTicket(project, 'req-deep-answer', {
+      actions: [{ act: 'req', exe: { url: `${origin}/deep/100000`, actions: [{ act: 'resp', exe: { body: { kind: '${response[body]}' } } }] } }],
+    });
+    const res = await consumePost(project, 'req-deep-answer');
+    expect(res.status).toBe(200);
+    expect(typeof res.json.kind).toBe('string');
+    expect(res.json.kind.length).toBe(200_000);
+    await settle(project, 'req-deep-answer');
+    const [logged] = await loggedConsumptions(project, 'req-deep-answer');
+    expect(logged.failed).toBeFalsy();
+  });
 });
