@@ -16,6 +16,16 @@ export const RESERVED_CLAIMS = [
 
 const reserved = new Set<string>(RESERVED_CLAIMS);
 
+/**
+ * The time claim (iat or nbf) of a token that lies more than `skewSeconds` ahead of now: a token is
+ * never issued, nor valid, in the future beyond the clocks' drift.
+ */
+export function claimInTheFuture(payload: JWTPayload, nowSeconds: number, skewSeconds: number): 'iat' | 'nbf' | undefined {
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + skewSeconds) return 'iat';
+  if (typeof payload.nbf === 'number' && payload.nbf > nowSeconds + skewSeconds) return 'nbf';
+  return undefined;
+}
+
 /** What a verified token says about its user; access_group is the server's, not the token's. */
 export interface ClaimedUser {
   user_id: string;

@@ -13,14 +13,17 @@ import {
 } from 'jose';
 import { type Env, isTrue } from '../env';
 import { SvcHttpError } from '../http/errors';
-import { devIssuer, userFromClaims } from './claims';
+import { pathBeyondDepth } from '../http/json-depth';
+import { MAX_DEFINITION_JSON_DEPTH } from '../limits';
+import { claimInTheFuture, devIssuer, userFromClaims } from './claims';
 import { decryptText } from './crypto';
 import { devPrivateJwkContext } from './projects';
 import type { Project, ProjectUser } from './types';
 import { ensureUser } from './users';
 
 export const DEV_TOKEN_LIFETIME = '24h';
-const CLOCK_TOLERANCE_SECONDS = 30;
+/** How far the issuer's clock may run ahead of or behind ours (exp, nbf, iat). */
+export const CLOCK_TOLERANCE_SECONDS = 30;
 const DEV_ALGORITHMS = ['ES256'];
 /** External issuers sign with asymmetric keys only; 'none' and HMAC are never accepted. */
 const EXTERNAL_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -114,9 +117,13 @@ export async function signDevIdToken(
 
 // --- verification ---
 
+const inTheFuture = (claim: string) =>
+  authRequired(`The id token's "${claim}" claim lies in the future (more than ${CLOCK_TOLERANCE_SECONDS} s ahead of the server's clock).`);
+
 function explain(err: unknown): SvcHttpError {
   if (err instanceof SvcHttpError) return err;
   if (err instanceof errors.JWTExpired) return authRequired('The id token has expired.');
+  if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'nbf' && err.reason === 'check_failed') return inTheFuture('nbf');
   if (err instanceof errors.JWTClaimValidationFailed) return authRequired(`The id token's "${err.claim}" claim is not valid for this project.`);
   if (err instanceof errors.JWSSignatureVerificationFailed) return authRequired('The id token signature does not verify.');
   if (err instanceof errors.JWKSNoMatchingKey) return authRequired('The id token was signed with a key the identity provider does not publish.');
@@ -161,6 +168,12 @@ export async function verifyIdTokenClaims(env: Env, project: IdentityProject, to
     }
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) {
       throw authRequired('The id token\'s "sub" claim is not a user id.');
+    }
+    const ahead = claimInTheFuture(payload, Math.floor(Date.now() / 1000), CLOCK_TOLERANCE_SECONDS);
+    if (ahead) throw inTheFuture(ahead);
+    // The claims become user attributes, which templating and logging walk recursively.
+    if (pathBeyondDepth(payload, MAX_DEFINITION_JSON_DEPTH)) {
+      throw authRequired(`The id token's claims are nested deeper than ${MAX_DEFINITION_JSON_DEPTH} levels.`);
     }
     return payload;
   } catch (err) {

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
-import { SignJWT, exportJWK, generateKeyPair, type FetchImplementation } from 'jose';
+import { CompactSign, SignJWT, exportJWK, generateKeyPair, type FetchImplementation } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveCaller } from '../../src/http/auth';
 import { userReferenceView } from '../../src/platform/claims';
-import { setJwksFetch, signDevIdToken, verifyIdToken } from '../../src/platform/identity';
+import { CLOCK_TOLERANCE_SECONDS, setJwksFetch, signDevIdToken, verifyIdToken } from '../../src/platform/identity';
 import { loadActiveProject } from '../../src/platform/projects';
 import { loadUser, setUserAccessGroup } from '../../src/platform/users';
 import { call, callWithEnv, mintUser, newProject, patchProject } from './worker-api';
@@ -198,15 +198,18 @@ describe('external OIDC issuer', () => {
       return url === JWKS_URL ? Response.json(jwks) : new Response('not found', { status: 404 });
     };
     setJwksFetch(fetchJwks);
-    const sign = (claims: Record<string, unknown>, options: { audience?: string; issuer?: string; expires?: string | number } = {}) =>
-      new SignJWT(claims)
+    type SignOptions = { audience?: string; issuer?: string; expires?: string | number; issuedAt?: number; notBefore?: number };
+    const sign = (claims: Record<string, unknown>, options: SignOptions = {}) => {
+      const jwt = new SignJWT(claims)
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .setIssuer(options.issuer ?? ISSUER)
         .setAudience(options.audience ?? AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime(options.expires ?? '1h')
-        .sign(privateKey);
-    return { sign, served };
+        .setIssuedAt(options.issuedAt)
+        .setExpirationTime(options.expires ?? nowSeconds() + 7200);
+      if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
+      return jwt.sign(privateKey);
+    };
+    return { sign, served, privateKey };
   }
 
   async function projectWithIssuer() {
@@ -260,6 +263,44 @@ describe('external OIDC issuer', () => {
     ]) {
       await expect(verifyIdToken(env, project, token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED', status: 401 });
     }
+  });
+
+  it('refuses a token issued (iat) or valid from (nbf) more than the clock tolerance ahead, and accepts one within it', async () => {
+    const idp = await identityProvider();
+    const { project } = await projectWithIssuer();
+    for (const [options, claim] of [
+      [{ issuedAt: nowSeconds() + 3600 }, 'iat'],
+      [{ issuedAt: nowSeconds() + CLOCK_TOLERANCE_SECONDS + 5 }, 'iat'],
+      [{ notBefore: nowSeconds() + 3600 }, 'nbf'],
+    ] as const) {
+      const refused = verifyIdToken(env, project, await idp.sign({ sub: 'future' }, options));
+      await expect(refused).rejects.toMatchObject({ code: 'AUTH_REQUIRED', status: 401, message: expect.stringContaining(`"${claim}" claim lies in the future`) });
+    }
+    const withinSkew = await idp.sign({ sub: 'skewed' }, { issuedAt: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10, notBefore: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10 });
+    expect((await verifyIdToken(env, project, withinSkew)).user_id).toBe('skewed');
+  });
+
+  it('refuses a future-issued token on the signed-in consume route with AUTH_REQUIRED and leaves no user behind', async () => {
+    const idp = await identityProvider();
+    const { created } = await projectWithIssuer();
+    const registered = await call('PUT', `/v1/projects/${created.service_id}/tickets/signed-only`, { token: created.owner_key, body: { count: 3, actions: [] } });
+    expect(registered.status).toBe(201);
+    const token = await idp.sign({ sub: 'from-the-future' }, { issuedAt: nowSeconds() + 3600 });
+    const res = await call('POST', `/tpa/${created.service_id}/signed-only`, { authorization: `Bearer ${token}`, body: {} });
+    expect([res.status, res.json.code]).toEqual([400, 'AUTH_REQUIRED']);
+    expect(await loadUser(env, created.service_id, 'from-the-future')).toBeNull();
+    const listed = await call('GET', `/v1/projects/${created.service_id}/tickets?ticket_id=signed-only`, { token: created.owner_key });
+    expect(listed.json.list[0].count).toBe(3);
+  });
+
+  it('refuses a token whose claims nest 100,000 levels deep with AUTH_REQUIRED, without a stack overflow', async () => {
+    const idp = await identityProvider();
+    const { project } = await projectWithIssuer();
+    // Written as text: jose's own claim builder would overflow cloning such a value.
+    const claims = JSON.stringify({ sub: 'deep', iss: ISSUER, aud: AUDIENCE, iat: nowSeconds(), exp: nowSeconds() + 600 });
+    const deep = `${claims.slice(0, -1)},"profile":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const token = await new CompactSign(new TextEncoder().encode(deep)).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(idp.privateKey);
+    await expect(verifyIdToken(env, project, token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED', message: expect.stringContaining('nested deeper than 256 levels') });
   });
 
   it('refuses a token of a project without an external issuer', async () => {
