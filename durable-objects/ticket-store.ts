@@ -44,6 +44,14 @@ const SCHEMA = [
    INSERT INTO log_outbox_v3 (id, log_key, row, action_rows, final) SELECT id, log_key, row, action_rows, final FROM log_outbox;
    DROP TABLE log_outbox;
    ALTER TABLE log_outbox_v3 RENAME TO log_outbox;`,
+  // Generations of the count and of the per-user counters (see Reservation): a continuation keeps
+  // its reservation across evictions, so they outlive the instance.
+  `CREATE TABLE generations (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     count_generation INTEGER NOT NULL,
+     usage_generation INTEGER NOT NULL
+   );
+   INSERT INTO generations VALUES (1, 0, 0);`,
 ];
 
 /**
@@ -67,6 +75,16 @@ export type Job = {
   payload: string;
 };
 
+/**
+ * One unit of the count and of a user's limit taken by a consumption in flight, with the generations
+ * it was taken under. A failed run gives a unit back only into the generation it came from
+ * (docs/decisions.md, "Reservations across registrations").
+ */
+export interface Reservation {
+  countGeneration: number;
+  usage?: { userId: string; generation: number };
+}
+
 export interface OutboxEntry {
   id: number;
   row: LogRow;
@@ -88,6 +106,8 @@ export class TicketStore {
   private exportScheduled?: true;
   /** Set when the jobs table changed, so the object re-arms its alarm only then. */
   private jobsChanged = true;
+  /** The generations table, read once (undefined until then). */
+  private cachedGenerations?: { count: number; usage: number };
 
   constructor(
     private readonly sql: SqlStorage,
@@ -112,10 +132,14 @@ export class TicketStore {
     return this.cachedRemaining;
   }
 
-  /** Writes the definition; count undefined keeps the current remaining count. */
+  /**
+   * Writes the definition; count undefined keeps the current remaining count. A count written here is
+   * what the owner allows from now on: units reserved before it are not given back into it.
+   */
   store(ticket: StoredTicket, count: number | null | undefined, now: number): number | null {
     const exists = this.ticket() !== null;
     const remaining = count === undefined ? (exists ? this.remaining() : null) : count;
+    if (count !== undefined) this.moveGenerations(true, false);
     this.sql.exec(
       `INSERT INTO ticket (id, definition, remaining, updated) VALUES (1, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET definition = excluded.definition, remaining = excluded.remaining, updated = excluded.updated`,
@@ -140,6 +164,7 @@ export class TicketStore {
     this.cached = null;
     this.cachedRemaining = null;
     this.jobsChanged = true;
+    this.moveGenerations(true, true);
     return existed;
   }
 
@@ -147,15 +172,46 @@ export class TicketStore {
     return this.sql.exec<{ used: number }>('SELECT used FROM user_usage WHERE user_id = ?', userId).toArray()[0]?.used ?? 0;
   }
 
-  /** Moves one unit of the count (delta -1 reserves, +1 gives back); unlimited stays unlimited. */
-  adjustRemaining(delta: number): void {
+  /** Takes one unit of the count (unlimited stays unlimited) and, for a signed-in user, of their limit. */
+  reserve(userId: string | undefined): Reservation {
+    const generations = this.generations();
+    this.adjustRemaining(-1);
+    if (userId === undefined) return { countGeneration: generations.count };
+    this.adjustUserUsage(userId, 1);
+    return { countGeneration: generations.count, usage: { userId, generation: generations.usage } };
+  }
+
+  /** Gives back the units of a failed run, each only if what it was taken from has not been replaced since. */
+  release(reservation: Reservation): void {
+    const generations = this.generations();
+    if (reservation.countGeneration === generations.count) this.adjustRemaining(1);
+    const { usage } = reservation;
+    if (usage && usage.generation === generations.usage) this.adjustUserUsage(usage.userId, -1);
+  }
+
+  /** The count moves to a new generation when a registration writes it or the ticket is deleted; the per-user counters when deleted. */
+  private generations(): { count: number; usage: number } {
+    this.cachedGenerations ??= this.sql
+      .exec<{ count: number; usage: number }>('SELECT count_generation AS count, usage_generation AS usage FROM generations')
+      .one();
+    return this.cachedGenerations;
+  }
+
+  private moveGenerations(count: boolean, usage: boolean): void {
+    const current = this.generations();
+    const next = { count: current.count + (count ? 1 : 0), usage: current.usage + (usage ? 1 : 0) };
+    this.sql.exec('UPDATE generations SET count_generation = ?, usage_generation = ?', next.count, next.usage);
+    this.cachedGenerations = next;
+  }
+
+  private adjustRemaining(delta: number): void {
     const remaining = this.remaining();
     if (remaining === null) return;
     this.sql.exec('UPDATE ticket SET remaining = remaining + ?', delta);
     this.cachedRemaining = remaining + delta;
   }
 
-  adjustUserUsage(userId: string, delta: number): void {
+  private adjustUserUsage(userId: string, delta: number): void {
     this.sql.exec(
       `INSERT INTO user_usage (user_id, used) VALUES (?, MAX(?, 0))
        ON CONFLICT (user_id) DO UPDATE SET used = MAX(used + ?, 0)`,

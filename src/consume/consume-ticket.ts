@@ -80,8 +80,7 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
   // Nothing awaited between this re-check and the reservation: the object runs it atomically.
   const lateRefusal = checkTicket(state(), ports.now());
   if (lateRefusal) return fail('ticket', lateRefusal.code, lateRefusal.message);
-  store.adjustRemaining(-1);
-  if (user) store.adjustUserUsage(user.user_id, 1);
+  const reservation = store.reserve(user?.user_id);
 
   const tkid = tkidOf(ticketId, consumeId, consumer);
   const hash = await receiptHash(input.project.receipt_key, tkid);
@@ -120,7 +119,7 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
       state: { ...continuation.state, rows: [] },
       log: row,
       project: { service_id: input.project.service_id, owner_id: input.project.owner_id, plan: input.project.plan },
-      ...(user ? { user_id: user.user_id } : {}),
+      reservation,
     };
     store.addJob('continuation', continuation.resumeAt, JSON.stringify(job));
     return { ok: true, status: respond?.status ?? 200, body: respond?.body ?? { tkid, hash } };
@@ -128,8 +127,7 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
 
   if (error) {
     // No rollback of what the actions did; the count and the user's unit are given back.
-    store.adjustRemaining(1);
-    if (user) store.adjustUserUsage(user.user_id, -1);
+    store.release(reservation);
     const logged = logRow(true, error.code, { outcome: outcomeOf(error), tkid, placeholders: condition.placeholders, ...answered });
     store.enqueueLog(logged, outcome.rows);
     // A resp that already answered (e.g. in the err chain) is what the caller gets.

@@ -2,7 +2,7 @@
  * A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later, and how
  * its log row is closed when it ends.
  */
-import type { TicketStore } from '../../durable-objects/ticket-store';
+import type { Reservation, TicketStore } from '../../durable-objects/ticket-store';
 import type { RunOutcome, RunState } from '../actions/runner';
 import type { ErrorBody } from '../http/errors';
 import type { LogRow } from './types';
@@ -12,9 +12,15 @@ export interface ContinuationJob {
   /** The log row written when the caller was answered; the closing row replaces it. */
   log: LogRow;
   project: { service_id: string; owner_id: string; plan: string };
-  /** The signed-in consumer whose per-user count the consumption took. */
+  /** The units the consumption took; a failed run gives them back (into the generations they came from). */
+  reservation?: Reservation;
+  /** Jobs stored before reservations were: the signed-in consumer whose per-user count the consumption took. */
   user_id?: string;
 }
+
+/** A job's reservation; a job stored before reservations were took its units under the first generations. */
+const reservationOf = (job: ContinuationJob): Reservation =>
+  job.reservation ?? { countGeneration: 0, ...(job.user_id ? { usage: { userId: job.user_id, generation: 0 } } : {}) };
 
 /** outcome of a log row's description: { ok: true } or the error. */
 export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown> {
@@ -30,10 +36,7 @@ export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown>
  */
 export function closeContinuation(store: TicketStore, job: ContinuationJob, outcome: RunOutcome, now: number): void {
   const failed = outcome.error !== undefined;
-  if (failed) {
-    store.adjustRemaining(1);
-    if (job.user_id) store.adjustUserUsage(job.user_id, -1);
-  }
+  if (failed) store.release(reservationOf(job));
   const continuation = (job.log.description.continuation ?? {}) as Record<string, unknown>;
   const row: LogRow = {
     ...job.log,

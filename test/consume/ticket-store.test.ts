@@ -25,7 +25,7 @@ describe('TicketDO storage', () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      sql.exec('DROP TABLE jobs; DROP TABLE log_outbox');
+      sql.exec('DROP TABLE jobs; DROP TABLE log_outbox; DROP TABLE generations');
       sql.exec('CREATE TABLE outbox (log_key TEXT PRIMARY KEY, row TEXT NOT NULL, action_rows TEXT NOT NULL)');
       sql.exec("INSERT INTO outbox VALUES ('old1', ?, '[]'), ('old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
       sql.exec('UPDATE _schema SET version = 1');
@@ -42,7 +42,7 @@ describe('TicketDO storage', () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      sql.exec('DROP TABLE log_outbox');
+      sql.exec('DROP TABLE log_outbox; DROP TABLE generations');
       sql.exec(`CREATE TABLE log_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, log_key TEXT NOT NULL, row TEXT NOT NULL,
         action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)`);
       sql.exec("INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
@@ -66,14 +66,14 @@ describe('TicketDO storage', () => {
       const store = new TicketStore(sql, () => 1_000);
       const stored = () => sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').one().remaining;
       store.store({ condition: {}, actions: [] } as never, 3, 1_000);
-      store.adjustRemaining(-1);
-      store.adjustRemaining(-1);
-      store.adjustRemaining(1);
+      const first = store.reserve(undefined);
+      store.reserve(undefined);
+      store.release(first);
       expect([store.remaining(), stored()]).toEqual([2, 2]);
       // A fresh store (an evicted object coming back) reads the same count.
       expect(new TicketStore(sql, () => 1_000).remaining()).toBe(2);
       store.store({ condition: {}, actions: [] } as never, null, 1_000);
-      store.adjustRemaining(-1);
+      store.reserve(undefined);
       expect([store.remaining(), stored()]).toEqual([null, null]);
     });
   });
