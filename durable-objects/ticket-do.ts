@@ -10,10 +10,23 @@ import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
+import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
 import { type Job, TicketStore } from './ticket-store';
 
 /** Log rows written to D1 per export; the export job stays due while the outbox has more. */
 const LOG_EXPORT_BATCH = 100;
+
+/**
+ * How long a started continuation holds its job: past this the alarm takes it up again (from its last
+ * saved action), so a run lost with an evicted instance is finished by the next one. Longer than a run's
+ * 25-second budget and its grace, so a live run is never started twice.
+ */
+export const CONTINUATION_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS + 4_000;
+
+/** How long one alarm invocation takes up newly due continuations (an alarm may run 15 minutes). */
+const ALARM_TAKES_NEW_RUNS_MS = 10 * 60_000;
+/** While continuations run, how often the alarm looks for one that fell due meanwhile. */
+const ALARM_LOOKS_FOR_DUE_RUNS_MS = 25;
 
 /**
  * One object per project + ticket: the definition the engine runs, the remaining count, the
@@ -75,9 +88,9 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.outboxSize();
   }
 
-  /** The scheduled jobs (for tests and operations). */
-  async scheduledJobs(): Promise<{ id: number; kind: string; run_at: number }[]> {
-    return this.data.jobs().map(({ id, kind, run_at }) => ({ id, kind, run_at }));
+  /** The scheduled jobs, and whether each is running now (for tests and operations). */
+  async scheduledJobs(): Promise<{ id: number; kind: string; run_at: number; running: boolean }[]> {
+    return this.data.jobs().map(({ id, kind, run_at }) => ({ id, kind, run_at, running: this.running.has(id) }));
   }
 
   private runnerDeps(project: ContinuationJob['project'], deadline: number): RunnerDeps {
@@ -101,16 +114,31 @@ export class TicketDO extends DurableObject<Env> {
   }
 
   /**
-   * Runs the due continuations, then exports the log outbox (their rows included). The export goes
-   * whenever the alarm fires, due or not: its delay only gathers a burst of rows into one batch.
+   * Runs the due continuations concurrently and exports the log outbox. The runtime runs one alarm at a
+   * time, so while runs are going this invocation stays and takes up every continuation that falls due
+   * meanwhile (it looks every ALARM_LOOKS_FOR_DUE_RUNS_MS): a '0m' run starts at once instead of after the runs before it. For
+   * its first ALARM_TAKES_NEW_RUNS_MS only, so it ends well within an alarm's time limit; later runs
+   * start from the next alarm. The export goes whenever the loop turns, due or not: its delay only
+   * gathers a burst of rows into one batch.
    */
   override async alarm(): Promise<void> {
     // The alarm that fired is spent; what storage holds now decides the next one.
     this.alarmAt = undefined;
-    const due = this.data.dueJobs(Date.now()).filter((job) => job.kind === 'continuation');
-    await Promise.all(due.map((job) => this.runContinuation(job)));
-    const exportJob = this.data.jobs().find((job) => job.kind === 'export-logs');
-    if (exportJob) await this.exportLogs(exportJob);
+    const started = Date.now();
+    const runs = new Map<number, Promise<void>>();
+    for (;;) {
+      if (Date.now() - started < ALARM_TAKES_NEW_RUNS_MS) {
+        for (const job of this.data.dueJobs(Date.now())) {
+          if (job.kind !== 'continuation' || this.running.has(job.id)) continue;
+          runs.set(job.id, this.runContinuation(job).finally(() => runs.delete(job.id)));
+        }
+      }
+      const exportJob = this.data.jobs().find((job) => job.kind === 'export-logs');
+      if (exportJob) await this.exportLogs(exportJob);
+      if (runs.size === 0) break;
+      // A timer of its own, not a promise another event resolves: I/O stays with this alarm's context.
+      await Promise.race([...runs.values(), new Promise<void>((resolve) => setTimeout(resolve, ALARM_LOOKS_FOR_DUE_RUNS_MS))]);
+    }
     await this.armAlarm(true);
   }
 
@@ -119,8 +147,9 @@ export class TicketDO extends DurableObject<Env> {
    * action, so a run cut short by an eviction goes on from the action it was at (which may run again).
    */
   private async runContinuation(job: Job): Promise<void> {
-    if (this.running.has(job.id)) return;
     this.running.add(job.id);
+    // Held under a lease: should this instance go away mid-run, the alarm takes the job up again after it.
+    this.data.rescheduleJob(job.id, Date.now() + CONTINUATION_LEASE_MS);
     try {
       const saved = JSON.parse(job.payload) as ContinuationJob;
       const deps: RunnerDeps = {

@@ -6,10 +6,14 @@
  *
  * Routes:
  *   /echo, /echo/... answers JSON { method, path, query, headers, body } of what it received
+ *   /echo-status/<code>  answers <code> with the same JSON as /echo (an error answer that echoes the request)
  *   /reflect         answers text/plain with the value of the x-api-key request header escaped 1 to 4
  *                    times (one line each), and the same value percent-encoded in the status text and
  *                    in an x-reflect response header
  *   /status/<code>   answers <code> with a JSON body holding the x-api-key value as received
+ *   /deep/<levels>   answers JSON arrays nested <levels> deep
+ *   /gate/hold/<k>   holds the request until /gate/open/<k> answers every held one 200 { released: true };
+ *                    /gate/waiting/<k> answers { waiting: n }, the requests held now
  *   /redirect        answers 302 to http://127.0.0.1:<port>/echo
  *   /stall           never answers (the socket stays open until the caller gives up)
  *   /stall-body      sends 200 and its headers, then never sends the body
@@ -19,6 +23,9 @@
  *                    a repeated Idempotency-Key answers the first id and keeps nothing new
  *   /mail/inbox      GET ?to=<address>: JSON list of the mails kept for that address, with their
  *                    idempotency key
+ *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
+ *                    any route (requests to /received itself are not counted); tests use a path of their
+ *                    own, since every test file shares this server
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +50,9 @@ function reflectLines(value: string): string {
     `four: ${pct(unicode(html(pct(value))))}`,
   ].join('\n');
 }
+
+/** Requests received, by path (every route but /received). */
+const receivedByPath = new Map<string, number>();
 
 const MAIL_TOKEN = 'test-mail-token';
 const mailKept: { id: string; key: string | undefined; mail: Record<string, unknown> }[] = [];
@@ -70,6 +80,32 @@ function handleMail(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   json(200, { id });
 }
 
+/** Requests held at /gate/hold/<key> until /gate/open/<key>; a caller that gives up leaves the gate. */
+const gates = new Map<string, Set<http.ServerResponse>>();
+
+function handleGate(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+  const [, , verb, key] = url.pathname.split('/');
+  const held = gates.get(key) ?? new Set<http.ServerResponse>();
+  gates.set(key, held);
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (verb === 'hold') {
+    held.add(res);
+    res.on('close', () => held.delete(res));
+  } else if (verb === 'waiting') json(200, { waiting: held.size });
+  else if (verb === 'open') {
+    const count = held.size;
+    for (const waiting of held) {
+      waiting.writeHead(200, { 'content-type': 'application/json' });
+      waiting.end(JSON.stringify({ released: true }));
+    }
+    held.clear();
+    json(200, { released: count });
+  } else json(404, { error: 'no such gate verb' });
+}
+
 function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: string): void {
   const url = new URL(req.url ?? '/', origin);
   const chunks: Buffer[] = [];
@@ -78,9 +114,14 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     const body = Buffer.concat(chunks).toString('utf8');
     const apiKey = String(req.headers['x-api-key'] ?? '');
     const status = /^\/status\/(\d{3})$/.exec(url.pathname);
-    if (url.pathname === '/echo' || url.pathname.startsWith('/echo/')) {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-echo': 'yes' });
+    const echoStatus = /^\/echo-status\/(\d{3})$/.exec(url.pathname);
+    if (url.pathname !== '/received') receivedByPath.set(url.pathname, (receivedByPath.get(url.pathname) ?? 0) + 1);
+    if (url.pathname === '/echo' || url.pathname.startsWith('/echo/') || echoStatus) {
+      res.writeHead(echoStatus ? Number(echoStatus[1]) : 200, { 'content-type': 'application/json', 'x-echo': 'yes' });
       res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body }));
+    } else if (url.pathname === '/received') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ count: receivedByPath.get(url.searchParams.get('path') ?? '') ?? 0 }));
     } else if (url.pathname === '/reflect') {
       res.writeHead(200, `OK ${pct(apiKey)}`, { 'content-type': 'text/plain; charset=utf-8', 'x-reflect': pct(apiKey) });
       res.end(reflectLines(apiKey));
@@ -92,6 +133,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     } else if (url.pathname === '/redirect') {
       res.writeHead(302, { location: `${origin}/echo`, 'content-type': 'text/plain' });
       res.end('moved');
+    } else if (url.pathname.startsWith('/gate/')) {
+      handleGate(req, res, url);
+    } else if (/^\/deep\/\d+$/.test(url.pathname)) {
+      const levels = Number(url.pathname.slice('/deep/'.length));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`${'['.repeat(levels)}${']'.repeat(levels)}`);
     } else if (url.pathname === '/stall') {
       // Never answers.
     } else if (url.pathname === '/stall-body') {

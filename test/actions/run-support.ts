@@ -10,15 +10,20 @@ export const consumePost = (project: TestProject, ticketId: string, body: unknow
     headers: { 'cf-connecting-ip': '203.0.113.9', 'user-agent': 'test-agent' },
   });
 
-/** Runs the object's alarm until no continuation is due and the log outbox is empty. */
+/**
+ * Runs the object's alarm until no continuation is due or running and the log outbox is empty. While
+ * continuations run, it only waits: the alarm that started them is still going and exports after them.
+ */
 export async function settle(project: TestProject, ticketId: string): Promise<void> {
   const stub = ticketStub(env, project.service_id, ticketId);
-  for (let round = 0; round < 100; round++) {
-    const due = (await stub.scheduledJobs()).filter((job) => job.kind === 'continuation' && job.run_at <= Date.now());
-    if (due.length === 0 && (await stub.pendingLogCount()) === 0) return;
-    if (!(await runDurableObjectAlarm(stub))) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let round = 0; round < 2_000; round++) {
+    const continuations = (await stub.scheduledJobs()).filter((job) => job.kind === 'continuation');
+    const running = continuations.some((job) => job.running);
+    const due = continuations.some((job) => !job.running && job.run_at <= Date.now());
+    if (!running && !due && (await stub.pendingLogCount()) === 0) return;
+    if (running || !(await runDurableObjectAlarm(stub))) await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('the ticket object did not settle');
+  throw new Error(`the ticket object did not settle: ${JSON.stringify(await stub.scheduledJobs())}`);
 }
 
 export interface LoggedConsumption {
