@@ -12,6 +12,35 @@ describe('private-address guard', () => {
     }
   });
 
+  it('refuses loopback written with percent-encoded, fullwidth or ideographic dots, mixed case or one trailing dot', () => {
+    for (const host of ['127.0.0.1.', '0x7f.1.', '2130706433.', '0X7F.1', '0x7F.0.0.1.', '127%2e0%2e0%2e1', '127%2E0.0.1%2e', '127。0。0。1', '127．0．0．1', '127｡0｡0｡1', '127。0。0。1。', '１２７.0.0.1']) {
+      expect(refusalFor(host), host).toMatch(/^127\.0\.0\.1 is a loopback address$/);
+    }
+  });
+
+  it('refuses an address written with more than one trailing dot, which URL parsing leaves as a name, as the address it reads as', () => {
+    const spellings = ['127.0.0.1..', '127.0.0.1...', '127.1..', '0x7f.1..', '0X7F.1..', '2130706433..', '0177.0.0.1..', '127.0.0.1%2e%2e', '127.0.0.1.%2E', '127。0。0。1。。', '127．0．0．1．．', '127.0.0.1.。'];
+    for (const host of spellings) {
+      const hostname = normalizeUrl(`http://${host}/`).hostname;
+      expect(hostname, host).toMatch(/\.\.$/);
+      expect(refusalFor(host), host).toBe(`127.0.0.1 is a loopback address (written ${hostname})`);
+    }
+    expect(refusalFor('10.0.0.1..')).toMatch(/^10\.0\.0\.1 is a private address/);
+    expect(refusalFor('169.254.169.254..')).toMatch(/linkLocal/);
+  });
+
+  it('refuses local-only names written with extra dots or in mixed case', () => {
+    for (const host of ['localhost..', 'LocalHost..', 'api.localhost..', '.localhost', 'printer.local..', 'metadata.google.internal..', 'intranet..']) {
+      expect(refusalFor(host), host).toBeDefined();
+    }
+  });
+
+  it('refuses a hostname with an empty label: leading, inside, or more than one trailing dot', () => {
+    for (const host of ['a..b.com', '.example.com', 'example.com..', 'example.com...', 'api..example.com.', 'example。。com', 'example.com%2e%2e', '.', '..']) {
+      expect(refusalFor(host), host).toMatch(/has an empty label/);
+    }
+  });
+
   it('refuses private, link-local (cloud metadata), CGNAT, unspecified, broadcast, multicast and reserved IPv4', () => {
     const cases: [string, RegExp][] = [
       ['10.0.0.1', /private/],
@@ -62,5 +91,8 @@ describe('private-address guard', () => {
   it('parses non-canonical IPv4 forms itself when given a raw hostname', () => {
     expect(privateHostRefusal('0x7f.1')).toMatch(/loopback/);
     expect(privateHostRefusal('2130706433')).toMatch(/loopback/);
+    expect(privateHostRefusal('127.1..')).toMatch(/loopback/);
+    expect(privateHostRefusal('0X7F.1...')).toMatch(/loopback/);
+    expect(privateHostRefusal('a..b.com')).toMatch(/empty label/);
   });
 });

@@ -3,7 +3,10 @@
  * carrier-grade NAT, multicast, reserved and unspecified addresses (IPv4 and IPv6, IPv4 embedded in IPv6
  * included) and the local-only names localhost, *.localhost, *.local, *.internal, *.home.arpa and
  * single-label names. Works on the hostname of a WHATWG-parsed URL, where numeric IPv4 forms
- * (127.1, 0x7f.1, 2130706433, 0177.0.0.1) are already written as dotted decimal.
+ * (127.1, 0x7f.1, 2130706433, 0177.0.0.1), percent-encoded and fullwidth dots are already written as
+ * dotted decimal and plain dots. A hostname with an empty label (a..b.com, .a.com, 127.0.0.1..) is refused:
+ * no public DNS name has one, and URL parsing leaves it as a name (127.0.0.1.. is not read as an address),
+ * which a resolver may still read as the address once it drops the dots.
  *
  * A public name that resolves to a private address cannot be checked here (Workers have no DNS API);
  * Cloudflare's egress does not route Workers subrequests to private or internal networks
@@ -29,11 +32,23 @@ function ipv6Refusal(address: ipaddr.IPv6): string | undefined {
   return `${address.toRFC5952String()} is a ${kind} IPv6 address`;
 }
 
-function nameRefusal(hostname: string): string | undefined {
-  const name = hostname.toLowerCase().replace(/\.+$/, '');
-  if (!name.includes('.')) return `${hostname} is not a public hostname (a single label resolves only on a local network)`;
+function nameRefusal(name: string): string | undefined {
+  if (!name.includes('.')) return `${name} is not a public hostname (a single label resolves only on a local network)`;
   const suffix = LOCAL_SUFFIXES.find((local) => name === local || name.endsWith(`.${local}`));
-  return suffix ? `${hostname} is a local-only name (.${suffix})` : undefined;
+  return suffix ? `${name} is a local-only name (.${suffix})` : undefined;
+}
+
+/** Why the host (lowercase, no trailing dot) is not public, read as an IPv4 address, an IPv6 address or a name. */
+function classify(host: string): string | undefined {
+  if (ipaddr.IPv4.isValid(host)) return ipv4Refusal(ipaddr.IPv4.parse(host));
+  if (ipaddr.IPv6.isValid(host)) return ipv6Refusal(ipaddr.IPv6.parse(host));
+  return nameRefusal(host);
+}
+
+/** True when the name has an empty label; one trailing dot (the root, as in example.com.) is not one. */
+function hasEmptyLabel(name: string): boolean {
+  const labels = (name.endsWith('.') ? name.slice(0, -1) : name).split('.');
+  return labels.some((label) => label === '');
 }
 
 /**
@@ -46,10 +61,13 @@ export function privateHostRefusal(hostname: string): string | undefined {
     if (!ipaddr.IPv6.isValid(literal)) return `${hostname} is not a valid IPv6 address`;
     return ipv6Refusal(ipaddr.IPv6.parse(literal));
   }
-  // URL parsing already rewrote numeric hosts as dotted decimal; parsing the other IPv4 forms here as well
-  // keeps the guard safe if it is ever given a hostname that did not come from a WHATWG URL.
-  const bare = hostname.replace(/\.$/, '');
-  if (ipaddr.IPv4.isValid(bare)) return ipv4Refusal(ipaddr.IPv4.parse(bare));
-  if (ipaddr.IPv6.isValid(bare)) return ipv6Refusal(ipaddr.IPv6.parse(bare));
-  return nameRefusal(hostname);
+  // Classified without its trailing dots, so 127.0.0.1.. and localhost.. read as what a resolver may make of
+  // them. URL parsing already rewrote numeric hosts as dotted decimal; ipaddr parses the other IPv4 forms
+  // (127.1, 0x7f.1, 2130706433) too, which covers 0x7f.1.. and hostnames that did not come from a WHATWG URL.
+  const name = hostname.toLowerCase();
+  const host = name.replace(/\.+$/, '');
+  const refusal = host ? classify(host) : undefined;
+  if (refusal) return host === name || `${host}.` === name ? refusal : `${refusal} (written ${hostname})`;
+  if (hasEmptyLabel(name)) return `${hostname} has an empty label (no public hostname has one; only a single trailing dot is allowed)`;
+  return undefined;
 }

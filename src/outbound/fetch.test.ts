@@ -77,6 +77,21 @@ describe('the outbound fetch wrapper', () => {
     }
   });
 
+  it('refuses the loopback address written with extra dots or fullwidth dots, and nothing reaches the server', async () => {
+    const env = { ALLOW_PRIVATE_DESTINATIONS: 'false' };
+    const port = new URL(origin).port;
+    const path = `/echo/guard-${crypto.randomUUID()}`;
+    const received = async () => ((await (await fetch(`${origin}/received?path=${encodeURIComponent(path)}`)).json()) as { count: number }).count;
+    for (const host of ['127.0.0.1..', '127.0.0.1...', '127.1..', '0x7f.1..', '127.0.0.1.', '127。0。0。1', '127.0.0.1%2e%2e', 'LOCALHOST..']) {
+      const failure = await failureOf(sendOutbound({ ...get(''), url: `http://${host}:${port}${path}` }, options({ env })));
+      expect(failure.reason, host).toBe('private_destination');
+    }
+    expect(await received()).toBe(0);
+    // The same path with private destinations allowed is counted: the count above could have moved.
+    await sendOutbound(get(path), options());
+    expect(await received()).toBe(1);
+  });
+
   it("holds the call to the Secret Key's Destinations", async () => {
     const failure = await failureOf(sendOutbound(get('/echo'), options({ destinations: ['https://api.example.com/'] })));
     expect(failure).toMatchObject({ reason: 'destination_not_allowed', message: 'Destination is not allowed for this client secret.' });

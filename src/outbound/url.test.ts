@@ -24,9 +24,21 @@ describe('URL normalization (as a browser does)', () => {
     expect(normalizeUrl('https://a.example/a b/é\u0001?q=ü x').href).toBe('https://a.example/a%20b/%C3%A9%01?q=%C3%BC%20x');
   });
 
-  it('writes numeric IPv4 hosts as dotted decimal', () => {
-    for (const host of ['127.1', '0x7f.1', '2130706433', '0177.0.0.1', '0x7f000001', '127.0.0.1.']) {
-      expect(normalizeUrl(`http://${host}/`).hostname).toBe('127.0.0.1');
+  it('writes numeric IPv4 hosts as dotted decimal, reading percent-encoded, fullwidth and ideographic dots and one trailing dot', () => {
+    for (const host of ['127.1', '0x7f.1', '0X7F.1', '2130706433', '0177.0.0.1', '0x7f000001', '127.0.0.1.', '127%2e0%2e0%2e1', '127。0。0。1', '127．0．0．1', '127｡0｡0｡1', '127。0。0。1。', '１２７.0.0.1']) {
+      expect(normalizeUrl(`http://${host}/`).hostname, host).toBe('127.0.0.1');
+    }
+  });
+
+  it('leaves an IPv4 host with more than one trailing dot as a name (the address guard reads it as the address)', () => {
+    for (const [host, hostname] of [['127.0.0.1..', '127.0.0.1..'], ['127.1..', '127.1..'], ['0X7F.1..', '0x7f.1..'], ['127.0.0.1.%2E', '127.0.0.1..'], ['127。0。0。1。。', '127.0.0.1..']]) {
+      expect(normalizeUrl(`http://${host}:8080/`).hostname, host).toBe(hostname);
+    }
+  });
+
+  it('refuses an IPv4 host with a leading dot or an empty part inside (invalid_url)', () => {
+    for (const host of ['.127.0.0.1', '..127.0.0.1', '127..0.1', '%2e127.0.0.1']) {
+      expect(reasonOf(() => normalizeUrl(`http://${host}/`)), host).toBe('invalid_url');
     }
   });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EscapeReader } from './escape-reader';
+import { EscapeReader, type EscapeReaderOptions } from './escape-reader';
 
 /** The characters that `text` can be read as at index 0 with `depth` layers, as [char, length] pairs. */
-function readingsOf(text: string, depth: number): [string, number][] {
-  return new EscapeReader(text)
+function readingsOf(text: string, depth: number, options: EscapeReaderOptions = {}): [string, number][] {
+  return new EscapeReader(text, options)
     .read(0, depth)
     .map((r): [string, number] => [String.fromCodePoint(r.cp), r.end])
     .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]));
@@ -59,6 +59,23 @@ describe('escape reader', () => {
     // Three layers: \u0025 is '%', &#50; is '2', '5' as written -> "%25" -> '%', then "41" -> 'A'.
     expect(readingsOf('\\u0025&#50;541', 3)).toContainEqual(['A', 14]);
     expect(readingsOf('\\u0025&#50;541', 2)).not.toContainEqual(['A', 14]);
+  });
+
+  it("reads '+' as a space with plusIsSpace (form encoding), one layer like %20, and as itself", () => {
+    const form = { plusIsSpace: true };
+    expect(readingsOf('+', 0, form)).toEqual([['+', 1]]);
+    expect(readingsOf('+', 1, form)).toEqual([[' ', 1], ['+', 1]]);
+    // '+' written as %2B (form encoding, then percent-encoding): a space needs two layers.
+    expect(readingsOf('%2B', 1, form)).not.toContainEqual([' ', 3]);
+    expect(readingsOf('%2B', 2, form)).toContainEqual([' ', 3]);
+    expect(readingsOf('&#43;', 2, form)).toContainEqual([' ', 5]);
+    expect(readingsOf('&amp;#43;', 3, form)).toContainEqual([' ', 9]);
+    expect(readingsOf('&amp;#43;', 2, form)).not.toContainEqual([' ', 9]);
+  });
+
+  it("reads '+' only as itself without plusIsSpace", () => {
+    expect(readingsOf('+', 3)).toEqual([['+', 1]]);
+    expect(readingsOf('%2B', 3)).not.toContainEqual([' ', 3]);
   });
 
   it('keeps the character as written among the readings of an escape', () => {

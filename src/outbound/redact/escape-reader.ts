@@ -1,9 +1,10 @@
 /**
  * Reads one character of text that may be wrapped in layers of escaping: percent-encoding (%HH, UTF-8 bytes
- * for non-ASCII), backslash escapes (\xHH, \uXXXX with surrogate pairs, \u{X..}, \UXXXXXXXX, \n \r \t \b \f
- * \v \0 \" \' \\ \/) and HTML character references (&#NN;, &#xHH;, &name;). Each character of an escape is
- * itself read with one layer less, so layers mix freely per character, as they do when a value passes
- * through several encoders. Hex digits are read in either case.
+ * for non-ASCII; with plusIsSpace also '+' for a space, as application/x-www-form-urlencoded and
+ * URLSearchParams write it), backslash escapes (\xHH, \uXXXX with surrogate pairs, \u{X..}, \UXXXXXXXX,
+ * \n \r \t \b \f \v \0 \" \' \\ \/) and HTML character references (&#NN;, &#xHH;, &name;). Each character of
+ * an escape is itself read with one layer less, so layers mix freely per character, as they do when a value
+ * passes through several encoders. Hex digits are read in either case.
  */
 import { HTML_NAMED_REFERENCES, LONGEST_HTML_NAME } from './html-names';
 
@@ -14,14 +15,27 @@ export interface Reading {
 }
 
 const PERCENT = 0x25;
+const PLUS = 0x2b;
+const SPACE = 0x20;
 const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
 const HASH = 0x23;
 const SEMICOLON = 0x3b;
 const MAX_CODE_POINT = 0x10ffff;
 
-/** Every escape begins with one of these characters as written, whatever its depth. */
+/**
+ * Every escape of more than one character begins with one of these as written, whatever its depth. Escape
+ * syntax is read through these alone: '+' (a space in form encoding) never reads as a character of one.
+ */
 export const isEscapeStart = (cp: number): boolean => cp === PERCENT || cp === BACKSLASH || cp === AMPERSAND;
+
+export interface EscapeReaderOptions {
+  /**
+   * Read '+' as a space too, one layer like %20 (form encoding). Only worth it when the secret holds a space:
+   * a space is never part of escape syntax, so otherwise the reading can match nothing.
+   */
+  plusIsSpace?: boolean;
+}
 
 const SHORT_ESCAPES: ReadonlyMap<number, number> = new Map([
   [0x6e, 0x0a], // \n
@@ -78,7 +92,19 @@ export class EscapeReader {
   private readonly remembered: (Reading[] | undefined)[] = new Array(RING * 4);
   private readonly rememberedAt = new Int32Array(RING * 4).fill(-1);
 
-  constructor(readonly text: string) {}
+  readonly plusIsSpace: boolean;
+
+  constructor(
+    readonly text: string,
+    options: EscapeReaderOptions = {},
+  ) {
+    this.plusIsSpace = options.plusIsSpace ?? false;
+  }
+
+  /** True when the character as written may be read as another one: an escape starts here. */
+  startsEscape(cp: number): boolean {
+    return isEscapeStart(cp) || (this.plusIsSpace && cp === PLUS);
+  }
 
   /** The character at pos as written (a whole surrogate pair), or undefined at the end. */
   raw(pos: number): Reading | undefined {
@@ -91,7 +117,7 @@ export class EscapeReader {
   read(pos: number, depth: number): Reading[] {
     const raw = this.raw(pos);
     if (!raw) return [];
-    if (depth === 0 || !isEscapeStart(raw.cp)) return [raw];
+    if (depth === 0 || !this.startsEscape(raw.cp)) return [raw];
     const slot = (pos & RING_MASK) * 4 + depth;
     if (this.rememberedAt[slot] === pos) return this.remembered[slot] as Reading[];
     const readings = this.decode(pos, depth);
@@ -111,6 +137,8 @@ export class EscapeReader {
         if (this.mayFollow(start.end, inner, mayFollowBackslash)) this.backslash(start.end, inner, out);
       } else if (start.cp === AMPERSAND) {
         if (this.mayFollow(start.end, inner, mayFollowAmpersand)) this.reference(start.end, inner, out);
+      } else if (start.cp === PLUS && this.plusIsSpace) {
+        addReading(out, SPACE, start.end);
       }
     }
     return out;

@@ -6,7 +6,7 @@ import { REDACTED, redactSecret, SearchTimeout } from './redact';
 const budget = { deadline: Number.MAX_SAFE_INTEGER, now: () => 0 };
 const redact = (text: string, secret: string) => redactSecret(text, secret, budget);
 
-type Scheme = 'percent' | 'backslash' | 'html';
+type Scheme = 'percent' | 'backslash' | 'html' | 'form';
 type Pick = <T>(options: readonly T[]) => T;
 
 const hex = (n: number, width: number, upper: boolean) => {
@@ -17,9 +17,18 @@ const NAMES = new Map<number, string[]>();
 for (const [name, cp] of HTML_NAMED_REFERENCES) NAMES.set(cp, [...(NAMES.get(cp) ?? []), name]);
 const SHORT: Record<string, string> = { '\n': 'n', '\r': 'r', '\t': 't', '"': '"', "'": "'", '\\': '\\', '/': '/' };
 
+/** A value as URLSearchParams (application/x-www-form-urlencoded) writes it: space as '+', UTF-8 %HH. */
+const formEncode = (text: string) => new URLSearchParams({ k: text }).toString().slice(2);
+/** True when form encoding writes the character differently (it keeps ASCII letters, digits and *-._). */
+const formChanges = (ch: string) => formEncode(ch) !== ch;
+
 /** One character escaped once with `scheme`, the variant picked at random (hex case, form, name). */
 function escapeChar(ch: string, scheme: Scheme, pick: Pick, numericOnly: boolean): string {
   const cp = ch.codePointAt(0) as number;
+  if (scheme === 'form') {
+    // Form encoding as URLSearchParams writes it, hex digits in either case.
+    return formEncode(ch).replace(/%[0-9A-F]{2}/g, (escape) => (pick([true, false]) ? escape : escape.toLowerCase()));
+  }
   if (scheme === 'percent') {
     return [...new TextEncoder().encode(ch)].map((byte) => `%${hex(byte, 2, pick([true, false]))}`).join('');
   }
@@ -35,17 +44,26 @@ function escapeChar(ch: string, scheme: Scheme, pick: Pick, numericOnly: boolean
   return pick(forms);
 }
 
-/** One layer of escaping; `every` escapes each character, otherwise each is left as written or not at random. */
+/**
+ * One layer of escaping; `every` escapes each character (form encoding only where it changes the character),
+ * otherwise each is left as written or not at random.
+ */
 function escapeLayer(text: string, pick: Pick, every: boolean): string {
   return [...text]
     .map((ch) => {
-      const scheme = pick<Scheme | 'raw'>(every ? ['percent', 'backslash', 'html'] : ['raw', 'percent', 'backslash', 'html']);
+      const schemes: (Scheme | 'raw')[] = every ? ['percent', 'backslash', 'html'] : ['raw', 'percent', 'backslash', 'html', 'form'];
+      if (every && formChanges(ch)) schemes.push('form');
+      const scheme = pick(schemes);
       return scheme === 'raw' ? ch : escapeChar(ch, scheme, pick, every);
     })
     .join('');
 }
 
-const anyChar = fc.constantFrom(...'aZ09fx;#%&\\{}"\'/<> \néß€😀'.match(/./gsu)!);
+const anyChar = fc.constantFrom(...'aZ09fx;#%&+\\{}"\'/<> \néß€😀'.match(/./gsu)!);
+// What the service form-encodes (data and params): space, '+', '&', '=', '%', what URLSearchParams encodes and
+// encodeURIComponent keeps (!'()~), what both keep (*-._), escape syntax and non-ASCII.
+const formChar = fc.constantFrom(...'aZ09fx +&=%;#\\"\'()!~*-._éß€😀'.match(/./gsu)!);
+const formNoise = fc.string({ unit: fc.constantFrom('|', '^', '`'), maxLength: 6 });
 // Characters that never occur in the numeric escape syntax (%, hex digits, \, x, u, {, }, &, #, ;), so a
 // copy escaped four times cannot hold a shallower copy of the secret in its escape syntax.
 const syntaxFreeChar = fc.constantFrom(...'ghijklmnopqrstvwyzGHIJKLMNOPQRSTVWYZ!-_.,:@()~* éß€😀'.match(/./gsu)!);
@@ -73,10 +91,37 @@ describe('secret redaction', () => {
     expect(await redact(`x ${four} y`, 'key')).toBe(`x ${four} y`);
   });
 
+  it('finds a copy form-encoded as URLSearchParams writes data and params: space as +, UTF-8 percent-encoded', async () => {
+    for (const secret of ['a b', 'sk live+1&v=50%', "(ok)!~'*-._", 'é €😀 x', ' lead', 'trail ', '+ +', '100%+&=']) {
+      expect(await redact(`d=${formEncode(secret)}&e=1`, secret), secret).toBe(`d=${REDACTED}&e=1`);
+      expect(await redact(`?q=${formEncode(JSON.stringify({ k: secret }))}`, secret), secret).toBe(`?q=%7B%22k%22%3A%22${REDACTED}%22%7D`);
+    }
+  });
+
+  it("reads '+' as a space, one layer like %20: a form-encoded copy escaped twice more is found, three times more is not", async () => {
+    const pct = (s: string) => [...new TextEncoder().encode(s)].map((b) => `%${hex(b, 2, true)}`).join('');
+    const secret = 'my key';
+    expect(await redact(`x ${pct(pct(formEncode(secret)))} y`, secret)).toBe(`x ${REDACTED} y`);
+    const four = pct(pct(pct(formEncode(secret))));
+    expect(await redact(`x ${four} y`, secret)).toBe(`x ${four} y`);
+  });
+
+  it("reads '+' as itself too: a secret holding '+' is found as written and percent-encoded, and its '+' is not a space", async () => {
+    expect(await redact('a+b c', 'a+b c')).toBe(REDACTED);
+    expect(await redact('a%2Bb+c', 'a+b c')).toBe(REDACTED);
+    expect(await redact('a b c', 'a+b c')).toBe('a b c');
+  });
+
   it('searches the whole text and never cuts it', async () => {
     const filler = '&%\\'.repeat(100_000);
     const text = `${filler}secret${filler}%73ecret`;
     expect(await redact(text, 'secret')).toBe(`${filler}${REDACTED}${filler}${REDACTED}`);
+  });
+
+  it('searches a whole text full of + when the secret holds a space', async () => {
+    const filler = '+%&\\'.repeat(100_000);
+    const text = `${filler}sec ret${filler}sec+ret`;
+    expect(await redact(text, 'sec ret')).toBe(`${filler}${REDACTED}${filler}${REDACTED}`);
   });
 
   it('fails with SearchTimeout when the budget runs out during the search', async () => {
@@ -89,6 +134,18 @@ describe('secret redaction', () => {
       fc.asyncProperty(fc.string({ unit: anyChar, minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), noise, noise, fc.gen(), async (secret, layers, before, after, g) => {
         const pick = pickerFrom(g);
         let copy = secret;
+        for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
+        expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: a copy form-encoded by URLSearchParams, then escaped 0 to 2 more times, is found', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: formChar, minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 2 }), formNoise, formNoise, fc.gen(), async (secret, layers, before, after, g) => {
+        const pick = pickerFrom(g);
+        let copy = formEncode(secret);
         for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
         expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
       }),

@@ -1,13 +1,16 @@
 /**
  * Replaces every copy of a secret in a text by the text ${CLIENT_SECRET}: as written, or escaped up to three
  * times over with percent-encoding, backslash escapes and HTML character references, mixed per character
- * (escape-reader.ts). A copy escaped four times is not found.
+ * (escape-reader.ts). A copy escaped four times is not found. Percent-encoding includes form encoding ('+'
+ * for a space), since the service itself form-encodes data and params (URLSearchParams) and a destination
+ * may echo them.
  *
  * Linear-ish: a bit-parallel shift-and pass (one bit per secret character) walks the text once and finds
- * where copies end; escapes are only decoded where the text holds %, \ or &, at most three layers deep, and
- * each decoding is remembered. Only before the ends found are starts tried, each index at most once.
+ * where copies end; escapes are only decoded where the text holds %, \ or & (and + when the secret holds a
+ * space), at most three layers deep, and each decoding is remembered. Only before the ends found are starts
+ * tried, each index at most once.
  */
-import { EscapeReader, isEscapeStart } from './escape-reader';
+import { EscapeReader } from './escape-reader';
 
 export const REDACTED = '${CLIENT_SECRET}';
 export const MAX_ESCAPE_DEPTH = 3;
@@ -91,7 +94,7 @@ async function copyEnds(reader: EscapeReader, secret: number[], budget: SearchBu
   let next: Uint32Array = new Uint32Array(masks.words);
   const ends: number[] = [];
   // Where a copy could begin: its first character as written, or any escape.
-  const start = new RegExp(`[${secretFirst(secret)}%\\\\&]`, 'gu');
+  const start = new RegExp(`[${secretFirst(secret)}%\\\\&${reader.plusIsSpace ? '+' : ''}]`, 'gu');
   let live = false; // some partial copy reaches the next index
   let sinceCheck = 0;
   for (let pos = 0; pos < text.length; ) {
@@ -110,7 +113,7 @@ async function copyEnds(reader: EscapeReader, secret: number[], budget: SearchBu
     const width = cp > 0xffff ? 2 : 1;
     next.fill(0);
     live = false;
-    if (!isEscapeStart(cp)) {
+    if (!reader.startsEscape(cp)) {
       const result = masks.advance(state, cp, next);
       if (result & FULL_COPY) ends.push(pos + width);
       live = (result & LIVE) !== 0;
@@ -165,9 +168,10 @@ const isLowSurrogateOfPair = (text: string, pos: number) =>
  */
 export async function redactSecret(text: string, secret: string, budget: SearchBudget): Promise<string> {
   if (!secret || !text) return text;
-  if (!/[%\\&]/.test(text)) return text.split(secret).join(REDACTED);
   const codePoints = [...secret].map((ch) => ch.codePointAt(0) as number);
-  const reader = new EscapeReader(text);
+  const plusIsSpace = codePoints.includes(0x20);
+  if (!(plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text)) return text.split(secret).join(REDACTED);
+  const reader = new EscapeReader(text, { plusIsSpace });
   const ends = await copyEnds(reader, codePoints, budget);
   if (ends.length === 0) return text;
 
@@ -188,7 +192,7 @@ export async function redactSecret(text: string, secret: string, budget: SearchB
     for (let start = Math.max(from, end - longestCopy); start < end && !found; start++) {
       if (++tried % 4096 === 0) await checkBudget(budget);
       const cp = text.codePointAt(start) as number;
-      if ((cp !== codePoints[0] && !isEscapeStart(cp)) || isLowSurrogateOfPair(text, start)) continue;
+      if ((cp !== codePoints[0] && !reader.startsEscape(cp)) || isLowSurrogateOfPair(text, start)) continue;
       const copyEnd = longestCopyFrom(reader, codePoints, start);
       if (copyEnd < 0) continue;
       out += text.slice(done, start) + REDACTED;
