@@ -1,4 +1,7 @@
-/** What consumeTicket resolves with on a successful consumption (spec 2.6). */
+/**
+ * What consumeTicket resolves with on a successful consumption (spec 2.6), unless a resp action
+ * answered: then its body as sent, or undefined for a resp status of 204, 205 or 304 (no body).
+ */
 export interface TicketReceipt {
   ticket_id: string;
   /** base62 of the timestamp in ms followed by 4 random characters. */

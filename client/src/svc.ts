@@ -70,8 +70,21 @@ export class Svc {
 
   /**
    * Consumes a ticket: POST sends data as the JSON body (to /tpa as the signed-in user when auth is
-   * true, else /tp); GET sends data as the query string to /tg. Resolves with the TicketReceipt, or
-   * with the body a resp action composed; rejects with SvcError (cause: the TicketError) on failure.
+   * true, else /tp); GET sends data as the query string to /tg.
+   *
+   * Resolves, whatever the HTTP status, with:
+   * - the TicketReceipt (a ticket without resp, or a resp without a body);
+   * - the JSON body a resp action composed, as sent (`null` included);
+   * - `undefined` when a resp action set status 204, 205 or 304: HTTP answers those without a body.
+   *   The consumption succeeded and took its count; there is no receipt to hand back.
+   *
+   * T is the caller's statement of what this ticket answers, as with a body a resp composes: the
+   * default TicketReceipt fits a ticket without resp; write `consumeTicket<undefined>(...)` for a resp
+   * with status 204, and `consumeTicket<Body | undefined>(...)` when the resp status is templated and
+   * may be 204.
+   *
+   * Rejects with SvcError: a body with `stage` (cause: the TicketError), even on a 200; an empty body
+   * on any other status (a 200 or 502 that lost its body on the way) is INVALID_RESPONSE.
    */
   async consumeTicket<T = TicketReceipt>(params: ConsumeTicketParams): Promise<T> {
     if (typeof params?.ticket_id !== 'string' || params.ticket_id === '') throw invalidParameter('ticket_id: required.');

@@ -42,6 +42,10 @@ export interface ConsumedRow {
   description: string;
 }
 
+/**
+ * What consumeTicket sends. What it resolves with depends on the ticket: a TicketReceipt, the body a
+ * resp action composed, or undefined when a resp set status 204, 205 or 304 (choose T to match).
+ */
 export interface ConsumeTicketParams {
   ticket_id: string;
   method: 'GET' | 'POST';

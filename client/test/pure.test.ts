@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { consumeAnswer } from '../src/answers.js';
+import { SvcError } from '../src/errors.js';
 import { RequestLimiter } from '../src/limiter.js';
 import { toQueryString } from '../src/query.js';
 import { consumeIdTime, receiptOf } from '../src/receipt.js';
@@ -93,5 +95,38 @@ describe('request batch', () => {
     expect(await Promise.all(tasks)).toEqual([0, 1, 2, 3, 4]);
     expect(peak).toBe(2);
     expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('consumption answers without a body', () => {
+  const answer = (status: number, text: string, contentType = '') => ({ status, text, contentType });
+  const thrown = (run: () => unknown): SvcError => {
+    try {
+      run();
+    } catch (err) {
+      expect(err).toBeInstanceOf(SvcError);
+      return err as SvcError;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it('no body on 204, 205 or 304 (a resp status that answers without one) is a success that resolves undefined', () => {
+    for (const status of [204, 205, 304]) {
+      expect(consumeAnswer(answer(status, ''))).toBeUndefined();
+      expect(consumeAnswer(answer(status, '', 'application/json'))).toBeUndefined();
+    }
+  });
+
+  it('an empty body on any other status is INVALID_RESPONSE naming the status, not a success', () => {
+    for (const status of [200, 201, 202, 400, 502]) {
+      const err = thrown(() => consumeAnswer(answer(status, '', 'application/json')));
+      expect(err).toMatchObject({ code: 'INVALID_RESPONSE', status });
+      expect(err.message).toContain(`answered ${status} with an empty body`);
+    }
+  });
+
+  it('a resp body of JSON null resolves null, distinguishable from no body', () => {
+    expect(consumeAnswer(answer(200, 'null', 'application/json'))).toBeNull();
+    expect(consumeAnswer(answer(402, 'null', 'application/json'))).toBeNull();
   });
 });

@@ -89,6 +89,15 @@ describe('answers that are not the service', () => {
     expect(listing.code).toBe('INVALID_RESPONSE');
   });
 
+  it('an empty 200 or 502 (a proxy that lost the body) rejects a consumption with INVALID_RESPONSE', async () => {
+    for (const status of [200, 502]) {
+      server.handle((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end());
+      const err = await rejection(consume());
+      expect(err).toMatchObject({ code: 'INVALID_RESPONSE', status });
+      expect(err.message).toContain('empty body');
+    }
+  });
+
   it('a server that never answers fails with TIMEOUT after timeoutMs', async () => {
     server.handle(() => {});
     const started = Date.now();

@@ -146,6 +146,32 @@ describe('resp answers against the Worker', () => {
   });
 });
 
+describe('bodiless resp answers against the Worker', () => {
+  const owner = () => new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: worker.project.owner_key });
+  const remaining = async (ticketId: string) => (await owner().getTickets({ ticket_id: ticketId })).list.find((t) => t.ticket_id === ticketId)?.count;
+
+  // 304 goes through GET /tg, 204 and 205 through POST /tp: both consume paths meet the bodiless answer.
+  for (const [status, method] of [[204, 'POST'], [205, 'POST'], [304, 'GET']] as const) {
+    it(`a resp with status ${status} answers no body: consumeTicket resolves undefined and the count is taken`, async () => {
+      const ticketId = `bodiless-${status}`;
+      await worker.registerTicket(ticketId, { count: 3, actions: [{ act: 'resp', exe: { status } }] });
+      const raw = await fetch(`${worker.url}/${method === 'GET' ? 'tg' : 'tp'}/${worker.project.service_id}/${ticketId}`, { method, headers: { origin: 'https://shop.example' } });
+      expect(raw.status).toBe(status);
+      expect(await raw.text()).toBe('');
+      expect(raw.headers.get('access-control-allow-origin')).toBe('*'); // else a browser could not read the success
+      expect(await remaining(ticketId)).toBe(2);
+      const answer: undefined = await svc.consumeTicket<undefined>({ ticket_id: ticketId, method });
+      expect(answer).toBeUndefined();
+      expect(await remaining(ticketId)).toBe(1);
+    });
+  }
+
+  it('a resp body of JSON null resolves null, not undefined', async () => {
+    await worker.registerTicket('resp-null', { actions: [{ act: 'resp', exe: { status: 200, body: null } }] });
+    expect(await svc.consumeTicket<null>({ ticket_id: 'resp-null', method: 'POST' })).toBeNull();
+  });
+});
+
 describe('getConsumedTickets and clearTicketLog against the Worker', () => {
   it("getConsumedTickets lists the caller's own signed-in consumptions", async () => {
     await worker.registerTicket('members', { actions: [] });
