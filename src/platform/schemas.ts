@@ -21,10 +21,11 @@ export const CreateProjectBody = z.strictObject({
 });
 export type CreateProjectBody = z.infer<typeof CreateProjectBody>;
 
+// A URL holds no whitespace, control characters (NUL included) or invisible format characters (U+202E, U+200B…).
 const httpsUrl = z
   .string()
   .max(2048)
-  .regex(/^https:\/\/[^\s/?#]+([/?#]\S*)?$/, 'must be an https:// URL');
+  .regex(/^https:\/\/[^\s\p{Cc}\p{Cf}/?#]+([/?#][^\s\p{Cc}\p{Cf}]*)?$/u, 'must be an https:// URL');
 
 export const IdentitySettingsBody = z.strictObject({
   issuer: z
@@ -65,7 +66,7 @@ export type DevUserBody = z.infer<typeof DevUserBody>;
 export const SecretKeyBody = z.strictObject({
   value: z.string().min(1).max(MAX_SECRET_VALUE),
   destinations: z
-    .array(z.string().max(2048).regex(/^https?:\/\/\S+$/, 'must start with http:// or https://'))
+    .array(z.string().max(2048).regex(/^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/u, 'must start with http:// or https:// and hold no whitespace or control characters'))
     .max(MAX_DESTINATIONS)
     .optional(),
   access_group: z.int().min(0).max(99).optional(),

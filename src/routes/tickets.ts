@@ -16,6 +16,7 @@ import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry
 import type { Env } from '../env';
 
 const OWNER_ONLY = 'Only the project owner can register tickets.';
+const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
 
 /** Ticket registry (owner) and getTickets listing. */
 export const ticketRoutes = createRouter();
@@ -45,6 +46,8 @@ ticketRoutes.delete('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
   const project = await loadActiveProject(c.env, c.req.param('sid'));
   await requireOwner(c, project, OWNER_ONLY);
   const ticketId = c.req.param('ticket_id');
+  // Refused before an object is made for a name no ticket can have.
+  if (!TICKET_ID_PATTERN.test(ticketId)) throw notATicketId();
   const removed = await ticketStub(c.env, project.service_id, ticketId).remove();
   const listed = await deleteDirectoryEntry(c.env, project.service_id, ticketId);
   if (!removed && !listed) throw new SvcHttpError('TICKET_NOT_FOUND', 'The ticket does not exist.', { status: 404 });
@@ -106,7 +109,7 @@ ticketRoutes.post('/v1/projects/:sid/tickets/:ticket_id/clear-log', async (c) =>
   const project = await loadActiveProject(c.env, c.req.param('sid'));
   await requireOwner(c, project, 'Only the project owner can clear a ticket log.');
   const ticketId = c.req.param('ticket_id');
-  if (!TICKET_ID_PATTERN.test(ticketId)) throw invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
+  if (!TICKET_ID_PATTERN.test(ticketId)) throw notATicketId();
   const { before: asked } = await readJsonBody(c, clearLogBody, { optional: true });
   const now = Date.now();
   const before = asked == null ? now : Math.min(asked, now);

@@ -1,0 +1,30 @@
+/** The suite covers every route the Worker documents, and its test names are unique. */
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../src/openapi/catalogue';
+import { caseName } from './runner';
+import { ROUTES_WITHOUT_INPUT, ROUTE_LABELS, routeKey } from './routes';
+import { consumeCases } from './tables/consume';
+import { mailCases } from './tables/mail';
+import { projectCases } from './tables/projects';
+import { secretsAndUsersCases } from './tables/secrets-and-users';
+import { ticketCases } from './tables/tickets';
+
+const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases()];
+
+describe('bad-input coverage', () => {
+  it('every documented route with input has bad-input cases', () => {
+    const covered = new Set(all.map((c) => c.route));
+    const documented = ROUTES.map((r) => routeKey(r.method, r.path)).filter((key) => !ROUTES_WITHOUT_INPUT.includes(key));
+    expect(documented.filter((key) => !covered.has(key))).toEqual([]);
+  });
+
+  it('every case names a documented route that has a label', () => {
+    const documented = new Set(ROUTES.map((r) => routeKey(r.method, r.path)));
+    expect(all.map((c) => c.route).filter((route) => !documented.has(route) || !ROUTE_LABELS[route])).toEqual([]);
+  });
+
+  it('every case has its own test name', () => {
+    const names = all.map(caseName);
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Everything a request could have stored for a project: its D1 rows in every table, what each watched
+ * TicketDO holds (the ticket and its remaining count), and how many projects exist.
+ */
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { ticketStub } from '../../durable-objects/ticket-do';
+
+/** Every D1 table keyed by service_id (migrations/). */
+const PROJECT_TABLES = [
+  'projects',
+  'users',
+  'secret_keys',
+  'mail_templates',
+  'newsletters',
+  'subscribers',
+  'tickets',
+  'ticket_logs',
+  'ticket_action_rows',
+  'records',
+  'record_grants',
+  'usage_monthly',
+  'mail_outbox',
+  'mail_usage',
+  'newsletter_sends',
+  'newsletter_batches',
+] as const;
+
+export interface LogEntry {
+  ticket_id: string;
+  log_key: string;
+  failed: number;
+  code: string | null;
+  is_check: number;
+}
+
+export interface Snapshot {
+  /** The rows of each table, as JSON text. */
+  tables: Record<string, string>;
+  /** The consumption log rows, readable (also part of `tables`). */
+  logs: LogEntry[];
+  /** What each watched TicketDO holds. */
+  tickets: Record<string, { exists: boolean; remaining: number | null }>;
+  projectCount: number;
+}
+
+/** Writes each TicketDO's log outbox to D1 now, so the log is read from one place. */
+async function flushLogs(serviceId: string, ticketIds: readonly string[]): Promise<void> {
+  await Promise.all(
+    ticketIds.map(async (ticketId) => {
+      const stub = ticketStub(env, serviceId, ticketId);
+      while ((await stub.pendingLogCount()) > 0) {
+        if (!(await runDurableObjectAlarm(stub))) throw new Error(`log rows of ${ticketId} wait with no alarm set`);
+      }
+    }),
+  );
+}
+
+export async function snapshot(serviceId: string, watchedTickets: readonly string[]): Promise<Snapshot> {
+  await flushLogs(serviceId, watchedTickets);
+  const statements = PROJECT_TABLES.map((table) => env.DB.prepare(`SELECT * FROM ${table} WHERE service_id = ? ORDER BY rowid`).bind(serviceId));
+  const [count, ...results] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare('SELECT COUNT(*) AS n FROM projects'), ...statements]);
+  const tables: Record<string, string> = {};
+  PROJECT_TABLES.forEach((table, i) => (tables[table] = JSON.stringify(results[i].results)));
+  const logs = (results[PROJECT_TABLES.indexOf('ticket_logs')].results as unknown as LogEntry[]).map(({ ticket_id, log_key, failed, code, is_check }) => ({
+    ticket_id,
+    log_key,
+    failed,
+    code,
+    is_check,
+  }));
+  const tickets: Snapshot['tickets'] = {};
+  await Promise.all(watchedTickets.map(async (id) => (tickets[id] = await ticketStub(env, serviceId, id).status())));
+  return { tables, logs, tickets, projectCount: Number(count.results[0].n) };
+}
+
+/** The log rows of `after` that `before` did not have. */
+export function newLogRows(before: Snapshot, after: Snapshot): LogEntry[] {
+  const seen = new Set(before.logs.map((row) => `${row.ticket_id}/${row.log_key}`));
+  return after.logs.filter((row) => !seen.has(`${row.ticket_id}/${row.log_key}`));
+}
+
+/** The snapshot without the consumption log, for a case whose only allowed trace is one log row. */
+export function withoutLog(state: Snapshot): Omit<Snapshot, 'logs'> {
+  const { logs: _logs, ...rest } = state;
+  return { ...rest, tables: { ...rest.tables, ticket_logs: '(compared row by row)' } };
+}

@@ -1,0 +1,56 @@
+/** Operator routes: create and change a project (Authorization: Bearer OPERATOR_TOKEN). */
+import { bodyShapeCases, described, wrongValueCases } from '../bodies';
+import { invalidParameter, type BadInputCase, type Target } from '../case';
+import { OPERATOR_ROUTE_CREDENTIALS, credentialCases } from '../credentials';
+import { lookalikeCases } from '../params';
+import { fullwidth } from '../payloads';
+import { PLATFORM_BODY } from './platform-body';
+
+const create: Target = { route: 'POST /v1/projects', auth: 'operator' };
+const change: Target = { route: 'PATCH /v1/projects/{service_id}', auth: 'operator' };
+
+const identity = { issuer: 'https://idp.example', audience: 'aud', jwks_url: 'https://idp.example/jwks' };
+const changeBase = { name: 'renamed', active: false, plan: 'standard', identity, secure_request_key: 'k' };
+const noSuchProject = { status: 400, code: 'INVALID_SERVICE' } as const;
+
+/** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
+export const projectControls = (): BadInputCase[] => [
+  { ...create, input: 'a valid project', body: { json: { name: 'n', plan: 'free' } }, expect: { status: 201 } },
+  // Last: it disables the world's project.
+  { ...change, input: 'a valid change', body: { json: changeBase }, expect: { status: 200 } },
+];
+
+export const projectCases = (): BadInputCase[] => [
+  ...credentialCases(create, { json: { name: 'would-be' } }, OPERATOR_ROUTE_CREDENTIALS),
+  ...bodyShapeCases(create, { ...PLATFORM_BODY, emptyIsValid: true }, { name: 'n' }, 'name'),
+  ...wrongValueCases(
+    create,
+    { name: 'n', plan: 'free' },
+    { name: [3, true, null, [], {}, described('x'.repeat(101), 'over 100 characters')], plan: ['gold', 1, null, 'FREE', fullwidth('free')] },
+    true,
+  ),
+  { ...create, input: 'an owner_id chosen by the caller', body: { json: { owner_id: 'mine' } }, expect: invalidParameter('owner_id', true) },
+
+  ...credentialCases(change, { json: { active: false } }, OPERATOR_ROUTE_CREDENTIALS),
+  ...bodyShapeCases(change, PLATFORM_BODY, { active: false }, 'name'),
+  ...wrongValueCases(
+    change,
+    changeBase,
+    {
+      name: [3, described('x'.repeat(101), 'over 100 characters')],
+      active: ['false', 0, null],
+      plan: ['gold', null, ''],
+      identity: ['https://idp.example', [], 5],
+      'identity.issuer': [1, '', 'svc-dev:x'],
+      'identity.audience': [[], ''],
+      'identity.jwks_url': ['http://idp.example/jwks', 'https://', 7, described('https://idp.example/\u0000', 'as a URL with a NUL character'), described('https://idp.example/\u202e/jwks', 'as a URL with a right-to-left override')],
+      secure_request_key: [7, '', described('x'.repeat(4097), 'over 4096 characters')],
+    },
+    true,
+  ),
+  { ...change, input: 'an unknown field inside identity', body: { json: { identity: { ...identity, extra: 1 } } }, expect: invalidParameter('identity.extra', true) },
+  // A project that only looks like the world's must not be the one disabled.
+  ...lookalikeCases(change, 'service_id', "the project's service id", (w) => w.project.service_id, noSuchProject, { body: { json: { active: false } } }),
+  { ...change, input: 'the service id in upper case', params: { service_id: (w) => w.project.service_id.toUpperCase() }, body: { json: { active: false } }, expect: noSuchProject },
+  { ...change, input: 'a service id of 10,000 characters', params: { service_id: 'a'.repeat(10_000) }, body: { json: { active: false } }, expect: noSuchProject },
+];

@@ -1,0 +1,252 @@
+/** Owner routes of tickets: register, delete, list (getTickets), clearTicketLog, and getConsumedTickets. */
+import { expect } from 'vitest';
+import { MAX_ACTIONS_PER_TICKET, MAX_DESCRIPTION, MAX_MAIL_PLACEHOLDERS } from '../../../src/limits';
+import { bodyShapeCases, described, missingFieldCases, wrongValueCases, type BodyRules } from '../bodies';
+import { BROKEN_ESCAPES, invalidParameter, type BadInputCase, type Expected, type PathParam, type Target } from '../case';
+import { OWNER_ROUTE_CREDENTIALS, credentialCases } from '../credentials';
+import { ignoredQueryKeysCase, pagingCases } from '../params';
+import { LOOKALIKES, cyrillic, fullwidth, tenThousandKeys } from '../payloads';
+import { FRESH_TICKET, NEWSLETTER, SECRET, TEMPLATE, TICKETS } from '../world';
+import { PLATFORM_BODY } from './platform-body';
+
+const P = '/v1/projects/{service_id}';
+const PLAIN = TICKETS.plain;
+
+/** Registration refusals name the field at the start of the message (schemas/paths.ts), without detail. */
+const refused = (field: string): Expected => invalidParameter(field, false);
+
+const REGISTRATION_BODY: BodyRules = {
+  notAnObject: { status: 400, code: 'INVALID_PARAMETER', message: /^the ticket must be a JSON object/ },
+  unknownField: (field) => ({ ...refused(field), message: new RegExp(`^${field}: unknown key`) }),
+};
+
+/** Ticket ids the pattern of spec 2.1 refuses: lookalikes of an existing id, reserved characters, lengths. */
+const BAD_TICKET_IDS: Array<[PathParam, string]> = [
+  ...LOOKALIKES.map(([transform, words]): [string, string] => [transform(PLAIN), `an existing ticket's id ${words}`]),
+  [fullwidth('#') + PLAIN, "an id starting with a fullwidth '＃'"],
+  [`#${PLAIN}`, 'an id starting with #'],
+  [`!${PLAIN}`, 'an id starting with !'],
+  [`pl/ain`, 'an id with an encoded /'],
+  [`_${PLAIN}`, 'an id starting with _'],
+  [`${PLAIN} `, 'an id with a trailing space'],
+  ['t'.repeat(65), 'an id of 65 characters'],
+  ['t'.repeat(10_000), 'an id of 10,000 characters'],
+  ...BROKEN_ESCAPES.map(([id, words]): [PathParam, string] => [id, `an id with ${words}`]),
+];
+/** The ids of BAD_TICKET_IDS that can be written as text (in a query string). */
+const BAD_TICKET_ID_TEXTS = BAD_TICKET_IDS.filter((entry): entry is [string, string] => typeof entry[0] === 'string');
+
+// --- register ---
+
+const register = (ticketId: PathParam): Target => ({ route: `PUT ${P}/tickets/{ticket_id}`, params: { ticket_id: ticketId }, auth: 'owner' });
+const signature = { secretName: SECRET, header: 'Stripe-Signature', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' };
+/** A valid replacement of the world's 'plain' ticket: each case breaks one thing, and 'plain' must keep its count of 5. */
+const ticketBase = {
+  description: 'replaced',
+  count: 100,
+  limit_per_user: 1,
+  time_to_live: null,
+  condition: { method: 'POST', params: [{ key: 'q', operator: '=', value: 1 }], signature },
+  actions: [{ act: 'mail', exe: { template: TEMPLATE, to: 'a@example.com' } }, { act: 'nlsd', exe: { group: 'public', newsletter: NEWSLETTER } }],
+};
+const withCondition = (condition: Record<string, unknown>) => ({ json: { ...ticketBase, condition } });
+const withActions = (actions: unknown[]) => ({ json: { ...ticketBase, actions } });
+const req = (url: string) => withActions([{ act: 'req', exe: { url } }]);
+
+const registerCases = (): BadInputCase[] => [
+  ...credentialCases(register(FRESH_TICKET), { json: ticketBase }, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...register(id), input, body: { json: ticketBase }, expect: refused('ticket_id') })),
+  ...bodyShapeCases(register(PLAIN), REGISTRATION_BODY, ticketBase, 'description'),
+  ...missingFieldCases(register(PLAIN), ticketBase, ['actions'], false),
+  ...wrongValueCases(
+    register(PLAIN),
+    ticketBase,
+    {
+      ticket_id: [5, described('other', 'differing from the id of the path')],
+      description: [5, true, null, [], described('x'.repeat(MAX_DESCRIPTION + 1), `over ${MAX_DESCRIPTION} characters`)],
+      count: ['three', -1, 1.5, true, [], {}],
+      limit_per_user: ['once', -1, 1.5, [], {}],
+      time_to_live: ['tomorrow', 1.5, true, {}, described(1_000, 'in the past')],
+      condition: ['POST', [], 5],
+      'condition.method': ['PUT', 'post', 1, described(fullwidth('POST'), 'in fullwidth letters')],
+      'condition.params': [{}, 'q=1'],
+      'condition.params.0.key': [1, null],
+      'condition.params.0.operator': ['~', '==', described(fullwidth('='), "as a fullwidth '＝'")],
+      'condition.params.0.value': [{}, described([{}], 'as a list holding an object')],
+      'condition.signature.secretName': [
+        ...LOOKALIKES.map(([transform, words]) => described(transform(SECRET), `naming an existing secret key ${words}`)),
+        5,
+      ],
+      actions: [{}, 'none', null],
+      'actions.0.act': [described(fullwidth('mail'), 'in fullwidth letters'), described(cyrillic('mail'), 'with a Cyrillic lookalike letter'), 'email', 1],
+      'actions.0.exe.template': [described(cyrillic(TEMPLATE), 'naming an existing template with a Cyrillic lookalike letter'), described(fullwidth(TEMPLATE), 'naming an existing template in fullwidth letters'), 7],
+      'actions.1.exe.newsletter': [described(fullwidth(NEWSLETTER), 'naming an existing newsletter in fullwidth letters'), described(`${NEWSLETTER}\u0000`, 'naming an existing newsletter with a NUL character')],
+      'actions.0.exe.to': ['', 5],
+      'actions.0.exe.placeholders': [
+        described(Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`p${i}`, 'v'])), `with ${MAX_MAIL_PLACEHOLDERS + 1} placeholders`),
+        described({ p: null }, 'with a null placeholder value', 'actions[0].exe.placeholders.p'),
+        'p=v',
+      ],
+      'actions.1.exe.group': [1, 100, 1.5, true],
+      timestamp: ['yesterday'],
+      legacy: ['no'],
+      // The limits of spec section 8 on the signature.
+      'condition.signature.header': [described('X'.repeat(257), 'over 256 characters'), 'bad header', described('X-Sig\u0000', 'with a NUL character')],
+      'condition.signature.separator': ['', described('123456789', 'of 9 characters')],
+      'condition.signature.parts': [
+        described(Array.from({ length: 11 }, (_, i) => `p${i}=\${signature}`), 'with 11 parts'),
+        described(['x'.repeat(257)], 'with a part over 256 characters', 'condition.signature.parts[0]'),
+      ],
+      'condition.signature.signed': [described('x'.repeat(513), 'over 512 characters'), ''],
+      'condition.signature.secret_prefix': [described('x'.repeat(65), 'over 64 characters')],
+      'condition.signature.tolerance': [0, 86_401, 1.5, '300'],
+    },
+    false,
+  ),
+  // Refused on the newsletter: none is stored under a group of that name.
+  { ...register(PLAIN), input: "an nlsd group of 'public' in fullwidth letters", body: withActions([{ act: 'nlsd', exe: { group: fullwidth('public'), newsletter: NEWSLETTER } }]), expect: refused('actions[0].exe.newsletter') },
+  { ...register(PLAIN), input: 'a resp status of 99', body: withActions([{ act: 'resp', exe: { status: 99 } }]), expect: refused('actions[0].exe.status') },
+  { ...register(PLAIN), input: 'a resp status of 600', body: withActions([{ act: 'resp', exe: { status: 600 } }]), expect: refused('actions[0].exe.status') },
+  { ...register(PLAIN), input: 'an acsg group of 0', body: withActions([{ act: 'acsg', exe: { group: 0 } }]), expect: refused('actions[0].exe.group') },
+  { ...register(PLAIN), input: 'an acsg group of 100', body: withActions([{ act: 'acsg', exe: { group: 100 } }]), expect: refused('actions[0].exe.group') },
+  // Tabs, line breaks and other control characters in a req url are not bad input: spec 2.4 normalizes
+  // the url as a browser does (removed, or percent-encoded in the path), tested in src/outbound/url.test.ts.
+  { ...register(PLAIN), input: 'a req url in fullwidth letters', body: req(fullwidth('https://api.example/')), expect: refused('actions[0].exe.url') },
+  { ...register(PLAIN), input: 'an action that is a number', body: { json: { ...ticketBase, actions: [1] } }, expect: refused('actions[0]') },
+  { ...register(PLAIN), input: 'an unknown field in an action', body: { json: { ...ticketBase, actions: [{ ...ticketBase.actions[0], extra: 1 }] } }, expect: refused('actions[0].extra') },
+  {
+    ...register(PLAIN),
+    input: `${MAX_ACTIONS_PER_TICKET + 1} actions`,
+    body: { json: { ...ticketBase, actions: Array.from({ length: MAX_ACTIONS_PER_TICKET + 1 }, () => ({ act: 'acsg', exe: { group: 2 } })) } },
+    expect: { ...refused('actions'), message: new RegExp(`at most ${MAX_ACTIONS_PER_TICKET} actions`) },
+  },
+  { ...register(PLAIN), input: 'a header row with a null value', body: withCondition({ headers: [{ key: 'x-token', operator: '=', value: null }] }), expect: refused('condition.headers[0].value') },
+  { ...register(PLAIN), input: 'a header row keyed by a fullwidth header name', body: withCondition({ headers: [{ key: fullwidth('X-Token'), operator: '=', value: 'v' }] }), expect: refused('condition.headers[0].key') },
+  { ...register(PLAIN), input: 'a header row keyed with a NUL character', body: withCondition({ headers: [{ key: 'x-to\u0000ken', operator: '=', value: 'v' }] }), expect: refused('condition.headers[0].key') },
+  { ...register(PLAIN), input: 'body rows on a GET ticket', body: withCondition({ method: 'GET', body: [{ key: 'a', operator: '=', value: 1 }] }), expect: refused('condition.body') },
+  { ...register(PLAIN), input: 'a user row with a null value', body: withCondition({ user: [{ key: 'email_verified', operator: '=', value: null }] }), expect: refused('condition.user[0].value') },
+  { ...register(PLAIN), input: 'the removed request condition', body: withCondition({ request: { url: 'https://api.example/' } }), expect: refused('condition.request') },
+];
+
+// --- delete ---
+
+const remove = (ticketId: PathParam): Target => ({ route: `DELETE ${P}/tickets/{ticket_id}`, params: { ticket_id: ticketId }, auth: 'owner' });
+const noSuchTicket = { status: 404, code: 'TICKET_NOT_FOUND' } as const;
+
+const deleteCases = (): BadInputCase[] => [
+  ...credentialCases(remove(PLAIN), undefined, OWNER_ROUTE_CREDENTIALS),
+  // An id that cannot be a ticket id is refused before any ticket object is touched: 'plain' keeps its definition and count.
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...remove(id), input, expect: invalidParameter('ticket_id', true) })),
+  { ...remove(PLAIN.toUpperCase()), input: "an existing ticket's id in upper case", expect: noSuchTicket },
+];
+
+// --- getTickets ---
+
+const list: Target = { route: `GET ${P}/tickets`, auth: 'owner' };
+const unauthorized = { status: 401, code: 'UNAUTHORIZED' } as const;
+const authRequired = { status: 401, code: 'AUTH_REQUIRED' } as const;
+/** Listing accepts the owner key or an id token; a credential that does not verify is AUTH_REQUIRED (src/http/auth.ts resolveCaller). */
+const LISTING_CREDENTIALS = [
+  { auth: 'none', input: 'no credential', expect: unauthorized },
+  { auth: 'empty-bearer', input: 'an empty Bearer credential', expect: unauthorized },
+  { auth: 'wrong-owner-key', input: 'an owner key no project has', expect: authRequired },
+  { auth: 'other-owner', input: "another project's owner key", expect: authRequired },
+  { auth: 'malformed', input: 'a malformed token', expect: authRequired },
+  { auth: 'control-chars', input: 'a credential with control characters', expect: authRequired },
+  { auth: 'other-user', input: "an id token of another project's user", expect: authRequired },
+  { auth: 'operator', input: 'the operator token', expect: authRequired },
+] as const;
+
+const badTime = (field: 'from' | 'to') => invalidParameter(field, true);
+const logQuery = (extra: string) => `ticket_id=${encodeURIComponent(`#${PLAIN}#`)}&${extra}`;
+
+const listCases = (): BadInputCase[] => [
+  ...credentialCases(list, undefined, LISTING_CREDENTIALS),
+  ...pagingCases(list),
+  ...pagingCases(list, logQuery('from=0'))
+    .filter((c) => c.expect.field === 'limit')
+    .map((c) => ({ ...c, input: `${c.input} on a log listing` })),
+  ...[
+    ['yesterday', 'a word'],
+    ['-1', 'a negative number'],
+    ['1.5', 'a fraction'],
+    ['1'.repeat(17), '17 digits'],
+    [encodeURIComponent(fullwidth('1700000000000')), 'fullwidth digits'],
+    ['1700000000000%00', 'a NUL character'],
+  ].flatMap(([value, words]): BadInputCase[] => [
+    { ...list, input: `a log listing "from" of ${words}`, query: logQuery(`from=${value}`), expect: badTime('from') },
+    { ...list, input: `a log listing "to" of ${words}`, query: logQuery(`to=${value}`), expect: badTime('to') },
+  ]),
+  { ...list, input: '"to" before "from"', query: logQuery('from=2000&to=1000'), expect: { ...badTime('to'), message: '"to" is before "from".' } },
+  { ...list, input: '"from" on a listing of tickets', query: 'from=1000', expect: badTime('from') },
+  ...[
+    [`#${PLAIN}`, 'a log id without its closing #'],
+    [`#${fullwidth(PLAIN)}#`, 'a log id of a fullwidth ticket id'],
+    [`#${cyrillic(PLAIN)}#`, 'a log id of a ticket id with a Cyrillic lookalike letter'],
+    [`#pl\u0000ain#`, 'a log id with a NUL character'],
+    [`@${PLAIN}#not an id#`, 'an action-rows id whose consume id has spaces'],
+    [`@${PLAIN}#abc`, 'an action-rows id without its closing #'],
+  ].map(([id, input]): BadInputCase => ({ ...list, input, query: `ticket_id=${encodeURIComponent(id)}`, expect: invalidParameter('ticket_id', true) })),
+  // A signed-in user may not read logs (spec 4.2: 'Invalid ticket id.').
+  ...[`#${PLAIN}#`, `@${PLAIN}#abc#`, `${PLAIN}#`].map(
+    (id): BadInputCase => ({
+      ...list,
+      auth: 'user',
+      input: `a signed-in user asking for "${id}"`,
+      query: `ticket_id=${encodeURIComponent(id)}`,
+      expect: { status: 400, code: 'INVALID_REQUEST', message: 'Invalid ticket id.' },
+    }),
+  ),
+  // Ids that only look like a log id or a ticket's id name no ticket: an empty list, no log rows.
+  ...[
+    [`${fullwidth('#')}${PLAIN}${fullwidth('#')}`, "a log id written with fullwidth '＃'"],
+    [fullwidth(PLAIN), "an existing ticket's id in fullwidth letters"],
+    [cyrillic(PLAIN), "an existing ticket's id with a Cyrillic lookalike letter"],
+    ['t'.repeat(10_000), 'a ticket id of 10,000 characters'],
+  ].flatMap(([id, input]): BadInputCase[] =>
+    (['owner', 'user'] as const).map((auth) => ({
+      ...list,
+      auth,
+      input: `${input}, asked by the ${auth === 'owner' ? 'owner' : 'signed-in user'}`,
+      query: `ticket_id=${encodeURIComponent(id)}`,
+      expect: { status: 200, json: { list: [], endOfList: true } },
+    })),
+  ),
+  ignoredQueryKeysCase(list, { list: expect.arrayContaining([expect.objectContaining({ ticket_id: PLAIN, count: 5 })]) }),
+];
+
+// --- clearTicketLog ---
+
+const clearLog = (ticketId: PathParam): Target => ({ route: `POST ${P}/tickets/{ticket_id}/clear-log`, params: { ticket_id: ticketId }, auth: 'owner' });
+
+const clearLogCases = (): BadInputCase[] => [
+  ...credentialCases(clearLog(PLAIN), { json: {} }, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...clearLog(id), input, body: { json: {} }, expect: invalidParameter('ticket_id', true) })),
+  ...bodyShapeCases(clearLog(PLAIN), { ...PLATFORM_BODY, emptyIsValid: true }, { before: 1_000 }, 'before'),
+  ...wrongValueCases(clearLog(PLAIN), { before: 1_000 }, { before: ['yesterday', '1700000000000', -1, 1.5, true, [], {}] }, true),
+];
+
+// --- getConsumedTickets ---
+
+const consumed: Target = { route: `GET ${P}/consumed`, auth: 'user' };
+
+const consumedCases = (): BadInputCase[] => [
+  ...credentialCases(consumed, undefined, LISTING_CREDENTIALS),
+  ...pagingCases(consumed),
+  ...BAD_TICKET_ID_TEXTS.map(([id, input]): BadInputCase => ({ ...consumed, input, query: `ticket_id=${encodeURIComponent(id)}`, expect: invalidParameter('ticket_id', true) })),
+  { ...consumed, input: '10,000 query keys around a ticket id of 65 characters', query: `${tenThousandKeys}&ticket_id=${'t'.repeat(65)}`, expect: invalidParameter('ticket_id', true) },
+  ignoredQueryKeysCase(consumed, { list: [], endOfList: true }),
+];
+
+/** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
+export const ticketControls = (): BadInputCase[] => [
+  { ...register(PLAIN), input: 'a valid replacement', body: { json: ticketBase }, expect: { status: 200 } },
+  { ...list, input: 'a page of tickets', query: 'limit=5', expect: { status: 200 } },
+  { ...list, input: 'a page of the log', query: logQuery('from=0&to=2000&limit=5'), expect: { status: 200 } },
+  { ...list, auth: 'user', input: 'the tickets, signed in', query: `ticket_id=${PLAIN}`, expect: { status: 200 } },
+  { ...clearLog(PLAIN), input: 'a valid clear', body: { json: { before: 1_000 } }, expect: { status: 200 } },
+  { ...consumed, input: "the user's consumptions", query: `ticket_id=${PLAIN}&limit=5`, expect: { status: 200 } },
+  { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
+];
+
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases()];
