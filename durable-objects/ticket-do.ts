@@ -27,6 +27,8 @@ export const CONTINUATION_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS +
 const ALARM_TAKES_NEW_RUNS_MS = 10 * 60_000;
 /** While continuations run, how often the alarm looks for one that fell due meanwhile. */
 const ALARM_LOOKS_FOR_DUE_RUNS_MS = 25;
+/** While continuations run, how long a failed log export waits before it is tried again. */
+const LOG_EXPORT_RETRY_MS = 1_000;
 
 /**
  * One object per project + ticket: the definition the engine runs, the remaining count, the
@@ -116,10 +118,10 @@ export class TicketDO extends DurableObject<Env> {
   /**
    * Runs the due continuations concurrently and exports the log outbox. The runtime runs one alarm at a
    * time, so while runs are going this invocation stays and takes up every continuation that falls due
-   * meanwhile (it looks every ALARM_LOOKS_FOR_DUE_RUNS_MS): a '0m' run starts at once instead of after the runs before it. For
-   * its first ALARM_TAKES_NEW_RUNS_MS only, so it ends well within an alarm's time limit; later runs
-   * start from the next alarm. The export goes whenever the loop turns, due or not: its delay only
-   * gathers a burst of rows into one batch.
+   * meanwhile (it looks every ALARM_LOOKS_FOR_DUE_RUNS_MS): a '0m' run starts at once instead of after
+   * the runs before it. For its first ALARM_TAKES_NEW_RUNS_MS only, so it ends well within an alarm's
+   * time limit; later runs start from the next alarm. The export goes when the alarm fires, due or not (its delay only gathers
+   * a burst of rows into one batch), and while runs go on, whenever it falls due.
    */
   override async alarm(): Promise<void> {
     // The alarm that fired is spent; what storage holds now decides the next one.
@@ -134,7 +136,17 @@ export class TicketDO extends DurableObject<Env> {
         }
       }
       const exportJob = this.data.jobs().find((job) => job.kind === 'export-logs');
-      if (exportJob) await this.exportLogs(exportJob);
+      if (exportJob && (runs.size === 0 || exportJob.run_at <= Date.now())) {
+        try {
+          await this.exportLogs(exportJob);
+        } catch (err) {
+          // With no run going, the runtime retries the alarm. With runs going, the loop must go on taking
+          // up the continuations that fall due (an alarm that threw would leave them to its retry).
+          if (runs.size === 0) throw err;
+          console.error('log export failed; retrying', err instanceof Error ? err.message : String(err));
+          this.data.rescheduleJob(exportJob.id, Date.now() + LOG_EXPORT_RETRY_MS);
+        }
+      }
       if (runs.size === 0) break;
       // A timer of its own, not a promise another event resolves: I/O stays with this alarm's context.
       await Promise.race([...runs.values(), new Promise<void>((resolve) => setTimeout(resolve, ALARM_LOOKS_FOR_DUE_RUNS_MS))]);

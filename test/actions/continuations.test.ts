@@ -3,10 +3,12 @@
  * another back. The destination (test/loopback-server.ts /gate) holds each request until the test
  * opens the gate, so "both are at the destination at the same time" is observed, not timed.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createProject, registerTicket, type TestProject } from '../helpers/api';
+import { failingDb } from './failing-db';
 import { consumePost, loggedConsumptions, settle } from './run-support';
 
 const origin = inject('loopbackOrigin');
@@ -71,3 +73,47 @@ describe("resume '0m' continuations", () => {
     expect(logged.actions.map((a) => a.path)).toEqual(['actions[0]', 'actions[1]']);
   });
 });
+
+describe('the log export failing while continuations run', () => {
+  it('stops neither the runs nor the taking up of new ones; their rows reach the log once D1 is back', async () => {
+    const gate = crypto.randomUUID();
+    await registerTicket(project, 'export-fails', {
+      actions: [{ act: 'resp', exe: { resume: '0m' } }, { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } }],
+    });
+    const stub = ticketStub(env, project.service_id, 'export-fails');
+    const realDb = env.DB;
+    const setDb = (db: D1Database) => runInDurableObject(stub, (instance) => void ((instance as unknown as { env: { DB: D1Database } }).env.DB = db));
+    try {
+      await consumePost(project, 'export-fails');
+      expect(await untilWaiting(gate, 1)).toBe(1);
+      // From now on the object's log export fails, while the first run still waits at the gate.
+      await setDb(failingDb(realDb, /ticket_logs|ticket_action_rows/));
+      await consumePost(project, 'export-fails');
+      expect(await untilWaiting(gate, 2)).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 400)); // the answers' rows fall due for export, which fails
+      await consumePost(project, 'export-fails');
+      expect(await untilWaiting(gate, 3)).toBe(3);
+      await fetch(`${origin}/gate/open/${gate}`);
+      await untilNoContinuation(stub);
+    } finally {
+      await fetch(`${origin}/gate/open/${gate}`);
+      await setDb(realDb);
+    }
+    await settle(project, 'export-fails');
+    const logged = await loggedConsumptions(project, 'export-fails');
+    expect(logged.map((row) => [row.failed, row.description.continuation?.finished !== undefined])).toEqual([
+      [0, true],
+      [0, true],
+      [0, true],
+    ]);
+  });
+});
+
+/** Waits (bounded) until no continuation job is left: each run finished and deleted its job. */
+async function untilNoContinuation(stub: ReturnType<typeof ticketStub>) {
+  for (let i = 0; i < 300; i++) {
+    if (!(await stub.scheduledJobs()).some((job) => job.kind === 'continuation')) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`continuations did not finish: ${JSON.stringify(await stub.scheduledJobs())}`);
+}
