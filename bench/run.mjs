@@ -17,7 +17,7 @@ import { machine } from './machine.mjs';
 import { startCpuProfile, summarizeProfile } from './profile.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
 import { median, summarize } from './stats.mjs';
-import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, gatewayConfigWithoutAssets, startWranglerDev } from './wrangler-dev.mjs';
+import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, benchGatewayConfig, startWranglerDev } from './wrangler-dev.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -92,9 +92,9 @@ async function startWorkers(phase, operatorToken, stripeSecret) {
   const settled = await Promise.allSettled([
     applyMigrations(gatewayState, { quiet: true }).then(() =>
       startWranglerDev({
-        config: ASSETS === 'none' ? gatewayConfigWithoutAssets() : undefined,
+        config: benchGatewayConfig({ assets: ASSETS !== 'none' }),
         persistTo: gatewayState,
-        vars: { OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64'), BENCH_ROUTES: 'true' },
+        vars: { OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64') },
         healthPath: '/v1/health',
       }),
     ),

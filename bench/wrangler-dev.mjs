@@ -15,28 +15,31 @@ export const BASELINE_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.to
 export const BASELINE_WITH_ASSETS_CONFIG = path.join(ROOT, 'bench', 'baseline', 'wrangler.assets.toml');
 
 /**
- * The gateway's wrangler.toml without its [assets] table, written to .bench/: the same Worker, every
- * binding but the dashboard's static assets. Locally, assets put two more Workers (wrangler's RPC
- * proxy and asset router) in front of every request; on Cloudflare that routing is not the Worker's.
+ * The gateway's wrangler.toml for the bench, written to .bench/: every binding of the shipped Worker,
+ * run from bench/gateway-entry.ts (the app plus the /v1/bench/* routes). With `assets: false` the
+ * [assets] table is left out: locally, assets put two more Workers (wrangler's RPC proxy and asset
+ * router) in front of every request; on Cloudflare that routing is not the Worker's.
  */
-export function gatewayConfigWithoutAssets() {
+export function benchGatewayConfig({ assets }) {
   const source = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8');
-  const lines = source.split('\n');
   const out = [];
   let inAssets = false;
-  for (const line of lines) {
+  for (const line of source.split('\n')) {
     const table = /^\s*\[\[?([^\]]+)\]\]?\s*(#.*)?$/.exec(line);
     if (table) inAssets = table[1].trim() === 'assets';
-    if (inAssets) continue;
+    if (inAssets && !assets) continue;
     // Paths in the config are relative to its folder, one level up from .bench/.
-    out.push(line.replace(/^(\s*(?:main|migrations_dir)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`));
+    const main = line.replace(/^(\s*main\s*=\s*")[^"]+"/, '$1../bench/gateway-entry.ts"');
+    out.push(main.replace(/^(\s*(?:migrations_dir|directory)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`));
   }
   const text = out.join('\n');
-  if (text.includes('[assets]') || !text.includes('main = "../')) throw new Error('bench: could not derive the gateway config without assets from wrangler.toml');
+  if (text.includes('[assets]') !== assets || !text.includes('main = "../bench/gateway-entry.ts"')) {
+    throw new Error('bench: could not derive the gateway\'s bench config from wrangler.toml');
+  }
   const dir = path.join(ROOT, '.bench');
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, 'wrangler.no-assets.toml');
-  writeFileSync(file, `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker without [assets].\n${text}`);
+  const file = path.join(dir, assets ? 'wrangler.gateway-assets.toml' : 'wrangler.gateway.toml');
+  writeFileSync(file, `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker run from bench/gateway-entry.ts${assets ? '' : ', without [assets]'}.\n${text}`);
   return file;
 }
 

@@ -1,6 +1,9 @@
 import type { StoredTicket } from '../schemas/ticket-types';
+import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow, LogRow } from '../src/consume/types';
 import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/consume/log-size';
+import { JobTable } from './job-table';
+import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 
 const SCHEMA = [
@@ -52,6 +55,12 @@ const SCHEMA = [
      usage_generation INTEGER NOT NULL
    );
    INSERT INTO generations VALUES (1, 0, 0);`,
+  // The log outbox becomes the shared Outbox part's table: one JSON payload per entry, same ids.
+  `CREATE TABLE outbox (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+   INSERT INTO outbox (id, payload)
+     SELECT id, '{"row":' || row || ',"actionRows":' || action_rows || ',"final":' || (CASE final WHEN 1 THEN 'true' ELSE 'false' END) || '}'
+     FROM log_outbox ORDER BY id;
+   DROP TABLE log_outbox;`,
 ];
 
 /**
@@ -66,54 +75,44 @@ function jsonWithin(value: unknown, fitted: () => unknown): string {
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
-export type JobKind = 'export-logs' | 'continuation';
+export type TicketJobKind = 'export-logs' | 'continuation';
 
-export type Job = {
-  id: number;
-  kind: JobKind;
-  run_at: number;
-  payload: string;
-};
-
-/**
- * One unit of the count and of a user's limit taken by a consumption in flight, with the generations
- * it was taken under. A failed run gives a unit back only into the generation it came from
- * (docs/decisions.md, "Reservations across registrations").
- */
-export interface Reservation {
-  countGeneration: number;
-  usage?: { userId: string; generation: number };
-}
-
-export interface OutboxEntry {
-  id: number;
+/** One entry of the log outbox: a log row and its action rows. */
+export interface LogEntry {
   row: LogRow;
   actionRows: ActionRow[];
   /** The closing row of a run that went on after resp: it replaces the row logged earlier. */
   final: boolean;
 }
 
+/** The stored text of a log entry, its values cut to the log limit only when it is over it. */
+function encodeLogEntry({ row, actionRows, final }: LogEntry): string {
+  return `{"row":${jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) }))},"actionRows":${jsonWithin(actionRows, () =>
+    actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
+  )},"final":${final}}`;
+}
+
 /**
- * The TicketDO's SQLite tables: definition, remaining count, per-user usage, log outbox, scheduled
- * jobs. The object is the only writer, so what it has read once is kept in memory (a failed write
- * resets the object, memory included).
+ * The TicketDO's SQLite: the definition, remaining count, per-user usage and their generations, with
+ * the shared parts for the scheduled jobs and the log outbox. The object is the only writer, so what
+ * it has read once is kept in memory (a failed write resets the object, memory included).
  */
-export class TicketStore {
+export class TicketStore implements ConsumeStore {
+  readonly jobs: JobTable<TicketJobKind>;
+  readonly outbox: Outbox<LogEntry, TicketJobKind>;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
-  /** true once an export job is known to exist; undefined = look in the table. */
-  private exportScheduled?: true;
-  /** Set when the jobs table changed, so the object re-arms its alarm only then. */
-  private jobsChanged = true;
   /** The generations table, read once (undefined until then). */
   private cachedGenerations?: { count: number; usage: number };
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
     migrateSchema(sql, SCHEMA);
+    this.jobs = new JobTable(sql);
+    this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeLogEntry });
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */
@@ -160,10 +159,9 @@ export class TicketStore {
     const existed = this.ticket() !== null;
     this.sql.exec('DELETE FROM ticket');
     this.sql.exec('DELETE FROM user_usage');
-    this.sql.exec("DELETE FROM jobs WHERE kind = 'continuation'");
+    this.jobs.deleteKind('continuation');
     this.cached = null;
     this.cachedRemaining = null;
-    this.jobsChanged = true;
     this.moveGenerations(true, true);
     return existed;
   }
@@ -221,87 +219,11 @@ export class TicketStore {
     );
   }
 
-  /** Appends a log row and its action rows to the outbox and makes sure an export is scheduled. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final = false): void {
-    this.sql.exec(
-      'INSERT INTO log_outbox (log_key, row, action_rows, final) VALUES (?, ?, ?, ?)',
-      row.log_key,
-      jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) })),
-      jsonWithin(actionRows, () => actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) }))),
-      final ? 1 : 0,
-    );
-    if (this.exportScheduled) return;
-    this.sql.exec(
-      "INSERT INTO jobs (kind, run_at) SELECT 'export-logs', ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'export-logs')",
-      this.now() + LOG_EXPORT_DELAY_MS,
-    );
-    this.exportScheduled = true;
-    this.jobsChanged = true;
+    this.outbox.add({ row, actionRows, final });
   }
 
-  pendingLogs(limit: number): OutboxEntry[] {
-    return this.sql
-      .exec<{ id: number; row: string; action_rows: string; final: number }>('SELECT id, row, action_rows, final FROM log_outbox ORDER BY id LIMIT ?', limit)
-      .toArray()
-      .map((r) => ({ id: r.id, row: JSON.parse(r.row), actionRows: JSON.parse(r.action_rows), final: r.final === 1 }));
-  }
-
-  /** Drops the exported rows: every id up to the last one exported (pendingLogs reads in id order). */
-  dropLogsThrough(lastId: number): void {
-    this.sql.exec('DELETE FROM log_outbox WHERE id <= ?', lastId);
-  }
-
-  hasPendingLogs(): boolean {
-    return this.sql.exec<{ pending: number }>('SELECT EXISTS (SELECT 1 FROM log_outbox) AS pending').one().pending === 1;
-  }
-
-  outboxSize(): number {
-    return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log_outbox').one().n;
-  }
-
-  addJob(kind: JobKind, runAt: number, payload: string): number {
-    this.jobsChanged = true;
-    return this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, payload).one().id;
-  }
-
-  /** Saves a job's progress (a continuation's state after each action). */
-  updateJob(id: number, payload: string): void {
-    this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', payload, id);
-  }
-
-  rescheduleJob(id: number, runAt: number): void {
-    this.jobsChanged = true;
-    this.sql.exec('UPDATE jobs SET run_at = ? WHERE id = ?', runAt, id);
-  }
-
-  deleteJob(id: number): void {
-    this.jobsChanged = true;
-    this.exportScheduled = undefined;
-    this.sql.exec('DELETE FROM jobs WHERE id = ?', id);
-  }
-
-  /** Whether the jobs table changed since the last call (the alarm may need to move). */
-  takeJobsChanged(): boolean {
-    const changed = this.jobsChanged;
-    this.jobsChanged = false;
-    return changed;
-  }
-
-  job(id: number): Job | null {
-    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs WHERE id = ?', id).toArray()[0] ?? null;
-  }
-
-  /** Jobs whose time has come, oldest first. */
-  dueJobs(now: number): Job[] {
-    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs WHERE run_at <= ? ORDER BY run_at, id', now).toArray();
-  }
-
-  jobs(): Job[] {
-    return this.sql.exec<Job>('SELECT id, kind, run_at, payload FROM jobs ORDER BY run_at, id').toArray();
-  }
-
-  /** When the alarm must next fire; null when nothing is scheduled. */
-  nextJobAt(): number | null {
-    return this.sql.exec<{ at: number | null }>('SELECT MIN(run_at) AS at FROM jobs').one().at;
+  scheduleContinuation(runAt: number, payload: string): void {
+    this.jobs.add('continuation', runAt, payload);
   }
 }

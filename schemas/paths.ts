@@ -1,4 +1,4 @@
-import { SvcHttpError } from '../src/http/errors';
+import { FieldIssueError } from './field-issue';
 
 export type PathSegment = string | number | symbol;
 
@@ -18,6 +18,6 @@ export function joinPath(segments: readonly PathSegment[], base = ''): string {
 }
 
 /** The refusal of one field: INVALID_PARAMETER with a message that starts with the field path. */
-export function invalidField(path: string, message: string): SvcHttpError {
-  return new SvcHttpError('INVALID_PARAMETER', path ? `${path}: ${message}` : message);
+export function invalidField(path: string, message: string): FieldIssueError {
+  return new FieldIssueError({ code: 'INVALID_PARAMETER', message: path ? `${path}: ${message}` : message, field: path });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SvcHttpError } from '../src/http/errors';
+import { FieldIssueError, type FieldIssue } from './field-issue';
 import {
   VALID_REFERENCE_FORMS,
   isWholeReference,
@@ -13,12 +13,12 @@ import {
 const TOP: TemplateContext = { inThen: false, inErr: false, allowClientSecret: false };
 const EVERYWHERE: TemplateContext = { inThen: true, inErr: true, allowClientSecret: true };
 
-function refusal(text: string, ctx: TemplateContext = EVERYWHERE): SvcHttpError {
+function refusal(text: string, ctx: TemplateContext = EVERYWHERE): FieldIssue {
   try {
     validateTemplate(text, ctx, 'actions[0].exe.url');
   } catch (error) {
-    expect(error).toBeInstanceOf(SvcHttpError);
-    return error as SvcHttpError;
+    expect(error).toBeInstanceOf(FieldIssueError);
+    return (error as FieldIssueError).issue;
   }
   throw new Error(`expected ${text} to be refused`);
 }
@@ -113,6 +113,7 @@ describe('any other form inside ${ } is refused with the valid forms listed', ()
   ])('%s', (text) => {
     const error = refusal(text);
     expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.field).toBe('actions[0].exe.url');
     expect(error.message.startsWith('actions[0].exe.url: ')).toBe(true);
     expect(error.message).toContain(VALID_REFERENCE_FORMS);
   });

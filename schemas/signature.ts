@@ -8,6 +8,9 @@ import type { ExistenceCheck } from './lookups';
 import { childPath, invalidField } from './paths';
 import { PLACEHOLDER_NAME } from './references';
 
+/** Seconds a signed timestamp may be away from now when the signature gives no tolerance. */
+const DEFAULT_TOLERANCE = 300;
+
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -117,7 +120,9 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
       throw invalidField(childPath(path, field), (error as Error).message);
     }
   }
-  if (input.tolerance !== undefined && input.timestamp === undefined) {
+  // Earlier versions stored the default tolerance on every signature; a listed ticket of theirs saves back as is.
+  const legacyDefault = input.timestamp === undefined && input.tolerance === DEFAULT_TOLERANCE;
+  if (input.tolerance !== undefined && input.timestamp === undefined && !legacyDefault) {
     throw invalidField(childPath(path, 'tolerance'), 'applies only with timestamp; add a timestamp template or remove tolerance');
   }
 
@@ -134,11 +139,13 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
     encoding: input.encoding ?? 'hex',
     parts,
     signed,
-    tolerance: input.tolerance ?? 300,
     secret_encoding: input.secret_encoding ?? 'raw',
   };
   if (input.separator !== undefined) config.separator = input.separator;
-  if (input.timestamp !== undefined) config.timestamp = input.timestamp;
+  if (input.timestamp !== undefined) {
+    config.timestamp = input.timestamp;
+    config.tolerance = input.tolerance ?? DEFAULT_TOLERANCE;
+  }
   if (input.secret_prefix) config.secret_prefix = input.secret_prefix;
   return config;
 }

@@ -47,7 +47,8 @@ export interface SignatureConfig {
   parts: string[];
   signed: string;
   timestamp?: string;
-  tolerance: number;
+  /** Stored with timestamp only (default 300 s). */
+  tolerance?: number;
   secret_encoding: 'raw' | 'base64' | 'hex';
   secret_prefix?: string;
 }

@@ -3,10 +3,11 @@
  * against spec 2.1-2.5 and produces the stored form (rules_version 2, current names, defaults filled).
  */
 import { z } from 'zod';
-import { MAX_DESCRIPTION } from '../src/limits';
+import { MAX_DESCRIPTION } from './limits';
 import { actionSchema, type ActionInput } from './actions/schema';
 import { normalizeActions } from './actions/chain';
 import { conditionInputSchema, normalizeCondition } from './condition';
+import { checked, type Checked } from './field-issue';
 import { parseOrRefuse } from './issues';
 import type { ExistenceCheck, RegistrationLookups } from './lookups';
 import { invalidField } from './paths';
@@ -23,7 +24,7 @@ export interface ValidatedTicket {
   count: number | null | undefined;
 }
 
-/** Refuses an id outside the pattern of spec 2.1; #, ! and / are reserved. */
+/** Refuses an id outside the pattern of spec 2.1 (throws FieldIssueError); #, ! and / are reserved. */
 export function validateTicketId(ticketId: string): void {
   if (typeof ticketId === 'string' && TICKET_ID_PATTERN.test(ticketId)) return;
   const reserved = typeof ticketId === 'string' && /[#!/]/.test(ticketId) ? 'the characters #, ! and / are reserved; ' : '';
@@ -58,13 +59,17 @@ export const ticketRegistrationSchema = strictObject({
 });
 export type TicketRegistrationInput = z.input<typeof ticketRegistrationSchema>;
 
-/** Validates a registration body and returns the stored form; every refusal is INVALID_PARAMETER naming the field. */
-export async function validateTicketRegistration(
+/** Validates a registration body: the stored form, or the first issue (INVALID_PARAMETER naming the field). */
+export function validateTicketRegistration(
   ticketId: string,
   input: unknown,
   lookups: RegistrationLookups,
   now: number,
-): Promise<ValidatedTicket> {
+): Promise<Checked<ValidatedTicket>> {
+  return checked(() => normalizeRegistration(ticketId, input, lookups, now));
+}
+
+async function normalizeRegistration(ticketId: string, input: unknown, lookups: RegistrationLookups, now: number): Promise<ValidatedTicket> {
   validateTicketId(ticketId);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw invalidField('', 'the ticket must be a JSON object: { description?, count?, limit_per_user?, time_to_live?, condition?, actions }');

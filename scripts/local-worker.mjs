@@ -130,10 +130,10 @@ export function spawnWrangler(args, { quiet = true, env = {} } = {}) {
 /**
  * Starts the Worker with `wrangler dev`. Options: port (default: a free one), persistTo (state
  * folder, default .wrangler/state), vars (settings passed with --var, over .dev.vars), quiet (capture
- * the output).
+ * the output), signal (an AbortSignal that stops the Worker, also while it is starting).
  * Returns { url, port, stop(), output() }.
  */
-export async function startLocalWorker({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000 } = {}) {
+export async function startLocalWorker({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000, signal } = {}) {
   port ??= await freePort();
   const inspectorPort = await freePort();
   await applyMigrations(persistTo, { quiet });
@@ -141,6 +141,9 @@ export async function startLocalWorker({ port, persistTo, vars = {}, quiet = tru
   if (persistTo) args.push('--persist-to', persistTo);
   for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
   const { child, stop, output } = spawnWrangler(args, { quiet });
+  // wrangler runs in its own process group, out of reach of the terminal's Ctrl+C.
+  if (signal?.aborted) void stop();
+  else signal?.addEventListener('abort', () => void stop(), { once: true });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, child, timeoutMs);

@@ -1,6 +1,6 @@
 // `npm start`: runs the Worker locally (wrangler dev, local D1/Durable Objects/Queues, migrations
-// applied), seeds a demo project if none exists, and prints how to use it. Honours PORT and
-// OPERATOR_TOKEN from the environment.
+// applied), seeds a demo project if none exists, and prints how to use it: its ids, an `export` line
+// for the README's examples and a curl line. Honours PORT and OPERATOR_TOKEN from the environment.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, ensureDevVars, startLocalWorker } from './local-worker.mjs';
@@ -9,13 +9,20 @@ const port = Number(process.env.PORT ?? 8787);
 const vars = ensureDevVars(path.join(ROOT, '.dev.vars'), process.env.OPERATOR_TOKEN ? { OPERATOR_TOKEN: process.env.OPERATOR_TOKEN } : {});
 const demoFile = path.join(ROOT, '.wrangler', 'demo-project.json');
 
-const worker = await startLocalWorker({ port, quiet: false, timeoutMs: 120_000 });
+// Ctrl+C stops the Worker, also while it is still starting.
+const stopping = new AbortController();
+process.on('SIGINT', () => stopping.abort());
+process.on('SIGTERM', () => stopping.abort());
+const worker = await startLocalWorker({ port, quiet: false, timeoutMs: 120_000, signal: stopping.signal }).catch((err) => {
+  if (!stopping.signal.aborted) throw err;
+  process.exit(0);
+});
 const shutdown = async () => {
   await worker.stop();
   process.exit(0);
 };
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+if (stopping.signal.aborted) await shutdown();
+stopping.signal.addEventListener('abort', shutdown);
 
 async function call(method, route, token, body) {
   const res = await fetch(`${worker.url}${route}`, {
@@ -33,6 +40,15 @@ async function existingDemo() {
   const check = await call('GET', `/v1/projects/${demo.service_id}/secrets`, demo.owner_key);
   return check.status === 200 ? demo : null;
 }
+
+/** A value as one shell word: bare when it is safe as is, else single-quoted. */
+const shellWord = (value) => (/^[A-Za-z0-9_.:\/@%+=,-]+$/.test(value) ? value : `'${String(value).replaceAll("'", `'\\''`)}'`);
+
+/** The line that sets the variables the README's examples use ($BASE, $SID, $OWNER_KEY, $OWNER_ID). */
+const exportLine = (base, demo) =>
+  `export ${Object.entries({ BASE: base, SID: demo.service_id, OWNER_KEY: demo.owner_key, OWNER_ID: demo.owner_id })
+    .map(([name, value]) => `${name}=${shellWord(value)}`)
+    .join(' ')}`;
 
 async function seedDemo() {
   const created = await call('POST', '/v1/projects', vars.OPERATOR_TOKEN, { name: 'Demo project' });
@@ -60,6 +76,10 @@ Service running at ${base}
   operator token  ${vars.OPERATOR_TOKEN}
   demo user id    ${user.body?.user_id ?? '(could not mint)'}
   demo id token   ${user.body?.id_token ?? '(could not mint)'}
+
+Paste this into your shell for the README's examples ($BASE, $SID, $OWNER_KEY, $OWNER_ID):
+
+  ${exportLine(base, demo)}
 
 Register a ticket, then consume it:
 

@@ -1,26 +1,19 @@
-import type { TicketDO } from '../durable-objects/ticket-do';
-import type { ForwardQueueDO } from '../durable-objects/forward-queue-do';
+/// <reference path="../worker-configuration.d.ts" />
 
-/** Bindings and settings of the Worker, as declared in wrangler.toml and .dev.vars. */
-export interface Env {
-  DB: D1Database;
-  TICKETS: DurableObjectNamespace<TicketDO>;
-  FORWARD_QUEUES: DurableObjectNamespace<ForwardQueueDO>;
+/**
+ * Bindings and settings of the Worker. What wrangler.toml declares is `GeneratedEnv`, written by
+ * `npm run types` to worker-configuration.d.ts (CI fails when that file differs from wrangler.toml);
+ * here are the queues' message type and the secrets and optional settings wrangler.toml leaves out.
+ */
+export interface Env extends GeneratedEnv {
   WORK_QUEUE: Queue<WorkMessage>;
   /** Newsletter batches, consumed one message per invocation (see wrangler.toml). */
   NEWSLETTER_QUEUE: Queue<WorkMessage>;
   DEAD_LETTERS: Queue<WorkMessage>;
-  ASSETS: Fetcher;
-  /** "true" enables the built-in identity issuer and its token minting route (local development only). */
-  DEV_IDENTITY: string;
-  /** "true" lets outbound calls reach loopback and private addresses (local development and tests only). */
-  ALLOW_PRIVATE_DESTINATIONS: string;
   /** Bearer token of the operator, who creates and changes projects. A Worker secret. */
   OPERATOR_TOKEN?: string;
   /** base64 of 32 random bytes: the AES-GCM key that encrypts secret values at rest. A Worker secret. */
   SECRETS_KEY?: string;
-  /** "true" answers the /v1/bench/* routes used by `npm run bench` (404 otherwise). */
-  BENCH_ROUTES?: string;
   /** HTTP e-mail provider's send endpoint; unset = mail stays in the local D1 outbox. */
   MAIL_PROVIDER_URL?: string;
   /** Bearer token of the e-mail provider. A Worker secret. */
@@ -31,7 +24,7 @@ export interface Env {
   OUTBOUND_CALL_MS?: string;
 }
 
-/** A message on the work queue; each kind has an idempotent consumer. */
+/** A message on the work queue; each kind has an idempotent consumer (src/queue/messages.ts validates it). */
 export type WorkMessage = { kind: string; [key: string]: unknown };
 
 export const isTrue = (value: string | undefined): boolean => value === 'true' || value === '1';

@@ -1,10 +1,8 @@
-/** Time limits and sizes of the spec (section 8), in one place. */
+/** Time limits and sizes of the spec (section 8), in one place; the sizes a registration checks are defined in schemas/. */
+export { MAX_ACTIONS_PER_TICKET, MAX_DESCRIPTION, MAX_MAIL_PLACEHOLDERS } from '../schemas/limits';
 export const CONSUMPTION_BUDGET_MS = 25_000;
 export const OUTBOUND_CALL_MS = 10_000;
 export const RETRY_DELAYS_MS = [1_000, 2_000, 4_000] as const;
-export const MAX_ACTIONS_PER_TICKET = 50;
-export const MAX_MAIL_PLACEHOLDERS = 30;
-export const MAX_DESCRIPTION = 500;
 /** Largest request body a consumption or registration reads; larger bodies are refused. */
 export const MAX_BODY_BYTES = 1_048_576;
 /** Deepest JSON nesting accepted in a consumption's body or query value, and parsed from a destination's answer. */

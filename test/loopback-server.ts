@@ -18,6 +18,12 @@
  *   /stall           never answers (the socket stays open until the caller gives up)
  *   /stall-body      sends 200 and its headers, then never sends the body
  *   /huge            streams 64 KiB chunks of 'x' without end, until the caller disconnects
+ *   /echo-bytes      answers JSON { method, contentType, base64 } of what it received (the body byte for
+ *                    byte, as base64) and the method in an x-method header (a HEAD answer has no body)
+ *   /drip/<k>        sends 200 and 'piece 1\n', then one more piece 'piece <n>\n' each time
+ *                    /drip-next/<k> is called (it answers { written: n }); /drip-end/<k> ends the body
+ *   /endless/<k>     like /huge; /endless-state/<k> answers { written, closed }: the bytes written so far
+ *                    and whether the caller's connection has closed
  *   /mail/emails     a mail provider (Resend's send call): POST JSON { from, to, subject, html, text } with
  *                    `Authorization: Bearer test-mail-token` (else 401) is kept and answered 200 { id };
  *                    a repeated Idempotency-Key answers the first id and keeps nothing new
@@ -78,6 +84,54 @@ function handleMail(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   const id = `mail-${mailKept.length + 1}`;
   mailKept.push({ id, key, mail });
   json(200, { id });
+}
+
+/** Bodies of /drip/<key> still open, with the number of pieces written. */
+const drips = new Map<string, { res: http.ServerResponse; written: number }>();
+
+function handleDrip(res: http.ServerResponse, url: URL): void {
+  const [, verb, key] = url.pathname.split('/');
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (verb === 'drip') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('piece 1\n');
+    drips.set(key, { res, written: 1 });
+    return;
+  }
+  const drip = drips.get(key);
+  if (!drip) return json(404, { error: 'no such drip' });
+  if (verb === 'drip-next') {
+    drip.written += 1;
+    drip.res.write(`piece ${drip.written}\n`);
+  } else {
+    drip.res.end();
+    drips.delete(key);
+  }
+  json(200, { written: drip.written });
+}
+
+/** What each /endless/<key> body has written, and whether its caller has gone. */
+const endless = new Map<string, { written: number; closed: boolean }>();
+
+function handleEndless(res: http.ServerResponse, key: string): void {
+  const state = { written: 0, closed: false };
+  endless.set(key, state);
+  res.on('close', () => {
+    state.closed = true;
+  });
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const pump = () => {
+    while (!res.destroyed) {
+      state.written += chunk.byteLength;
+      if (!res.write(chunk)) break;
+    }
+  };
+  res.on('drain', pump);
+  pump();
 }
 
 /** Requests held at /gate/hold/<key> until /gate/open/<key>; a caller that gives up leaves the gate. */
@@ -152,6 +206,17 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       };
       res.on('drain', pump);
       pump();
+    } else if (url.pathname === '/echo-bytes') {
+      const bytes = Buffer.concat(chunks);
+      res.writeHead(200, { 'content-type': 'application/json', 'x-method': req.method });
+      res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'] ?? null, base64: bytes.toString('base64') }));
+    } else if (/^\/drip(-next|-end)?\/[^/]+$/.test(url.pathname)) {
+      handleDrip(res, url);
+    } else if (/^\/endless\/[^/]+$/.test(url.pathname)) {
+      handleEndless(res, url.pathname.slice('/endless/'.length));
+    } else if (/^\/endless-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(endless.get(url.pathname.slice('/endless-state/'.length)) ?? null));
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('no such route');

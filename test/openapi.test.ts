@@ -1,9 +1,34 @@
 import { exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../src/openapi/catalogue';
+import { errorStatuses } from '../src/openapi/document';
 import { app } from '../src/router';
+import { OPERATOR_TOKEN, call, createProject, mintUser, putSecret, registerTicket, type TestProject } from './helpers/api';
+import { flushLogs } from './logs/log-helpers';
 
 const shape = (path: string) => path.replace(/:[^/]+/g, '{}').replace(/\{[^}]+\}/g, '{}');
+
+async function servedDocument(): Promise<any> {
+  const res = await exports.default.fetch('https://svc.test/openapi.json');
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** Every operation of the document with its method and path. */
+const operations = (doc: any): { method: string; path: string; op: any }[] =>
+  Object.entries(doc.paths).flatMap(([path, methods]: [string, any]) => Object.entries(methods).map(([method, op]) => ({ method, path, op })));
+
+/** Every "$ref" value in the document, at any depth. */
+function refsIn(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item) => refsIn(item, found));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') found.push(item);
+      else refsIn(item, found);
+    }
+  }
+  return found;
+}
 
 describe('the OpenAPI document', () => {
   it('documents every route the Worker answers', () => {
@@ -18,14 +43,135 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served at /openapi.json with request bodies generated from the zod schemas', async () => {
-    const res = await exports.default.fetch('https://svc.test/openapi.json');
-    expect(res.status).toBe(200);
-    const doc = (await res.json()) as any;
+    const doc = await servedDocument();
     expect(doc.openapi).toBe('3.0.3');
+    const schemas = doc.components.schemas;
     const register = doc.paths['/v1/projects/{service_id}/tickets/{ticket_id}'].put;
-    const schema = register.requestBody.content['application/json'].schema;
-    expect(schema.properties).toHaveProperty('actions');
-    expect(schema.properties).toHaveProperty('condition');
-    expect(doc.paths['/v1/projects/{service_id}/secrets/{name}'].put.requestBody.content['application/json'].schema.required).toContain('value');
+    const body = schemas[register.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    expect(body.properties).toHaveProperty('actions');
+    expect(body.properties).toHaveProperty('condition');
+    const secret = doc.paths['/v1/projects/{service_id}/secrets/{name}'].put.requestBody.content['application/json'].schema;
+    expect(schemas[secret.$ref.split('/').pop()].required).toContain('value');
+  });
+
+  it('names a server and resolves every $ref inside components/schemas, with no nested definitions', async () => {
+    const doc = await servedDocument();
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('"definitions"');
+    expect(text).not.toContain('"$id"');
+    const unresolved = refsIn(doc).filter((ref) => {
+      const match = /^#\/components\/schemas\/([\w.-]+)$/.exec(ref);
+      return !match || !(match[1] in doc.components.schemas);
+    });
+    expect(unresolved).toEqual([]);
+  });
+
+  it('gives every operation a unique operationId, a declared tag and typed parameters', async () => {
+    const doc = await servedDocument();
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[A-Za-z][A-Za-z0-9]*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const tags = new Set(doc.tags.map((tag: any) => tag.name));
+    expect(operations(doc).filter(({ op }) => !op.tags.every((tag: string) => tags.has(tag)))).toEqual([]);
+    const untyped = operations(doc).flatMap(({ method, path, op }) =>
+      (op.parameters ?? []).filter((p: any) => typeof p.schema?.type !== 'string').map((p: any) => `${method} ${path} ${p.name}`),
+    );
+    expect(untyped).toEqual([]);
+  });
+
+  it('gives every operation a success schema and its 4XX error responses with the flat error body', async () => {
+    const doc = await servedDocument();
+    for (const { method, path, op } of operations(doc)) {
+      const route = ROUTES.find((r) => r.method === method && r.path === path)!;
+      const statuses = Object.keys(op.responses);
+      const success = op.responses[statuses.find((s) => s.startsWith('2'))!];
+      expect(success.content['application/json'].schema, `${method} ${path}`).toEqual({ $ref: expect.stringMatching(/^#\/components\/schemas\//) });
+      expect(statuses.filter((s) => s.startsWith('4')).map(Number), `${method} ${path}`).toEqual(errorStatuses(route));
+      for (const status of [...statuses.filter((s) => s.startsWith('4')), 'default']) {
+        expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+    const refusing = ROUTES.filter((r) => !r.noRefusals);
+    expect(refusing.every((route) => errorStatuses(route).length > 0)).toBe(true);
+  });
+});
+
+describe('the documented answers are what the routes send', () => {
+  let project: TestProject;
+  let user: { user_id: string; id_token: string };
+  const base = () => `/v1/projects/${project.service_id}`;
+  const owner = () => ({ token: project.owner_key });
+
+  beforeAll(async () => {
+    project = await createProject();
+    user = await mintUser(project, { email: 'reader@example.com' });
+    await putSecret(project, 'doc-secret', 'v');
+    await registerTicket(project, 'doc-records', {
+      count: 10,
+      actions: [{ act: 'pstr', exe: { table: { name: 'notes', access_group: 'admin' }, data: { text: '${body[text]}' }, tags: ['a'] } }],
+    });
+  });
+
+  /** operationId → a call that succeeds. */
+  const successfulCalls: Record<string, () => ReturnType<typeof call>> = {
+    getHealth: () => call('GET', '/v1/health'),
+    getOpenApi: () => call('GET', '/openapi.json'),
+    createProject: () => call('POST', '/v1/projects', { token: OPERATOR_TOKEN, body: {} }),
+    updateProject: () => call('PATCH', base(), { token: OPERATOR_TOKEN, body: { name: 'Renamed' } }),
+    createDevUser: () => call('POST', `${base()}/dev/users`, { ...owner(), body: { email: 'another@example.com' } }),
+    listSecretKeys: () => call('GET', `${base()}/secrets`, owner()),
+    getSecretKey: () => call('GET', `${base()}/secrets/doc-secret`, owner()),
+    putSecretKey: () => call('PUT', `${base()}/secrets/doc-secret-2`, { ...owner(), body: { value: 'w' } }),
+    putMailTemplate: () => call('PUT', `${base()}/mail-templates/welcome`, { ...owner(), body: { subject: 'Hi' } }),
+    getMailTemplate: () => call('GET', `${base()}/mail-templates/welcome`, owner()),
+    listMailTemplates: () => call('GET', `${base()}/mail-templates`, owner()),
+    putNewsletter: () => call('PUT', `${base()}/newsletters/public/n1`, { ...owner(), body: { subject: 'News' } }),
+    getNewsletter: () => call('GET', `${base()}/newsletters/public/n1`, owner()),
+    listNewsletters: () => call('GET', `${base()}/newsletters`, owner()),
+    putSubscriber: () => call('PUT', `${base()}/subscribers/public/reader@example.com`, { ...owner(), body: {} }),
+    listSubscribers: () => call('GET', `${base()}/subscribers/public`, owner()),
+    listMailOutbox: () => call('GET', `${base()}/mail-outbox`, owner()),
+    consumeTicket: () => call('POST', `/tp/${project.service_id}/doc-records`, { body: { text: 'hello' } }),
+    consumeTicketSignedIn: () => call('POST', `/tpa/${project.service_id}/doc-records`, { token: user.id_token, body: { text: 'signed' } }),
+    listRecords: () => call('GET', `${base()}/records`, owner()),
+    registerTicket: () => call('PUT', `${base()}/tickets/doc-open`, { ...owner(), body: { description: 'open', actions: [] } }),
+    getTickets: () => call('GET', `${base()}/tickets`, owner()),
+    getConsumedTickets: () => call('GET', `${base()}/consumed`, { token: user.id_token }),
+    clearTicketLog: () => call('POST', `${base()}/tickets/doc-records/clear-log`, { ...owner(), body: {} }),
+    deleteTicket: () => call('DELETE', `${base()}/tickets/doc-open`, owner()),
+    deleteSubscriber: () => call('DELETE', `${base()}/subscribers/public/reader@example.com`, owner()),
+    deleteNewsletter: () => call('DELETE', `${base()}/newsletters/public/n1`, owner()),
+    deleteMailTemplate: () => call('DELETE', `${base()}/mail-templates/welcome`, owner()),
+    deleteSecretKey: () => call('DELETE', `${base()}/secrets/doc-secret-2`, owner()),
+  };
+
+  it('each call answers the documented success status and parses with the documented schema', async () => {
+    for (const [operationId, send] of Object.entries(successfulCalls)) {
+      const route = ROUTES.find((r) => r.operationId === operationId)!;
+      const res = await send();
+      expect([res.status, operationId]).toEqual([route.success.status, operationId]);
+      const parsed = route.success.schema.safeParse(res.json);
+      expect(parsed.error?.issues ?? [], operationId).toEqual([]);
+    }
+  });
+
+  it('the log listings and a record parse with their documented answers', async () => {
+    await flushLogs(project.service_id, 'doc-records');
+    const consumed = await call('GET', `${base()}/consumed`, { token: user.id_token });
+    expect(consumed.json.list.length).toBeGreaterThan(0);
+    expect(ROUTES.find((r) => r.operationId === 'getConsumedTickets')!.success.schema.safeParse(consumed.json).error?.issues ?? []).toEqual([]);
+    const getTickets = ROUTES.find((r) => r.operationId === 'getTickets')!;
+    const log = await call('GET', `${base()}/tickets?ticket_id=${encodeURIComponent('#doc-records#')}`, owner());
+    expect(log.json.list.length).toBeGreaterThan(0);
+    expect(getTickets.success.schema.safeParse(log.json).error?.issues ?? []).toEqual([]);
+    const consumeId = log.json.list[0].consume_id;
+    const rows = await call('GET', `${base()}/tickets?ticket_id=${encodeURIComponent(`@doc-records#${consumeId}#`)}`, owner());
+    expect(rows.json.list.length).toBeGreaterThan(0);
+    expect(getTickets.success.schema.safeParse(rows.json).error?.issues ?? []).toEqual([]);
+    const record = ROUTES.find((r) => r.operationId === 'getRecord')!;
+    const listed = await call('GET', `${base()}/records`, owner());
+    const one = await call('GET', `${base()}/records/${listed.json.list[0].record_id}`, owner());
+    expect(record.success.schema.safeParse(one.json).error?.issues ?? []).toEqual([]);
   });
 });

@@ -1,19 +1,9 @@
-/** The flat error body of a failed consumption (spec 2.7). Always carries `stage`. */
-export interface TicketError {
-  code: string;
-  message: string;
-  stage: 'ticket' | 'condition' | 'action';
-  action?: { act: 'acsg' | 'acsr' | 'pstr' | 'req' | 'resp' | 'cond' | (string & {}); path: string };
-  detail?: Record<string, unknown>;
-  ticket_id?: string;
-}
+import type { ServiceErrorBody, TicketErrorBody } from '../../schemas/error-body.js';
 
-/** The error body of the other routes (listings, clearTicketLog): like TicketError without `stage`. */
-export interface ServiceErrorBody {
-  code: string;
-  message: string;
-  detail?: Record<string, unknown>;
-}
+export type { ServiceErrorBody };
+
+/** The flat error body of a failed consumption (spec 2.7). Always carries `stage`. */
+export type TicketError = TicketErrorBody;
 
 /** Narrow with `'stage' in err.cause` to get the TicketError of a failed consumption. */
 export type SvcErrorCause = Error | TicketError | ServiceErrorBody;

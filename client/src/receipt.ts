@@ -1,19 +1,6 @@
-/**
- * What consumeTicket resolves with on a successful consumption (spec 2.6), unless a resp action
- * answered: then its body as sent, or undefined for a resp status of 204, 205 or 304 (no body).
- */
-export interface TicketReceipt {
-  ticket_id: string;
-  /** base62 of the timestamp in ms followed by 4 random characters. */
-  consume_id: string;
-  /** The user id on the signed-in endpoint, else '<ip>(<user agent>)'. */
-  user_id: string;
-  is_test: false;
-  /** ms since the epoch, decoded from consume_id. */
-  timestamp: number;
-  /** Proof of the consumption; the project owner can verify it. */
-  hash: string;
-}
+import type { ReceiptBody, TicketReceipt } from '../../schemas/receipt.js';
+
+export type { TicketReceipt };
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_SUFFIX = 4;
@@ -38,7 +25,7 @@ export function consumeIdTime(consumeId: string): number {
 /** The receipt of a wire success body `{ tkid, hash }`; null when the body is not one (a resp action's body). */
 export function receiptOf(body: unknown): TicketReceipt | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { tkid, hash } = body as Record<string, unknown>;
+  const { tkid, hash } = body as Partial<Record<keyof ReceiptBody, unknown>>;
   if (typeof tkid !== 'string' || typeof hash !== 'string') return null;
   const match = TKID.exec(tkid);
   if (!match || match[2].length <= RANDOM_SUFFIX) return null;

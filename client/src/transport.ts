@@ -1,4 +1,4 @@
-import { SvcError } from './errors.js';
+import { SvcError, type ServiceErrorBody } from './errors.js';
 import { RequestLimiter } from './limiter.js';
 import { MAX_RETRIES, retryAfterMs, withJitter } from './retry.js';
 
@@ -94,7 +94,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-export function isErrorBody(value: unknown): value is { code: string; message: string } {
+export function isErrorBody(value: unknown): value is ServiceErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const { code, message } = value as Record<string, unknown>;
   return typeof code === 'string' && typeof message === 'string';

@@ -1,9 +1,12 @@
-/** Every listing answers this shape; pass startKey back in fetchOptions for the next page. */
-export interface DatabaseResponse<T> {
-  list: T[];
-  startKey: string | null;
-  endOfList: boolean;
-}
+import type { ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer } from '../../schemas/listings.js';
+
+export type { ConsumedRow, DatabaseResponse };
+
+/** A ticket as getTickets lists it (spec 2.1.1). The owner-only fields are present for the project owner. */
+export type Ticket = ListedTicket;
+
+/** What clearTicketLog resolves with. */
+export type ClearTicketLogResult = LogClearAnswer;
 
 /** Paging of a listing. */
 export interface FetchOptions {
@@ -11,35 +14,6 @@ export interface FetchOptions {
   startKey?: string | null;
   /** Rows per page, 1 to 100 (server default 50). */
   limit?: number;
-}
-
-/** A ticket as getTickets lists it (spec 2.1.1). The owner-only fields are present for the project owner. */
-export interface Ticket {
-  ticket_id: string;
-  description: string;
-  /** Remaining consumptions; absent = unlimited. */
-  count?: number;
-  /** Absolute expiry, ms; absent = never. */
-  time_to_live?: number;
-  /** Registered at, ms. */
-  timestamp: number;
-  limit_per_user?: number | boolean;
-  updated?: number;
-  condition?: Record<string, unknown>;
-  actions?: Record<string, unknown>[];
-  legacy?: boolean;
-  rules_version?: number;
-}
-
-/** A row of getConsumedTickets: one of the caller's own signed-in consumptions (spec 2.6). */
-export interface ConsumedRow {
-  ticket_id: string;
-  consume_id: string;
-  user_id: string;
-  is_test: false;
-  timestamp: number;
-  /** The consumption log as a JSON string; its outcome.ok says whether it succeeded. */
-  description: string;
 }
 
 /**
@@ -72,10 +46,4 @@ export interface ClearTicketLogParams {
   ticket_id: string;
   /** ms since the epoch; default now. */
   before?: number;
-}
-
-export interface ClearTicketLogResult {
-  message: string;
-  ticket_id: string;
-  before: number;
 }

@@ -2,7 +2,7 @@
  * Walks a ticket's action chains: counts actions, places cond, and sets the template context each
  * exe is checked in (${response} in a Then chain and below, ${error} in an err chain and below).
  */
-import { MAX_ACTIONS_PER_TICKET } from '../../src/limits';
+import { MAX_ACTIONS_PER_TICKET } from '../limits';
 import type { ExistenceCheck } from '../lookups';
 import { childPath, invalidField } from '../paths';
 import type { TicketAction } from '../ticket-types';

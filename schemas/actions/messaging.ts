@@ -1,6 +1,6 @@
 /** mail (one custom e-mail) and nlsd (a stored newsletter to a group). Template ids and newsletters are literal. */
-import { MAX_MAIL_PLACEHOLDERS } from '../../src/limits';
-import { isMailAddress } from '../../src/mail/address';
+import { MAX_MAIL_PLACEHOLDERS } from '../limits';
+import { isMailAddress } from '../mail-address';
 import { childPath, invalidField } from '../paths';
 import { hasReference } from '../references';
 import type { MailExe, NlsdExe } from './schema';

@@ -1,7 +1,8 @@
 /** acsg: set a user's access group (spec 2.4). */
 import { setUserAccessGroup } from '../platform/users';
 import { oneUserId } from './target-users';
-import { ActionError, type ActionModule } from './types';
+import { ActionError } from '../http/errors';
+import type { ActionModule } from './types';
 
 export const ACCESS_GROUP_GRANTED = 'SUCCESS: The user has been granted the access group.';
 const INTEGER_TEXT = /^[1-9][0-9]?$/;

@@ -1,6 +1,7 @@
 /** acsr: grant private access to a record to one or more users (spec 2.4). */
 import { userIdList } from './target-users';
-import { ActionError, type ActionModule } from './types';
+import { ActionError } from '../http/errors';
+import type { ActionModule } from './types';
 
 export const RECORD_ACCESS_GRANTED = 'SUCCESS: Access to the record has been granted.';
 

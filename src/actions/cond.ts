@@ -2,7 +2,7 @@
 import type { ConditionRow } from '../../schemas/ticket-types';
 import { evaluateRows } from '../engine/rows';
 import { asText } from '../engine/template';
-import { ActionError } from './types';
+import { ActionError } from '../http/errors';
 
 export interface CondPass {
   /** The answer after setValueWhenMatch replacements: what later ${response...} reads. */

@@ -6,7 +6,8 @@ import { selectTransport } from '../mail/select-transport';
 import { mailSettings } from '../mail/settings';
 import { countMail } from '../mail/usage';
 import { loadMailTemplate } from '../platform/mail-templates';
-import { ActionError, type ActionModule, type ActionResult } from './types';
+import { ActionError } from '../http/errors';
+import type { ActionModule, ActionResult } from './types';
 
 export const MAIL_SENT = 'SUCCESS: The e-mail has been sent.';
 
@@ -63,7 +64,7 @@ export const mailAction: ActionModule = {
       }
       return { ok: true, answer: MAIL_SENT, row };
     } catch (err) {
-      if (err instanceof ActionError) return { ok: false, failure: { code: err.code, message: err.message, ...(err.detail ? { detail: err.detail } : {}) } };
+      if (err instanceof ActionError) return { ok: false, failure: err.toFailure() };
       throw err;
     }
   },

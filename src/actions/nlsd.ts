@@ -6,7 +6,8 @@ import { serviceName } from '../mail/project-name';
 import { mailSettings } from '../mail/settings';
 import { newsletterGroupKey } from '../platform/newsletter-groups';
 import { loadNewsletter } from '../platform/newsletters';
-import { ActionError, type ActionModule, type ActionResult } from './types';
+import { ActionError } from '../http/errors';
+import type { ActionModule, ActionResult } from './types';
 
 export const NEWSLETTER_QUEUED = 'SUCCESS: The newsletter is being sent to the subscribers of the group.';
 
@@ -53,7 +54,7 @@ export const nlsdAction: ActionModule = {
       }
       return { ok: true, answer: NEWSLETTER_QUEUED, row: { sent } };
     } catch (err) {
-      if (err instanceof ActionError) return { ok: false, failure: { code: err.code, message: err.message, ...(err.detail ? { detail: err.detail } : {}) } };
+      if (err instanceof ActionError) return { ok: false, failure: err.toFailure() };
       throw err;
     }
   },

@@ -1,7 +1,8 @@
 import { parseRecordInput } from '../records/input';
 import { recordData } from '../records/store';
 import { writeRecord } from '../records/write-record';
-import { ActionError, type ActionModule, type ActionResult } from './types';
+import { ActionError } from '../http/errors';
+import type { ActionModule, ActionResult } from './types';
 
 /**
  * pstr: posts a record (spec 2.4). Every string of exe except the Then chain is templated first;
@@ -20,7 +21,7 @@ export const pstrAction: ActionModule = {
       });
       return { ok: true, answer: recordData(record), row: { record_id: record.record_id, operation: created ? 'create' : 'update' } };
     } catch (err) {
-      if (err instanceof ActionError) return { ok: false, failure: { code: err.code, message: err.message, ...(err.detail ? { detail: err.detail } : {}) } };
+      if (err instanceof ActionError) return { ok: false, failure: err.toFailure() };
       throw err;
     }
   },

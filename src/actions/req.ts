@@ -7,9 +7,9 @@ import type { ErrorCode } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
 import { MAX_JSON_DEPTH } from '../limits';
 import { encodeBody } from '../outbound/body';
-import { fillClientSecret } from '../outbound/client-secret';
+import { CLIENT_SECRET_TEXT, fillRequestSecret } from '../outbound/client-secret';
 import { OutboundError } from '../outbound/errors';
-import { sendOutbound, type OutboundEnv, type OutboundRequest } from '../outbound/fetch';
+import { sendOutbound, type OutboundEnv } from '../outbound/fetch';
 import { buildHeaders, headerValueText } from '../outbound/headers';
 import { appendParams, normalizeUrl, percentEncodeValue } from '../outbound/url';
 import { loadSecretKey, type SecretKey } from '../platform/secrets';
@@ -18,7 +18,7 @@ import type { ActionModule, ActionResult, ActionRun } from './types';
 /** exe of a req action as registration stores it (schemas/actions/req.ts). */
 interface StoredReqExe {
   url: string;
-  method?: OutboundRequest['method'];
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   secretName?: string;
   headers?: Record<string, string>;
   data?: unknown;
@@ -91,24 +91,26 @@ export const reqAction: ActionModule = {
         );
       }
     }
-    const fill = <T>(value: T): T => (key ? fillClientSecret(value, key.value) : value);
 
     let answer: ReqAnswer;
     try {
       if (typeof rendered.url !== 'string') throw new OutboundError('invalid_url', 'The request URL is not text.');
       const url = normalizeUrl(rendered.url);
       sent.url = url.href;
-      const headerTexts = Object.fromEntries(Object.entries(fill(rendered.headers)).map(([name, value]) => [name, headerValueText(value)]));
+      const parts = { ...rendered, url: url.href };
+      // The url is not a place ${CLIENT_SECRET} may stand in a req (registration refuses it there).
+      const filled = key ? fillRequestSecret(parts, { secret: key.value, token: CLIENT_SECRET_TEXT, inUrl: false }) : parts;
+      const headerTexts = Object.fromEntries(Object.entries(filled.headers).map(([name, value]) => [name, headerValueText(value)]));
       const headers = buildHeaders(headerTexts);
       headers.set('x-svc-ticket', `#${run.ctx.ticket.id}#${run.ctx.ticket.consume_id}`);
       let body: string | undefined;
-      if (rendered.data !== undefined && sendsBody(method)) {
-        const encoded = encodeBody(fill(rendered.data), headers.get('content-type') ?? undefined);
+      if (filled.data !== undefined && sendsBody(method)) {
+        const encoded = encodeBody(filled.data, headers.get('content-type') ?? undefined);
         body = encoded.body;
         headers.set('content-type', encoded.contentType);
       }
       const response = await sendOutbound(
-        { method, url: appendParams(url, fill(rendered.params)).href, headers, body },
+        { method, url: appendParams(url, filled.params).href, headers, body },
         {
           env: services.env as OutboundEnv,
           deadline: services.deadline,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
-import type { ActionContext } from './context';
+import type { ActionContext } from '../engine/context';
 import { runActions, startRun, type RunnerDeps, type RunState } from './runner';
 import type { ActionModule, ActionResult } from './types';
 

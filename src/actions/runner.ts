@@ -8,16 +8,16 @@
 import type { ConditionRow, TicketAction } from '../../schemas/ticket-types';
 import type { ActionRow } from '../consume/types';
 import { renderValue, type TemplateScope } from '../engine/template';
-import type { ErrorBody } from '../http/errors';
+import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
 import { withinDeadline } from './budget';
-import type { ActionContext, ErrorValue } from './context';
+import type { ActionContext, ErrorValue } from '../engine/context';
 import { checkAnswer } from './cond';
 import { ACTION_MODULES } from './registry';
 import { respBody, respResume, respStatus } from './resp';
 import { runWithRetry } from './retry';
-import { ActionError, type ActionFailure, type ActionModule, type ActionResult, type ActionRun, type ActionServices } from './types';
+import type { ActionModule, ActionResult, ActionRun, ActionServices } from './types';
 
-export type { ActionContext, ErrorValue } from './context';
+export type { ActionContext, ErrorValue } from '../engine/context';
 
 /** One chain being run: the ticket's actions, a Then chain or an err chain. */
 export interface RunFrame {
@@ -187,7 +187,7 @@ function record(state: RunState, path: string, action: TicketAction, result: Act
 }
 
 const asFailure = (err: unknown): ActionResult => {
-  if (err instanceof ActionError) return { ok: false, failure: { code: err.code, message: err.message, ...(err.detail ? { detail: err.detail } : {}) } };
+  if (err instanceof ActionError) return { ok: false, failure: err.toFailure() };
   console.error('action crashed', err instanceof Error ? err.message : String(err));
   return { ok: false, failure: { code: 'INTERNAL_ERROR', message: 'The action failed unexpectedly.' } };
 };

@@ -1,33 +1,8 @@
 import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
-import type { ErrorCode } from '../http/errors';
+import type { ActionFailure } from '../http/errors';
+import type { RenderOptions } from '../engine/template';
 import type { ActionContext } from './runner';
-
-/** Why an action failed; the runner adds stage 'action' and action.path. */
-export interface ActionFailure {
-  code: ErrorCode;
-  message: string;
-  detail?: Record<string, unknown>;
-}
-
-/** Thrown by render() and by action modules for a failure the err chain should see. */
-export class ActionError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly detail?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ActionError';
-  }
-}
-
-export interface RenderOptions {
-  /** Applied to the text of each reference inserted into longer text (req url: percent-encoding). */
-  encode?: (text: string) => string;
-  /** Leave ${CLIENT_SECRET} as written, for the req module to substitute where it is allowed. */
-  keepClientSecret?: boolean;
-}
 
 /** I/O available to action modules. */
 export interface ActionServices {

@@ -1,5 +1,4 @@
 import type { SignatureConfig } from '../../schemas/ticket-types';
-import type { TicketStore } from '../../durable-objects/ticket-store';
 import { evaluateCondition } from '../engine/conditions';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
 import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
@@ -9,6 +8,7 @@ import type { ProjectUser } from '../platform/types';
 import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
 import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
+import type { ConsumeStore } from './store';
 import type { ConsumeInput, ConsumeOutcome, LogRow } from './types';
 
 export const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
@@ -26,7 +26,7 @@ export interface ConsumePorts {
  * and the user's limit are checked first, then re-checked and reserved synchronously after the
  * (asynchronous) condition, so concurrent consumptions never overspend; a failed run gives them back.
  */
-export async function consumeTicket(store: TicketStore, input: ConsumeInput, ports: ConsumePorts): Promise<ConsumeOutcome> {
+export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, ports: ConsumePorts): Promise<ConsumeOutcome> {
   const ticketId = input.ticket_id;
   const read = readBody(input);
   if (!read.ok) return read.refused;
@@ -121,7 +121,7 @@ export async function consumeTicket(store: TicketStore, input: ConsumeInput, por
       project: { service_id: input.project.service_id, owner_id: input.project.owner_id, plan: input.project.plan },
       reservation,
     };
-    store.addJob('continuation', continuation.resumeAt, JSON.stringify(job));
+    store.scheduleContinuation(continuation.resumeAt, JSON.stringify(job));
     return { ok: true, status: respond?.status ?? 200, body: respond?.body ?? { tkid, hash } };
   }
 

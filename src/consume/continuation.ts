@@ -2,7 +2,7 @@
  * A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later, and how
  * its log row is closed when it ends.
  */
-import type { Reservation, TicketStore } from '../../durable-objects/ticket-store';
+import type { ConsumeStore, Reservation } from './store';
 import type { RunOutcome, RunState } from '../actions/runner';
 import type { ErrorBody } from '../http/errors';
 import type { LogRow } from './types';
@@ -34,7 +34,7 @@ export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown>
  * consumption does) and the closing log row, with the rows of this part, goes to the outbox.
  * Synchronous, so it is one atomic step of the object.
  */
-export function closeContinuation(store: TicketStore, job: ContinuationJob, outcome: RunOutcome, now: number): void {
+export function closeContinuation(store: ConsumeStore, job: ContinuationJob, outcome: RunOutcome, now: number): void {
   const failed = outcome.error !== undefined;
   if (failed) store.release(reservationOf(job));
   const continuation = (job.log.description.continuation ?? {}) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import { SvcHttpError } from '../http/errors';
+import { activeOrRefused } from '../platform/projects';
 import type { IdentitySettings } from '../platform/types';
 
 /** What a consumption needs of its project. receipt_key keys the receipt hash (see receipt.ts). */
@@ -35,10 +35,7 @@ async function readProject(env: Env, serviceId: string): Promise<ConsumingProjec
 
 /** The project of a consumption: INVALID_SERVICE when it does not exist, SERVICE_DISABLED when inactive. */
 export async function consumingProject(env: Env, serviceId: string): Promise<ConsumingProject> {
-  const project = await readProject(env, serviceId);
-  if (!project) throw new SvcHttpError('INVALID_SERVICE', 'The service does not exist.', { stage: 'ticket' });
-  if (!project.active) throw new SvcHttpError('SERVICE_DISABLED', 'The service is not active.', { stage: 'ticket' });
-  return project;
+  return activeOrRefused(await readProject(env, serviceId), 'ticket');
 }
 
 /** Forgets a cached project (after the operator changes it, in this isolate). */

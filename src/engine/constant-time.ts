@@ -1,10 +1,17 @@
+const encoder = new TextEncoder();
+
 /**
- * Byte comparison whose running time depends only on the lengths: every byte is read, no early
- * exit at the first difference, so a caller cannot learn how many leading bytes of a guess match.
+ * Whether two byte arrays are equal, compared by the runtime's `crypto.subtle.timingSafeEqual`, so
+ * a caller cannot learn how many leading bytes of a guess match. Different lengths are unequal;
+ * `a` is then compared with itself, so the time still depends only on the lengths.
  */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-  return diff === 0;
+  if (a.byteLength !== b.byteLength) {
+    crypto.subtle.timingSafeEqual(a, a);
+    return false;
+  }
+  return crypto.subtle.timingSafeEqual(a, b);
 }
+
+/** constantTimeEqual of the two strings' UTF-8 bytes. */
+export const constantTimeEqualText = (a: string, b: string): boolean => constantTimeEqual(encoder.encode(a), encoder.encode(b));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ActionContext } from '../actions/context';
-import { ActionError } from '../actions/types';
+import type { ActionContext } from './context';
+import { ActionError } from '../http/errors';
+import { TemplateSyntaxError } from '../../schemas/references';
 import { renderString, renderValue, type TemplateScope } from './template';
 
 const ctx: ActionContext = {
@@ -140,5 +141,14 @@ describe('run-time templating', () => {
     expect(failure(() => renderString('$${CLIENT_SECRET}', scope, { keepClientSecret: true })).code).toBe('ACTION_FORBIDDEN');
     // Without the option such text is plain data.
     expect(renderString('v=${body[evil]}', injected)).toBe('v=x ${CLIENT_SECRET}');
+  });
+});
+
+describe('a stored template that cannot be read', () => {
+  it('fails the action with INTERNAL_ERROR and keeps the syntax error as cause', () => {
+    const err = failure(() => renderString('total ${body[order', scope));
+    expect(err.code).toBe('INTERNAL_ERROR');
+    expect(err.message).toMatch(/^A stored template cannot be read: /);
+    expect(err.cause).toBeInstanceOf(TemplateSyntaxError);
   });
 });

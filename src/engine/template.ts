@@ -4,9 +4,16 @@
  * reference keeps the value's type; in longer text each value becomes text (objects as compact JSON).
  */
 import { parseTemplate, type Reference, type Segment, TemplateSyntaxError } from '../../schemas/references';
-import type { ActionContext, ErrorValue } from '../actions/context';
-import { ActionError, type RenderOptions } from '../actions/types';
+import type { ActionContext, ErrorValue } from './context';
+import { ActionError } from '../http/errors';
 import { readPath } from './paths';
+
+export interface RenderOptions {
+  /** Applied to the text of each reference inserted into longer text (req url: percent-encoding). */
+  encode?: (text: string) => string;
+  /** Leave ${CLIENT_SECRET} as written, for the req module to substitute where it is allowed. */
+  keepClientSecret?: boolean;
+}
 
 /** What the references of one action resolve against. */
 export interface TemplateScope {
@@ -39,7 +46,7 @@ export function renderString(text: string, scope: TemplateScope, options: Render
   try {
     segments = parseTemplate(text);
   } catch (err) {
-    if (err instanceof TemplateSyntaxError) throw new ActionError('INTERNAL_ERROR', `A stored template cannot be read: ${err.message}`);
+    if (err instanceof TemplateSyntaxError) throw new ActionError('INTERNAL_ERROR', `A stored template cannot be read: ${err.message}`, undefined, { cause: err });
     throw err;
   }
   if (segments.length === 1 && segments[0].kind === 'ref') {

@@ -30,12 +30,14 @@ export type ErrorCode =
 
 export type Stage = 'ticket' | 'condition' | 'action';
 
-export interface ErrorOptions {
+interface ErrorOptions {
   status?: ContentfulStatusCode;
   stage?: Stage;
   action?: { act: string; path: string };
   detail?: Record<string, unknown>;
   ticket_id?: string;
+  /** The error this one wraps, kept for logs; never rendered. */
+  cause?: unknown;
 }
 
 /** The flat error body of spec 2.7; `stage` only on ticket consumption errors. */
@@ -58,7 +60,7 @@ export class SvcHttpError extends Error {
   readonly ticket_id?: string;
 
   constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SvcHttpError';
     this.code = code;
     this.status = options.status ?? 400;
@@ -78,7 +80,31 @@ export class SvcHttpError extends Error {
   }
 }
 
+/** Why an action failed; the runner adds stage 'action' and action.path. */
+export interface ActionFailure {
+  code: ErrorCode;
+  message: string;
+  detail?: Record<string, unknown>;
+}
+
+/** Thrown by templating, record writes and action modules for a failure the err chain should see. */
+export class ActionError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly detail?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ActionError';
+  }
+
+  /** The failure an action result carries: code, message and detail, if any. */
+  toFailure(): ActionFailure {
+    return { code: this.code, message: this.message, ...(this.detail ? { detail: this.detail } : {}) };
+  }
+}
+
 export const invalidParameter = (message: string, detail?: Record<string, unknown>) =>
   new SvcHttpError('INVALID_PARAMETER', message, { detail });
 
-export const invalidRequest = (message: string) => new SvcHttpError('INVALID_REQUEST', message);

@@ -2,7 +2,7 @@ import { TICKET_ID_PATTERN } from '../../schemas/ticket';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 
 /** What a getTickets `ticket_id` asks for: tickets, one ticket's consumption log, or one consumption's action rows. */
-export type TicketsQuery =
+type TicketsQuery =
   | { kind: 'tickets'; ticket_id?: string }
   | { kind: 'log'; ticket_id: string }
   | { kind: 'actions'; ticket_id: string; consume_id: string };
@@ -11,7 +11,7 @@ export type TicketsQuery =
 const LOG_ID = /^#([^#@]+)#$/;
 const ACTIONS_ID = /^@([^#@]+)#([0-9A-Za-z]+)(?::CHK)?#$/;
 
-export const invalidTicketId = () => new SvcHttpError('INVALID_REQUEST', 'Invalid ticket id.');
+const invalidTicketId = () => new SvcHttpError('INVALID_REQUEST', 'Invalid ticket id.');
 
 const badLogId = () =>
   invalidParameter('Invalid "ticket_id": a log id is "#<ticket_id>#" or "@<ticket_id>#<consume_id>#".', { field: 'ticket_id' });
@@ -34,7 +34,7 @@ function checkedTicketId(id: string): string {
 }
 
 /** A time parameter: whole milliseconds since the epoch, written in decimal digits. */
-export function parseTimeParam(raw: string | undefined, field: string): number | undefined {
+function parseTimeParam(raw: string | undefined, field: string): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(value)) {

@@ -1,4 +1,5 @@
-import { decodeStartKey, encodeStartKey, type DatabaseResponse } from '../http/paging';
+import type { DatabaseResponse } from '../../schemas/listings';
+import { type PageRequest, pageOf } from '../http/paging';
 import {
   parseActionFacts,
   toActionListingRow,
@@ -25,49 +26,37 @@ const isLogPosition = (v: unknown): v is LogPosition => isRecord(v) && v.v === '
 const isActionPosition = (v: unknown): v is ActionPosition => isRecord(v) && v.v === 'act' && isTime(v.s);
 const isConsumedPosition = (v: unknown): v is ConsumedPosition => isRecord(v) && v.v === 'con' && isTime(v.t) && isKey(v.i) && isKey(v.k);
 
-export interface PageRequest {
-  limit: number;
-  /** The startKey the client sent back, as received. */
-  startKey: string | undefined;
-}
-
-/** One page of `limit` rows from a query that fetched limit + 1, and the key of the next page. */
-function page<R, T>(rows: R[], limit: number, shape: (row: R) => T, position: (row: R) => unknown): DatabaseResponse<T> {
-  const kept = rows.slice(0, limit);
-  const endOfList = rows.length <= limit;
-  return { list: kept.map(shape), startKey: endOfList ? null : encodeStartKey(position(kept[kept.length - 1])), endOfList };
-}
-
 type LogQueryRow = StoredLogRow & { action_facts: string | null };
 
 /** The consumption log of one ticket (dry runs included), newest first. */
-export async function listTicketLog(db: D1Database, serviceId: string, ticketId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<OwnerLogRow>> {
-  const after = decodeStartKey(request.startKey, isLogPosition);
-  const { results } = await db
-    .prepare(
-      `SELECT l.ticket_id, l.log_key, l.consume_id, l.user_id, l.is_check, l.failed, l.timestamp, l.description,
-         (SELECT json_group_array(json_object('path', a.path, 'attempts', json_extract(a.detail, '$.attempts'),
-                  'retried', json_extract(a.detail, '$.retried'), 'warning', json_extract(a.detail, '$.warning')))
-            FROM ticket_action_rows a
-           WHERE a.service_id = l.service_id AND a.ticket_id = l.ticket_id AND a.consume_id = l.consume_id) AS action_facts
-         FROM ticket_logs l
-        WHERE l.service_id = ?1 AND l.ticket_id = ?2 AND l.timestamp BETWEEN ?3 AND ?4
-          ${after ? 'AND (l.timestamp, l.log_key) < (?6, ?7)' : ''}
-        ORDER BY l.timestamp DESC, l.log_key DESC
-        LIMIT ?5`,
-    )
-    .bind(serviceId, ticketId, range.from, range.to, request.limit + 1, ...(after ? [after.t, after.k] : []))
-    .all<LogQueryRow>();
-  return page(
-    results,
-    request.limit,
-    (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts)),
-    (row): LogPosition => ({ v: 'log', t: row.timestamp, k: row.log_key }),
-  );
+export function listTicketLog(db: D1Database, serviceId: string, ticketId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<OwnerLogRow>> {
+  return pageOf(request, {
+    isPosition: isLogPosition,
+    rows: async (after, count) => {
+      const { results } = await db
+        .prepare(
+          `SELECT l.ticket_id, l.log_key, l.consume_id, l.user_id, l.is_check, l.failed, l.timestamp, l.description,
+             (SELECT json_group_array(json_object('path', a.path, 'attempts', json_extract(a.detail, '$.attempts'),
+                      'retried', json_extract(a.detail, '$.retried'), 'warning', json_extract(a.detail, '$.warning')))
+                FROM ticket_action_rows a
+               WHERE a.service_id = l.service_id AND a.ticket_id = l.ticket_id AND a.consume_id = l.consume_id) AS action_facts
+             FROM ticket_logs l
+            WHERE l.service_id = ?1 AND l.ticket_id = ?2 AND l.timestamp BETWEEN ?3 AND ?4
+              ${after ? 'AND (l.timestamp, l.log_key) < (?6, ?7)' : ''}
+            ORDER BY l.timestamp DESC, l.log_key DESC
+            LIMIT ?5`,
+        )
+        .bind(serviceId, ticketId, range.from, range.to, count, ...(after ? [after.t, after.k] : []))
+        .all<LogQueryRow>();
+      return results;
+    },
+    position: (row): LogPosition => ({ v: 'log', t: row.timestamp, k: row.log_key }),
+    shape: (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts)),
+  });
 }
 
 /** The action rows of one consumption, in the order they ran. */
-export async function listActionRows(
+export function listActionRows(
   db: D1Database,
   serviceId: string,
   ticketId: string,
@@ -75,34 +64,46 @@ export async function listActionRows(
   range: TimeRange,
   request: PageRequest,
 ): Promise<DatabaseResponse<ActionListingRow>> {
-  const after = decodeStartKey(request.startKey, isActionPosition);
-  const { results } = await db
-    .prepare(
-      `SELECT ticket_id, consume_id, seq, path, act, detail, timestamp
-         FROM ticket_action_rows
-        WHERE service_id = ?1 AND ticket_id = ?2 AND consume_id = ?3 AND timestamp BETWEEN ?4 AND ?5 AND seq > ?6
-        ORDER BY seq
-        LIMIT ?7`,
-    )
-    .bind(serviceId, ticketId, consumeId, range.from, range.to, after?.s ?? -1, request.limit + 1)
-    .all<StoredActionRow>();
-  return page(results, request.limit, toActionListingRow, (row): ActionPosition => ({ v: 'act', s: row.seq }));
+  return pageOf(request, {
+    isPosition: isActionPosition,
+    rows: async (after, count) => {
+      const { results } = await db
+        .prepare(
+          `SELECT ticket_id, consume_id, seq, path, act, detail, timestamp
+             FROM ticket_action_rows
+            WHERE service_id = ?1 AND ticket_id = ?2 AND consume_id = ?3 AND timestamp BETWEEN ?4 AND ?5 AND seq > ?6
+            ORDER BY seq
+            LIMIT ?7`,
+        )
+        .bind(serviceId, ticketId, consumeId, range.from, range.to, after?.s ?? -1, count)
+        .all<StoredActionRow>();
+      return results;
+    },
+    position: (row): ActionPosition => ({ v: 'act', s: row.seq }),
+    shape: toActionListingRow,
+  });
 }
 
 /** A user's own consumptions on the signed-in endpoint (optionally of one ticket), newest first. */
-export async function listConsumed(db: D1Database, serviceId: string, userId: string, ticketId: string | undefined, request: PageRequest): Promise<DatabaseResponse<ConsumedRow>> {
-  const after = decodeStartKey(request.startKey, isConsumedPosition);
-  const { results } = await db
-    .prepare(
-      `SELECT ticket_id, log_key, consume_id, user_id, is_check, failed, timestamp, description
-         FROM ticket_logs
-        WHERE service_id = ?1 AND user_id = ?2 AND signed = 1 AND is_check = 0
-          AND (?4 IS NULL OR ticket_id = ?4)
-          ${after ? 'AND (timestamp, ticket_id, log_key) < (?5, ?6, ?7)' : ''}
-        ORDER BY timestamp DESC, ticket_id DESC, log_key DESC
-        LIMIT ?3`,
-    )
-    .bind(serviceId, userId, request.limit + 1, ticketId ?? null, ...(after ? [after.t, after.i, after.k] : []))
-    .all<StoredLogRow>();
-  return page(results, request.limit, toConsumedRow, (row): ConsumedPosition => ({ v: 'con', t: row.timestamp, i: row.ticket_id, k: row.log_key }));
+export function listConsumed(db: D1Database, serviceId: string, userId: string, ticketId: string | undefined, request: PageRequest): Promise<DatabaseResponse<ConsumedRow>> {
+  return pageOf(request, {
+    isPosition: isConsumedPosition,
+    rows: async (after, count) => {
+      const { results } = await db
+        .prepare(
+          `SELECT ticket_id, log_key, consume_id, user_id, is_check, failed, timestamp, description
+             FROM ticket_logs
+            WHERE service_id = ?1 AND user_id = ?2 AND signed = 1 AND is_check = 0
+              AND (?4 IS NULL OR ticket_id = ?4)
+              ${after ? 'AND (timestamp, ticket_id, log_key) < (?5, ?6, ?7)' : ''}
+            ORDER BY timestamp DESC, ticket_id DESC, log_key DESC
+            LIMIT ?3`,
+        )
+        .bind(serviceId, userId, count, ticketId ?? null, ...(after ? [after.t, after.i, after.k] : []))
+        .all<StoredLogRow>();
+      return results;
+    },
+    position: (row): ConsumedPosition => ({ v: 'con', t: row.timestamp, i: row.ticket_id, k: row.log_key }),
+    shape: toConsumedRow,
+  });
 }

@@ -31,7 +31,7 @@ export interface StoredActionRow {
 }
 
 /** The retry facts of one action row, as selected from its detail JSON. */
-export interface ActionFacts {
+interface ActionFacts {
   path?: string;
   attempts?: unknown;
   retried?: unknown;

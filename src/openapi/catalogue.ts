@@ -10,59 +10,73 @@ import {
 } from '../platform/schemas';
 import { SubscriberBody } from '../routes/subscribers';
 import { clearLogBody } from '../routes/tickets';
-import type { RouteDoc } from './document';
+import * as answer from './answers';
+import type { QueryParameter, RouteDoc } from './document';
 
 const P = '/v1/projects/{service_id}';
-const PAGING = { limit: 'Page size, 1 to 100 (default 50).', startKey: 'The startKey of the previous page.' };
-const anyJson = z.any();
+const text = (description: string): QueryParameter => ({ description, schema: z.string() });
+const PAGING: Record<string, QueryParameter> = {
+  limit: { description: 'Page size, 1 to 100 (default 50).', schema: z.int().min(1).max(100) },
+  startKey: text('The startKey of the previous page.'),
+};
+const anyJson = z.unknown().describe('Any JSON (or raw text), read by the ticket as ${body}.');
+const ok = (description: string, schema: z.ZodType) => ({ status: 200, description, schema });
+const deleted = ok('Deleted.', answer.deletedAnswer);
+const receipt = ok("The receipt, or the ticket's resp answer.", answer.receiptAnswer);
 
 /** Every route of the Worker, documented. test/openapi.test.ts fails when a route is missing here. */
 export const ROUTES: readonly RouteDoc[] = [
-  { tag: 'platform', method: 'get', path: '/v1/health', auth: 'none', summary: 'Liveness check.' },
-  { tag: 'platform', method: 'get', path: '/openapi.json', auth: 'none', summary: 'This document.' },
-  { tag: 'projects', method: 'post', path: '/v1/projects', auth: 'operator', body: CreateProjectBody, summary: 'Create a project: answers { service_id, owner_id, owner_key } (the owner key is shown once).', success: { status: 201, description: 'The new project and its owner key.' } },
-  { tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key.' },
-  { tag: 'identity', method: 'post', path: `${P}/dev/users`, auth: 'owner', body: DevUserBody, summary: 'Local development only (DEV_IDENTITY): create or update a user and mint an id token.' },
-  { tag: 'secrets', method: 'get', path: `${P}/secrets`, auth: 'owner', summary: 'List secret keys (names and settings, never values).' },
-  { tag: 'secrets', method: 'get', path: `${P}/secrets/{name}`, auth: 'owner', summary: 'One secret key (never its value).' },
-  { tag: 'secrets', method: 'put', path: `${P}/secrets/{name}`, auth: 'owner', body: SecretKeyBody, summary: 'Create or replace a secret key; the value is encrypted at rest.' },
-  { tag: 'secrets', method: 'delete', path: `${P}/secrets/{name}`, auth: 'owner', summary: 'Delete a secret key.' },
-  { tag: 'mail', method: 'get', path: `${P}/mail-templates`, auth: 'owner', summary: 'List mail templates.' },
-  { tag: 'mail', method: 'get', path: `${P}/mail-templates/{template_id}`, auth: 'owner', summary: 'One mail template.' },
-  { tag: 'mail', method: 'put', path: `${P}/mail-templates/{template_id}`, auth: 'owner', body: MailTemplateBody, summary: 'Create or replace a mail template (placeholders written ${name}).' },
-  { tag: 'mail', method: 'delete', path: `${P}/mail-templates/{template_id}`, auth: 'owner', summary: 'Delete a mail template.' },
-  { tag: 'mail', method: 'get', path: `${P}/newsletters`, auth: 'owner', query: { group: 'Only this group.' }, summary: 'List stored newsletters.' },
-  { tag: 'mail', method: 'get', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', summary: 'One stored newsletter.' },
-  { tag: 'mail', method: 'put', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', body: NewsletterBody, summary: "Store a newsletter under a group ('public', 'authorized', 2..99 or a name)." },
-  { tag: 'mail', method: 'delete', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', summary: 'Delete a stored newsletter.' },
-  { tag: 'mail', method: 'get', path: `${P}/subscribers/{group}`, auth: 'owner', query: PAGING, summary: 'List the subscribers of a newsletter group.' },
-  { tag: 'mail', method: 'put', path: `${P}/subscribers/{group}/{email}`, auth: 'owner', body: SubscriberBody, summary: 'Subscribe an address to a group.' },
-  { tag: 'mail', method: 'delete', path: `${P}/subscribers/{group}/{email}`, auth: 'owner', summary: 'Unsubscribe an address.' },
-  { tag: 'mail', method: 'get', path: `${P}/mail-outbox`, auth: 'owner', query: { ...PAGING, to: 'Only mail to this address.' }, summary: 'The local mail outbox (mail sent while no HTTP provider is configured).' },
-  { tag: 'mail', method: 'get', path: `${P}/newsletter-sends/{send_id}`, auth: 'owner', summary: 'Progress of one newsletter send (nlsd).' },
-  { tag: 'records', method: 'get', path: `${P}/records`, auth: 'owner', query: { ...PAGING, table: 'Only this table.' }, summary: 'List the records tickets wrote (pstr).' },
-  { tag: 'records', method: 'get', path: `${P}/records/{record_id}`, auth: 'owner', summary: 'One record.' },
-  { tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}`, auth: 'owner', body: ticketRegistrationSchema, summary: 'Register or replace a ticket (owner only; a project user, admin included, gets INVALID_REQUEST).', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update).' } },
-  { tag: 'tickets', method: 'delete', path: `${P}/tickets/{ticket_id}`, auth: 'owner', summary: 'Delete a ticket and its per-user counters; its log stays.' },
+  { operationId: 'getHealth', tag: 'platform', method: 'get', path: '/v1/health', auth: 'none', noRefusals: true, summary: 'Liveness check.', success: ok('Alive.', answer.healthAnswer) },
+  { operationId: 'getOpenApi', tag: 'platform', method: 'get', path: '/openapi.json', auth: 'none', noRefusals: true, summary: 'This document.', success: ok('This document.', answer.openApiAnswer) },
+  { operationId: 'createProject', tag: 'projects', method: 'post', path: '/v1/projects', auth: 'operator', body: CreateProjectBody, bodyOptional: true, summary: 'Create a project: answers { service_id, owner_id, owner_key } (the owner key is shown once).', success: { status: 201, description: 'The new project and its owner key.', schema: answer.createdProjectAnswer } },
+  { operationId: 'updateProject', tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key.', success: ok('The changed project.', answer.projectAnswer) },
+  { operationId: 'createDevUser', tag: 'identity', method: 'post', path: `${P}/dev/users`, auth: 'owner', body: DevUserBody, notFound: true, summary: 'Local development only (DEV_IDENTITY; 404 elsewhere): create or update a user and mint an id token.', success: ok('The user and a fresh id token.', answer.devUserAnswer) },
+  { operationId: 'listSecretKeys', tag: 'secrets', method: 'get', path: `${P}/secrets`, auth: 'owner', summary: 'List secret keys (names and settings, never values).', success: ok('Every secret key.', z.object({ list: z.array(answer.secretKeyAnswer) })) },
+  { operationId: 'getSecretKey', tag: 'secrets', method: 'get', path: `${P}/secrets/{name}`, auth: 'owner', notFound: true, summary: 'One secret key (never its value).', success: ok('The secret key.', answer.secretKeyAnswer) },
+  { operationId: 'putSecretKey', tag: 'secrets', method: 'put', path: `${P}/secrets/{name}`, auth: 'owner', body: SecretKeyBody, summary: 'Create or replace a secret key; the value is encrypted at rest.', success: ok('The stored secret key (never its value).', answer.secretKeyAnswer) },
+  { operationId: 'deleteSecretKey', tag: 'secrets', method: 'delete', path: `${P}/secrets/{name}`, auth: 'owner', notFound: true, summary: 'Delete a secret key.', success: deleted },
+  { operationId: 'listMailTemplates', tag: 'mail', method: 'get', path: `${P}/mail-templates`, auth: 'owner', summary: 'List mail templates.', success: ok('Every mail template.', z.object({ list: z.array(answer.mailTemplateAnswer) })) },
+  { operationId: 'getMailTemplate', tag: 'mail', method: 'get', path: `${P}/mail-templates/{template_id}`, auth: 'owner', notFound: true, summary: 'One mail template.', success: ok('The mail template.', answer.mailTemplateAnswer) },
+  { operationId: 'putMailTemplate', tag: 'mail', method: 'put', path: `${P}/mail-templates/{template_id}`, auth: 'owner', body: MailTemplateBody, summary: 'Create or replace a mail template (placeholders written ${name}).', success: ok('The stored mail template.', answer.mailTemplateAnswer) },
+  { operationId: 'deleteMailTemplate', tag: 'mail', method: 'delete', path: `${P}/mail-templates/{template_id}`, auth: 'owner', notFound: true, summary: 'Delete a mail template.', success: deleted },
+  { operationId: 'listNewsletters', tag: 'mail', method: 'get', path: `${P}/newsletters`, auth: 'owner', query: { group: text('Only this group.') }, summary: 'List stored newsletters.', success: ok('The stored newsletters.', z.object({ list: z.array(answer.newsletterAnswer) })) },
+  { operationId: 'getNewsletter', tag: 'mail', method: 'get', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', notFound: true, summary: 'One stored newsletter.', success: ok('The newsletter.', answer.newsletterAnswer) },
+  { operationId: 'putNewsletter', tag: 'mail', method: 'put', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', body: NewsletterBody, summary: "Store a newsletter under a group ('public', 'authorized', 2..99 or a name).", success: ok('The stored newsletter.', answer.newsletterAnswer) },
+  { operationId: 'deleteNewsletter', tag: 'mail', method: 'delete', path: `${P}/newsletters/{group}/{message_id}`, auth: 'owner', notFound: true, summary: 'Delete a stored newsletter.', success: deleted },
+  { operationId: 'listSubscribers', tag: 'mail', method: 'get', path: `${P}/subscribers/{group}`, auth: 'owner', query: PAGING, summary: 'List the subscribers of a newsletter group.', success: ok('A page of subscribers.', answer.listingOf(answer.subscriberAnswer)) },
+  { operationId: 'putSubscriber', tag: 'mail', method: 'put', path: `${P}/subscribers/{group}/{email}`, auth: 'owner', body: SubscriberBody, bodyOptional: true, summary: 'Subscribe an address to a group.', success: ok('The subscription.', answer.subscribedAnswer) },
+  { operationId: 'deleteSubscriber', tag: 'mail', method: 'delete', path: `${P}/subscribers/{group}/{email}`, auth: 'owner', notFound: true, summary: 'Unsubscribe an address.', success: deleted },
+  { operationId: 'listMailOutbox', tag: 'mail', method: 'get', path: `${P}/mail-outbox`, auth: 'owner', query: { ...PAGING, to: text('Only mail to this address.') }, summary: 'The local mail outbox (mail sent while no HTTP provider is configured).', success: ok('A page of mail, newest first.', answer.listingOf(answer.outboxMailAnswer)) },
+  { operationId: 'getNewsletterSend', tag: 'mail', method: 'get', path: `${P}/newsletter-sends/{send_id}`, auth: 'owner', notFound: true, summary: 'Progress of one newsletter send (nlsd).', success: ok('The send and its batches.', answer.newsletterSendAnswer) },
+  { operationId: 'listRecords', tag: 'records', method: 'get', path: `${P}/records`, auth: 'owner', query: { ...PAGING, table: text('Only this table.') }, summary: 'List the records tickets wrote (pstr).', success: ok('A page of records.', answer.listingOf(answer.recordAnswer)) },
+  { operationId: 'getRecord', tag: 'records', method: 'get', path: `${P}/records/{record_id}`, auth: 'owner', notFound: true, summary: 'One record.', success: ok('The record.', answer.recordAnswer) },
+  { operationId: 'registerTicket', tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}`, auth: 'owner', body: ticketRegistrationSchema, summary: 'Register or replace a ticket (owner only; a project user, admin included, gets INVALID_REQUEST).', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update).', schema: answer.ownerTicketAnswer } },
+  { operationId: 'deleteTicket', tag: 'tickets', method: 'delete', path: `${P}/tickets/{ticket_id}`, auth: 'owner', notFound: true, summary: 'Delete a ticket and its per-user counters; its log stays.', success: ok('Deleted.', answer.ticketDeletedAnswer) },
   {
+    operationId: 'getTickets',
     tag: 'tickets',
     method: 'get',
     path: `${P}/tickets`,
     auth: 'owner-or-id-token',
-    query: { ticket_id: "One ticket; the owner may pass '#<ticket_id>#' (consumption log) or '@<ticket_id>#<consume_id>#' (action rows).", from: 'Log listings: from this time (ms).', to: 'Log listings: up to this time (ms).', ...PAGING },
+    query: {
+      ticket_id: text("One ticket; the owner may pass '#<ticket_id>#' (consumption log) or '@<ticket_id>#<consume_id>#' (action rows)."),
+      from: { description: 'Log listings: from this time (ms).', schema: z.int().min(0) },
+      to: { description: 'Log listings: up to this time (ms).', schema: z.int().min(0) },
+      ...PAGING,
+    },
     summary: 'getTickets: every field for the owner, the public subset for a signed-in user; log listings for the owner.',
+    success: ok('A page of tickets, or of log rows.', answer.ticketsAnswer),
   },
-  { tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/clear-log`, auth: 'owner', body: clearLogBody, summary: "clearTicketLog: delete the ticket's log rows before `before` (default now), in the background." },
-  { tag: 'tickets', method: 'get', path: `${P}/consumed`, auth: 'id-token', query: { ticket_id: 'Only this ticket.', ...PAGING }, summary: "getConsumedTickets: the caller's own signed-in consumptions." },
-  { tag: 'consume', method: 'post', path: '/tp/{service_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Consume a ticket: JSON body (or raw text); the query string is read too. Answers { tkid, hash } or a resp body.' },
-  { tag: 'consume', method: 'get', path: '/tg/{service_id}/{ticket_id}', auth: 'none', summary: 'Consume a ticket with the query string as data.' },
-  { tag: 'consume', method: 'post', path: '/tpa/{service_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Consume as the signed-in user (POST only).' },
-  { tag: 'consume', method: 'get', path: '/tpa/{service_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only (INVALID_PARAMETER).' },
-  { tag: 'consume', method: 'get', path: '/publ/check/{service_id}/{owner_id}/{ticket_id}', auth: 'none', summary: 'Dry run: evaluates the whole condition, runs no action, uses no count.' },
-  { tag: 'consume', method: 'post', path: '/publ/check/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Dry run with a body.' },
-  { tag: 'consume', method: 'get', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', summary: 'Older long form of /tg.' },
-  { tag: 'consume', method: 'post', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Older long form of /tp.' },
-  { tag: 'consume', method: 'post', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Older long form of /tpa.' },
-  { tag: 'consume', method: 'get', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only.' },
-  { tag: 'platform', method: 'get', path: '/v1/bench/ticket-do', auth: 'none', summary: 'Benchmark only (BENCH_ROUTES=true, 404 otherwise): one bare TicketDO round trip.' },
+  { operationId: 'clearTicketLog', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/clear-log`, auth: 'owner', body: clearLogBody, bodyOptional: true, summary: "clearTicketLog: delete the ticket's log rows before `before` (default now), in the background.", success: ok('Clearing has started.', answer.logClearingAnswer) },
+  { operationId: 'getConsumedTickets', tag: 'tickets', method: 'get', path: `${P}/consumed`, auth: 'id-token', query: { ticket_id: text('Only this ticket.'), ...PAGING }, summary: "getConsumedTickets: the caller's own signed-in consumptions.", success: ok('A page of consumptions.', answer.listingOf(answer.consumedAnswer)) },
+  { operationId: 'consumeTicket', tag: 'consume', method: 'post', path: '/tp/{service_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Consume a ticket: JSON body (or raw text); the query string is read too. Answers { tkid, hash } or a resp body.', success: receipt },
+  { operationId: 'consumeTicketByQuery', tag: 'consume', method: 'get', path: '/tg/{service_id}/{ticket_id}', auth: 'none', summary: 'Consume a ticket with the query string as data.', success: receipt },
+  { operationId: 'consumeTicketSignedIn', tag: 'consume', method: 'post', path: '/tpa/{service_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Consume as the signed-in user (POST only).', success: receipt },
+  { operationId: 'refuseSignedInGet', tag: 'consume', method: 'get', path: '/tpa/{service_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only (INVALID_PARAMETER).', success: ok('Never: the answer is always 400.', answer.receiptAnswer) },
+  { operationId: 'checkTicket', tag: 'consume', method: 'get', path: '/publ/check/{service_id}/{owner_id}/{ticket_id}', auth: 'none', summary: 'Dry run: evaluates the whole condition, runs no action, uses no count.', success: receipt },
+  { operationId: 'checkTicketWithBody', tag: 'consume', method: 'post', path: '/publ/check/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Dry run with a body.', success: receipt },
+  { operationId: 'consumeTicketByQueryLong', tag: 'consume', method: 'get', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', summary: 'Older long form of /tg.', success: receipt },
+  { operationId: 'consumeTicketLong', tag: 'consume', method: 'post', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Older long form of /tp.', success: receipt },
+  { operationId: 'consumeTicketSignedInLong', tag: 'consume', method: 'post', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Older long form of /tpa.', success: receipt },
+  { operationId: 'refuseSignedInGetLong', tag: 'consume', method: 'get', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only.', success: ok('Never: the answer is always 400.', answer.receiptAnswer) },
 ];

@@ -1,9 +1,17 @@
 import { z } from 'zod';
+import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
 export type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token';
 
+export interface QueryParameter {
+  description: string;
+  schema: z.ZodType;
+}
+
 export interface RouteDoc {
+  /** Unique across the document; client generators name their methods after it. */
+  operationId: string;
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path, parameters as {name}. */
   path: string;
@@ -11,21 +19,26 @@ export interface RouteDoc {
   auth: RouteAuth;
   tag: string;
   body?: z.ZodType;
-  /** Query parameters: name → description. */
-  query?: Record<string, string>;
-  /** Success status and what it returns. */
-  success?: { status: number; description: string; schema?: z.ZodType };
+  /** Whether the body may be left out (the route then uses its defaults). */
+  bodyOptional?: boolean;
+  query?: Record<string, QueryParameter>;
+  /** Success status, what it means, and the JSON it answers. */
+  success: { status: number; description: string; schema: z.ZodType };
+  /** The route answers 404 NOT_FOUND (or TICKET_NOT_FOUND) when the thing it names does not exist. */
+  notFound?: boolean;
+  /** The route never refuses input (no parameter, body or credential to get wrong). */
+  noRefusals?: boolean;
 }
 
 const ERROR_BODY = {
   type: 'object',
   required: ['code', 'message'],
   properties: {
-    code: { type: 'string', description: 'Error code (spec section 7).' },
+    code: { type: 'string', description: 'Error code (docs/errors.md).' },
     message: { type: 'string' },
     stage: { type: 'string', enum: ['ticket', 'condition', 'action'], description: 'Present on ticket consumption errors only.' },
     action: { type: 'object', properties: { act: { type: 'string' }, path: { type: 'string' } } },
-    detail: { type: 'object' },
+    detail: { type: 'object', description: 'Code-specific facts, such as { field } for INVALID_PARAMETER.' },
     ticket_id: { type: 'string' },
   },
 } as const;
@@ -38,33 +51,118 @@ const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   'owner-or-id-token': [{ ownerKey: [] }, { idToken: [] }],
 };
 
-const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'openapi-3.0' });
+const ERROR_WHEN: Record<number, string> = {
+  400: 'Refused input: INVALID_PARAMETER naming the field, or INVALID_SERVICE / SERVICE_DISABLED for the project.',
+  401: 'UNAUTHORIZED or AUTH_REQUIRED: no credential, or one that does not verify.',
+  403: 'INVALID_REQUEST: a signed-in user (admins included) on an owner-only route.',
+  404: 'NOT_FOUND (TICKET_NOT_FOUND for a ticket): the named thing does not exist.',
+};
+const CONSUME_REFUSAL =
+  'The ticket refused the consumption: the flat error body with stage, ticket_id and, at stage action, action { act, path }. ' +
+  'A ticket whose condition has return200 answers these with 200 once the ticket was read.';
+
+const isConsumeRoute = (route: RouteDoc) => route.tag === 'consume';
+
+/** The 4XX statuses a route answers with the flat error body. */
+export function errorStatuses(route: RouteDoc): number[] {
+  if (route.noRefusals) return [];
+  if (isConsumeRoute(route)) return [400];
+  const statuses = [400];
+  if (route.auth !== 'none') statuses.push(401);
+  if (route.auth === 'owner') statuses.push(403);
+  if (route.notFound) statuses.push(404);
+  return statuses;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const pascal = (text: string) => text[0].toUpperCase() + text.slice(1);
+
+/**
+ * The components/schemas of the document: the shared ticket schemas, and each route's body and
+ * answer under a name of its own. One zod registry is converted at once, so references between them
+ * (the action chains are recursive) are $refs to components, never nested definitions.
+ */
+function componentSchemas(routes: readonly RouteDoc[]): { schemas: Record<string, unknown>; nameOf: Map<z.ZodType, string> } {
+  const registry = z.registry<{ id: string }>();
+  const nameOf = new Map<z.ZodType, string>();
+  // A schema used by several routes keeps the first name it is given.
+  const name = (schema: z.ZodType, wanted: string): void => {
+    if (nameOf.has(schema)) return;
+    nameOf.set(schema, wanted);
+    registry.add(schema, { id: wanted });
+  };
+  for (const [id, schema] of Object.entries(NAMED_SCHEMAS)) name(schema, id);
+  for (const route of routes) {
+    if (route.body) name(route.body, `${pascal(route.operationId)}Body`);
+    name(route.success.schema, `${pascal(route.operationId)}Answer`);
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => ref(id).$ref,
+  });
+  // Recursive schemas without a name (z.json()) land in __shared; each becomes a component of its own.
+  const { __shared: shared, ...named } = schemas as Record<string, { $id?: string; definitions?: Record<string, unknown> }>;
+  const components: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries(shared?.definitions ?? {})) components[`Shared${pascal(id)}`] = schema;
+  // $id is JSON Schema's, not OpenAPI 3.0's; the component's name already identifies it.
+  for (const [id, { $id: _id, ...schema }] of Object.entries(named)) components[id] = schema;
+  const sharedRef = new RegExp(`${ref('__shared').$ref}#/definitions/(\\w+)`, 'g');
+  const cleaned = JSON.parse(JSON.stringify(components).replace(sharedRef, (_, id: string) => ref(`Shared${pascal(id)}`).$ref));
+  return { schemas: cleaned, nameOf };
+}
+
+function operation(route: RouteDoc, nameOf: Map<z.ZodType, string>): Record<string, unknown> {
+  const parameters = [
+    ...[...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...Object.entries(route.query ?? {}).map(([name, { description, schema }]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' }),
+    })),
+  ];
+  const responses: Record<string, unknown> = {
+    [route.success.status]: { description: route.success.description, content: json(ref(nameOf.get(route.success.schema) as string)) },
+  };
+  for (const status of errorStatuses(route)) {
+    responses[status] = { description: isConsumeRoute(route) ? CONSUME_REFUSAL : ERROR_WHEN[status], content: json(ref('Error')) };
+  }
+  responses.default = { description: 'An unexpected failure (500 INTERNAL_ERROR), with the flat error body.', content: json(ref('Error')) };
+  return {
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    security: SECURITY[route.auth],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: json(ref(nameOf.get(route.body) as string)) } } : {}),
+    responses,
+  };
+}
+
+const TAGS: Record<string, string> = {
+  platform: 'Health and this document.',
+  projects: 'Operator routes: create and change projects.',
+  identity: 'Local development identity.',
+  secrets: 'Secret Keys of a project (values never leave the service).',
+  mail: 'Mail templates, newsletters, subscribers and the local mail outbox.',
+  records: 'Records written by tickets (pstr).',
+  tickets: 'The ticket registry and its logs.',
+  consume: 'Consuming tickets (the webhook endpoints).',
+};
 
 /** Builds the OpenAPI 3.0 document from the route catalogue and the zod schemas. */
 export function openApiDocument(routes: readonly RouteDoc[], version: string): Record<string, unknown> {
+  const { schemas, nameOf } = componentSchemas(routes);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const parameters = [
-      ...[...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: {} })),
-    ];
-    const success = route.success ?? { status: 200, description: 'Success.' };
     paths[route.path] ??= {};
-    paths[route.path][route.method] = {
-      tags: [route.tag],
-      summary: route.summary,
-      security: SECURITY[route.auth],
-      ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
-      responses: {
-        [success.status]: {
-          description: success.description,
-          content: { 'application/json': { schema: success.schema ? jsonSchema(success.schema) : {} } },
-        },
-        default: { description: 'A flat error body.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
-    };
+    paths[route.path][route.method] = operation(route, nameOf);
   }
+  const usedTags = new Set(routes.map((route) => route.tag));
   return {
     openapi: '3.0.3',
     info: {
@@ -72,8 +170,13 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
       version,
       description: 'Tickets (registered webhook endpoints with conditions and action chains), the owner registry and the platform routes.',
     },
+    // Relative: the origin this document is served from.
+    servers: [{ url: '/', description: 'This service.' }],
+    tags: Object.entries(TAGS)
+      .filter(([name]) => usedTags.has(name))
+      .map(([name, description]) => ({ name, description })),
     components: {
-      schemas: { Error: ERROR_BODY },
+      schemas: { Error: ERROR_BODY, ...schemas },
       securitySchemes: {
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The OPERATOR_TOKEN Worker secret.' },
         ownerKey: { type: 'http', scheme: 'bearer', description: 'The project owner key (ok_...).' },
@@ -83,6 +186,3 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
     paths,
   };
 }
-
-/** Hono's ':name' path parameters as OpenAPI's '{name}'. */
-export const toOpenApiPath = (honoPath: string): string => honoPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');

@@ -1,14 +1,15 @@
 /**
- * The one place that calls fetch on a user's behalf. Refuses destinations that are not public (unless the
- * settings allow private ones) or that the Secret Key's Destinations do not admit, never follows a redirect,
- * holds the call to its time limit, reads at most MAX_RESPONSE_BYTES, and replaces every copy of the secret
- * in the response before anyone sees it.
+ * The one place that calls fetch on a user's behalf, for any method and body. Refuses destinations that are
+ * not public (unless the settings allow private ones) or that the Secret Key's Destinations do not admit,
+ * never follows a redirect, holds the call to its time limit, reads at most MAX_RESPONSE_BYTES, and replaces
+ * every copy of the secret in the buffered response before anyone sees it. A streamed answer passes the
+ * body on piece by piece under the same cap and time limit.
  */
-import { readCapped } from '../engine/bytes';
 import type { Env } from '../env';
 import { isTrue } from '../env';
 import { OUTBOUND_CALL_MS } from '../limits';
 import { privateHostRefusal } from './address-guard';
+import { cappedStream, readWhole } from './capped-stream';
 import { destinationAllows } from './destinations';
 import { OutboundError } from './errors';
 import { redactSecret, SearchTimeout, type SearchBudget } from './redact/redact';
@@ -20,12 +21,21 @@ export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 /** The settings outbound calls read. OUTBOUND_CALL_MS (test settings only) may shorten the 10-second limit. */
 export type OutboundEnv = Pick<Env, 'ALLOW_PRIVATE_DESTINATIONS' | 'OUTBOUND_CALL_MS'>;
 
+export type OutboundMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Methods that carry no body: fetch refuses one. */
+const BODILESS_METHODS: ReadonlySet<OutboundMethod> = new Set(['GET', 'HEAD']);
+
 export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: OutboundMethod;
   /** Normalized again here (normalizeUrl), so any http(s) URL text will do. */
   url: string;
   headers: Headers;
-  body?: string;
+  /**
+   * Text, or bytes sent byte for byte (a multipart form already encoded, its content-type in headers).
+   * None on GET or HEAD.
+   */
+  body?: string | Uint8Array;
 }
 
 export interface OutboundOptions {
@@ -42,13 +52,28 @@ export interface OutboundOptions {
   maxBytes?: number;
 }
 
-export interface OutboundResponse {
+/** Asks for the body as a stream passed on piece by piece instead of read whole. */
+export type StreamedOutboundOptions = OutboundOptions & { answer: 'streamed' };
+
+interface OutboundResponseHead {
   status: number;
   statusText: string;
   /** Lowercase names; repeated headers joined with ', '. */
   headers: Record<string, string>;
+}
+
+export interface OutboundResponse extends OutboundResponseHead {
   /** The body decoded as UTF-8 (invalid bytes become U+FFFD). */
   body: string;
+}
+
+export interface StreamedOutboundResponse extends OutboundResponseHead {
+  /**
+   * The raw bytes as they arrive (empty for HEAD). Reading past maxBytes, or past the call's time limit,
+   * fails the stream (too_large, timeout) and ends the call; cancelling it ends the call. Status text and
+   * headers are searched for the secret; these bytes are not, the caller searches them piece by piece.
+   */
+  body: ReadableStream<Uint8Array>;
 }
 
 /** The per-call time limit: 10 s, or less when the settings say so. */
@@ -73,6 +98,13 @@ export function checkDestination(rawUrl: string, env: OutboundEnv, destinations:
 }
 
 const timeoutError = () => new OutboundError('timeout', 'The request did not complete within its time limit.');
+const unreachableError = () => new OutboundError('unreachable', 'The destination could not be reached.');
+
+/** A search for the secret that ran out of budget is the call's timeout. */
+const searchFailure = (error: unknown) => (error instanceof SearchTimeout ? timeoutError() : error);
+
+/** The body of an answer that has none (HEAD, 204). */
+const emptyStream = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
@@ -80,59 +112,69 @@ function headerRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
-async function redactResponse(response: OutboundResponse, secret: string, budget: SearchBudget): Promise<OutboundResponse> {
+async function redactHead(head: OutboundResponseHead, secret: string, budget: SearchBudget): Promise<OutboundResponseHead> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
+  for (const [name, value] of Object.entries(head.headers)) {
     headers[await redactSecret(name, secret, budget)] = await redactSecret(value, secret, budget);
   }
-  return {
-    status: response.status,
-    statusText: await redactSecret(response.statusText, secret, budget),
-    headers,
-    body: await redactSecret(response.body, secret, budget),
-  };
+  return { status: head.status, statusText: await redactSecret(head.statusText, secret, budget), headers };
 }
 
 /**
- * Sends the request and answers the whole response, any status (redirects are answers, not followed).
- * Throws OutboundError: invalid_url, private_destination, destination_not_allowed, timeout, too_large,
- * unreachable.
+ * Sends the request and answers the response, any status (redirects are answers, not followed): its body read
+ * whole (the default), or passed on as it arrives with `answer: 'streamed'`. Throws OutboundError:
+ * invalid_url, private_destination, destination_not_allowed, timeout, too_large, unreachable.
  */
-export async function sendOutbound(request: OutboundRequest, options: OutboundOptions): Promise<OutboundResponse> {
+export function sendOutbound(request: OutboundRequest, options: StreamedOutboundOptions): Promise<StreamedOutboundResponse>;
+export function sendOutbound(request: OutboundRequest, options: OutboundOptions & { answer?: 'buffered' }): Promise<OutboundResponse>;
+export async function sendOutbound(
+  request: OutboundRequest,
+  options: OutboundOptions & { answer?: 'buffered' | 'streamed' },
+): Promise<OutboundResponse | StreamedOutboundResponse> {
+  if (request.body !== undefined && BODILESS_METHODS.has(request.method)) {
+    throw new TypeError(`A ${request.method} request carries no body.`);
+  }
   const now = options.now ?? Date.now;
   const url = checkDestination(request.url, options.env, options.destinations);
   const limitMs = Math.min(callLimitMs(options.env, options.callMs), options.deadline - now());
   if (limitMs <= 0) throw timeoutError();
   const signal = AbortSignal.timeout(limitMs);
+  const failed = (error: unknown) => (error instanceof OutboundError ? error : signal.aborted ? timeoutError() : unreachableError());
+
+  let response: Response;
+  try {
+    response = await fetch(url.href, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal });
+  } catch (error) {
+    throw failed(error);
+  }
+  const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
+  const body = cappedStream(response.body ?? emptyStream(), maxBytes, {
+    tooLarge: () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes }),
+    readFailed: failed,
+  });
+  const head = { status: response.status, statusText: response.statusText, headers: headerRecord(response.headers) };
+
+  if (options.answer === 'streamed') {
+    if (!options.secret) return { ...head, body };
+    try {
+      return { ...(await redactHead(head, options.secret, { deadline: options.deadline, now })), body };
+    } catch (error) {
+      await body.cancel().catch(() => undefined);
+      throw searchFailure(error);
+    }
+  }
 
   let raw: OutboundResponse;
   try {
-    const response = await fetch(url.href, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal,
-    });
-    const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
-    const bytes = await readCapped(response.body, maxBytes, () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes }));
-    raw = {
-      status: response.status,
-      statusText: response.statusText,
-      headers: headerRecord(response.headers),
-      body: new TextDecoder().decode(bytes),
-    };
+    raw = { ...head, body: new TextDecoder().decode(await readWhole(body)) };
   } catch (error) {
-    if (error instanceof OutboundError) throw error;
-    if (signal.aborted) throw timeoutError();
-    throw new OutboundError('unreachable', 'The destination could not be reached.');
+    throw failed(error);
   }
-
   if (!options.secret) return raw;
   try {
-    return await redactResponse(raw, options.secret, { deadline: options.deadline, now });
+    const budget = { deadline: options.deadline, now };
+    return { ...(await redactHead(raw, options.secret, budget)), body: await redactSecret(raw.body, options.secret, budget) };
   } catch (error) {
-    if (error instanceof SearchTimeout) throw timeoutError();
-    throw error;
+    throw searchFailure(error);
   }
 }

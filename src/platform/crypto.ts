@@ -10,16 +10,6 @@ export async function hashSha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** Compares two strings in time that depends only on the longer length, never on where they differ. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = encoder.encode(a);
-  const right = encoder.encode(b);
-  const length = Math.max(left.length, right.length);
-  let difference = left.length ^ right.length;
-  for (let i = 0; i < length; i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
-  return difference === 0;
-}
-
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A random string of lowercase letters and digits, uniformly drawn (rejection sampling, no modulo bias). */

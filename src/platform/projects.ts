@@ -1,19 +1,18 @@
 import { exportJWK, generateKeyPair } from 'jose';
 import type { Env } from '../env';
-import { SvcHttpError } from '../http/errors';
-import { constantTimeEqual, decryptText, encryptText, hashSha256Hex, randomBase64Url, randomId } from './crypto';
+import { type Stage, SvcHttpError } from '../http/errors';
+import { constantTimeEqualText } from '../engine/constant-time';
+import { decryptText, encryptText, hashSha256Hex, randomBase64Url, randomId } from './crypto';
 import type { CreateProjectBody, UpdateProjectBody } from './schemas';
 import type { IdentitySettings, Plan, Project } from './types';
 
 /** 20 lowercase letters and digits; the first 4 are the regional subdomain label of {base_url}. */
-export const SERVICE_ID_PATTERN = /^[a-z0-9]{20}$/;
+const SERVICE_ID_PATTERN = /^[a-z0-9]{20}$/;
 export const OWNER_KEY_PREFIX = 'ok_';
-
-export const regionLabel = (serviceId: string): string => serviceId.slice(0, 4);
 
 /** Additional-data labels that bind each encrypted column to its project. */
 export const devPrivateJwkContext = (serviceId: string) => `dev-private-jwk:${serviceId}`;
-export const secureRequestKeyContext = (serviceId: string) => `secure-request-key:${serviceId}`;
+const secureRequestKeyContext = (serviceId: string) => `secure-request-key:${serviceId}`;
 
 interface ProjectRow {
   service_id: string;
@@ -44,7 +43,7 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
-export interface CreatedProject {
+interface CreatedProject {
   service_id: string;
   owner_id: string;
   /** Shown once; only its SHA-256 hash is stored. */
@@ -76,15 +75,23 @@ export async function loadProject(env: Env, serviceId: string): Promise<Project 
   return row ? toProject(row) : null;
 }
 
-export const invalidService = () => new SvcHttpError('INVALID_SERVICE', 'No such project.', { status: 400 });
-export const serviceDisabled = () => new SvcHttpError('SERVICE_DISABLED', 'The project is disabled.', { status: 400 });
+/** The refusal of a project that does not exist; `stage` 'ticket' on the consume path. */
+const invalidService = (stage?: Stage) =>
+  new SvcHttpError('INVALID_SERVICE', 'The project does not exist.', { status: 400, ...(stage ? { stage } : {}) });
+
+/**
+ * The one check of every project loader (owner routes and the consume path's cache alike): the
+ * project if it exists and is active; else INVALID_SERVICE or SERVICE_DISABLED (both 400).
+ */
+export function activeOrRefused<P extends { active: boolean }>(project: P | null, stage?: Stage): P {
+  if (!project) throw invalidService(stage);
+  if (!project.active) throw new SvcHttpError('SERVICE_DISABLED', 'The project is not active.', { status: 400, ...(stage ? { stage } : {}) });
+  return project;
+}
 
 /** The project if it exists and is active; else INVALID_SERVICE or SERVICE_DISABLED (both 400). */
 export async function loadActiveProject(env: Env, serviceId: string): Promise<Project> {
-  const project = await loadProject(env, serviceId);
-  if (!project) throw invalidService();
-  if (!project.active) throw serviceDisabled();
-  return project;
+  return activeOrRefused(await loadProject(env, serviceId));
 }
 
 /** Applies the operator's changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
@@ -117,7 +124,7 @@ export async function verifyOwnerKey(env: Env, serviceId: string, ownerKey: stri
   const row = await env.DB.prepare('SELECT owner_key_hash FROM projects WHERE service_id = ?').bind(serviceId).first<{ owner_key_hash: string }>();
   const presented = await hashSha256Hex(ownerKey);
   // Compared even when the project is missing, so the answer takes the same time.
-  return constantTimeEqual(presented, row?.owner_key_hash ?? '0'.repeat(64)) && row !== null;
+  return constantTimeEqualText(presented, row?.owner_key_hash ?? '0'.repeat(64)) && row !== null;
 }
 
 /** The decrypted secureRequest key of the project, or null when none is set. */

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
+import { readCapped } from '../engine/bytes';
 import { invalidParameter } from '../http/errors';
 import { jsonDepth, pathBeyondDepth } from '../http/json-depth';
 import { MAX_BODY_BYTES, MAX_DEFINITION_JSON_DEPTH } from '../limits';
 
 /** `a.b[0].c` for a zod issue path; `body` for the root. */
-export function fieldPath(path: readonly PropertyKey[]): string {
+function fieldPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
@@ -31,7 +32,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** Validates an already parsed value; the first problem is INVALID_PARAMETER naming its field. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -44,7 +45,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
  * Parses JSON text and refuses it when nested deeper than MAX_DEFINITION_JSON_DEPTH, naming the
  * field where the limit is passed; an empty body is `undefined` (the caller decides whether that is allowed).
  */
-export function parseJsonText(text: string): unknown {
+function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -67,7 +68,7 @@ function shortFieldPath(path: readonly (string | number)[]): string {
 }
 
 /** Where a body is read from: the Request itself, or a Hono context (its raw request). */
-export type BodySource = Request | { req: { raw: Request } };
+type BodySource = Request | { req: { raw: Request } };
 
 /**
  * Reads a JSON request body (at most MAX_BODY_BYTES) and, given a schema, validates it. An empty
@@ -80,8 +81,8 @@ export async function readJsonBody(source: BodySource, schema?: z.ZodType, optio
   const request = source instanceof Request ? source : source.req.raw;
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  // Read under the cap: a body without Content-Length is refused at the first byte over it, not buffered whole.
+  const bytes = await readCapped(request.body, MAX_BODY_BYTES, tooLarge);
   const value = parseJsonText(new TextDecoder().decode(bytes));
   if (value === undefined) {
     if (schema && options.optional) return parseWith(schema, {});

@@ -1,15 +1,23 @@
-import type { Env, WorkMessage } from '../env';
-import { CLEAR_LOG_KIND, clearLogJob } from '../logs/clear-log';
-import { RETENTION_KIND, retentionJob } from '../logs/retention';
+import type { Env } from '../env';
+import { clearLogJob, CLEAR_LOG_KIND } from '../logs/clear-log';
+import { retentionJob, RETENTION_KIND } from '../logs/retention';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, planNewsletterJob, sendNewsletterBatchJob } from '../mail/newsletter-jobs';
+import type { QueuedWork, WorkByKind } from './messages';
 
-/** A consumer of one kind of work message; must be idempotent (delivery is at least once). */
-export type WorkHandler = (message: WorkMessage, env: Env) => Promise<void>;
+/** The consumer of each kind of work message; each must be idempotent (delivery is at least once). */
+type WorkHandlers = { [K in keyof WorkByKind]: (message: WorkByKind[K], env: Env) => Promise<void> };
 
-/** Work message kinds and their consumers. Add one line per kind. */
-export const WORK_HANDLERS: Record<string, WorkHandler> = {
+/** Work message kinds and their consumers. Add one line per kind (and its schema in ./messages). */
+const WORK_HANDLERS: WorkHandlers = {
   [CLEAR_LOG_KIND]: clearLogJob,
   [RETENTION_KIND]: retentionJob,
   [NEWSLETTER_PLAN_KIND]: planNewsletterJob,
   [NEWSLETTER_BATCH_KIND]: sendNewsletterBatchJob,
 };
+
+/** Runs the consumer of the message's kind. */
+export function runWorkHandler(message: QueuedWork, env: Env): Promise<void> {
+  return handle(message.kind, message, env);
+}
+
+const handle = <K extends keyof WorkByKind>(kind: K, message: WorkByKind[K], env: Env): Promise<void> => WORK_HANDLERS[kind](message, env);

@@ -1,5 +1,5 @@
 import { pstrExeSchema } from '../../schemas/actions/schema';
-import { ActionError } from '../actions/types';
+import { ActionError } from '../http/errors';
 import { describeIssue, issueField } from '../platform/validation';
 import { type AccessGroupInput, accessGroupOf } from './access-group';
 import type { AccessGroup, IndexValue, SourceSettings, SubscriptionSettings } from './types';

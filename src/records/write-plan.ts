@@ -1,4 +1,4 @@
-import { ActionError } from '../actions/types';
+import { ActionError } from '../http/errors';
 import type { RecordInput } from './input';
 import { type Actor, type SourceSettings, type StoredRecord, type SubscriptionSettings, actorId } from './types';
 

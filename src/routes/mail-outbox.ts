@@ -1,8 +1,8 @@
-import { Hono } from 'hono';
-import { type ProjectEnv, activeProject, ownerOnly } from '../http/auth';
+import { createRouter } from '../app';
 import { SvcHttpError } from '../http/errors';
-import { type DatabaseResponse, decodeStartKey, encodeStartKey, pageSize } from '../http/paging';
-import { type OutboxMail, type OutboxPosition, listOutbox } from '../mail/outbox-transport';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { pageOf, pageRequest } from '../http/paging';
+import { type OutboxPosition, listOutbox } from '../mail/outbox-transport';
 import { listBatches, loadSend } from '../mail/newsletter-sends';
 import { newsletterGroupValue } from '../platform/newsletter-groups';
 
@@ -10,10 +10,9 @@ import { newsletterGroupValue } from '../platform/newsletter-groups';
  * Owner routes of mail delivery: the local outbox (GET /mail-outbox, what the default transport
  * "sent") and the progress of one newsletter send (GET /newsletter-sends/{send_id}).
  */
-export const mailOutboxRouter = new Hono<ProjectEnv>();
+export const mailOutboxRouter = createRouter();
 
-const BASE = '/v1/projects/:service_id';
-const owner = [activeProject, ownerOnly('Only the project owner can read the mail outbox.')] as const;
+const owner = guard('owner', 'Only the project owner can read the mail outbox.');
 
 const isPosition = (value: unknown): value is OutboxPosition =>
   typeof value === 'object' &&
@@ -21,24 +20,19 @@ const isPosition = (value: unknown): value is OutboxPosition =>
   typeof (value as OutboxPosition).created === 'number' &&
   typeof (value as OutboxPosition).message_key === 'string';
 
-mailOutboxRouter.get(`${BASE}/mail-outbox`, ...owner, async (c) => {
-  const limit = pageSize(c.req.query('limit'));
-  const after = decodeStartKey(c.req.query('startKey'), isPosition);
+mailOutboxRouter.get(`${PROJECT_PATH}/mail-outbox`, owner, async (c) => {
   const to = c.req.query('to') || undefined;
-  // One row more than the page says whether another page follows.
-  const rows = await listOutbox(c.env.DB, c.get('project').service_id, { to, after, limit: limit + 1 });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const more = rows.length > limit && last !== undefined;
-  const body: DatabaseResponse<OutboxMail> = {
-    list: page,
-    startKey: more ? encodeStartKey({ created: last.created, message_key: last.message_key }) : null,
-    endOfList: !more,
-  };
-  return c.json(body);
+  const serviceId = c.get('project').service_id;
+  const page = await pageOf(pageRequest(c.req), {
+    isPosition,
+    rows: (after, count) => listOutbox(c.env.DB, serviceId, { to, after, limit: count }),
+    position: (mail): OutboxPosition => ({ created: mail.created, message_key: mail.message_key }),
+    shape: (mail) => mail,
+  });
+  return c.json(page);
 });
 
-mailOutboxRouter.get(`${BASE}/newsletter-sends/:send_id`, ...owner, async (c) => {
+mailOutboxRouter.get(`${PROJECT_PATH}/newsletter-sends/:send_id`, owner, async (c) => {
   const serviceId = c.get('project').service_id;
   const send = await loadSend(c.env.DB, serviceId, c.req.param('send_id'));
   if (!send) throw new SvcHttpError('NOT_FOUND', 'No such newsletter send.', { status: 404 });

@@ -1,19 +1,19 @@
-import { Hono } from 'hono';
 import { z } from 'zod';
-import { type ProjectEnv, activeProject, ownerOnly } from '../http/auth';
+import { createRouter } from '../app';
 import { SvcHttpError, invalidParameter } from '../http/errors';
-import { type DatabaseResponse, decodeStartKey, encodeStartKey, pageSize } from '../http/paging';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { pageOf, pageRequest } from '../http/paging';
 import { isMailAddress, normalizedAddress } from '../mail/address';
-import { type Subscriber, deleteSubscriber, listSubscribers, putSubscriber } from '../mail/subscribers';
+import { deleteSubscriber, listSubscribers, putSubscriber } from '../mail/subscribers';
 import { newsletterGroupValue, requireNewsletterGroupKey } from '../platform/newsletter-groups';
 import { loadUser } from '../platform/users';
 import { readJsonBody } from '../platform/validation';
 
 /** Owner routes to manage the subscribers of a newsletter group (the recipients of nlsd). */
-export const subscribersRouter = new Hono<ProjectEnv>();
+export const subscribersRouter = createRouter();
 
-const BASE = '/v1/projects/:service_id/subscribers/:group';
-const owner = [activeProject, ownerOnly('Only the project owner can manage subscribers.')] as const;
+const BASE = `${PROJECT_PATH}/subscribers/:group`;
+const owner = guard('owner', 'Only the project owner can manage subscribers.');
 
 export const SubscriberBody = z.strictObject({ user_id: z.uuid().nullable().optional() });
 
@@ -27,7 +27,7 @@ function address(value: string | undefined): string {
 
 const isPosition = (value: unknown): value is string => typeof value === 'string';
 
-subscribersRouter.put(`${BASE}/:email`, ...owner, async (c) => {
+subscribersRouter.put(`${BASE}/:email`, owner, async (c) => {
   const serviceId = c.get('project').service_id;
   const group = requireNewsletterGroupKey(c.req.param('group'));
   const email = address(c.req.param('email'));
@@ -40,20 +40,20 @@ subscribersRouter.put(`${BASE}/:email`, ...owner, async (c) => {
   return c.json({ group: newsletterGroupValue(group), ...subscriber });
 });
 
-subscribersRouter.delete(`${BASE}/:email`, ...owner, async (c) => {
+subscribersRouter.delete(`${BASE}/:email`, owner, async (c) => {
   const deleted = await deleteSubscriber(c.env.DB, c.get('project').service_id, requireNewsletterGroupKey(c.req.param('group')), address(c.req.param('email')));
   if (!deleted) throw new SvcHttpError('NOT_FOUND', 'No such subscriber.', { status: 404 });
   return c.json({ deleted: true });
 });
 
-subscribersRouter.get(BASE, ...owner, async (c) => {
+subscribersRouter.get(BASE, owner, async (c) => {
   const group = requireNewsletterGroupKey(c.req.param('group'));
-  const limit = pageSize(c.req.query('limit'));
-  const after = decodeStartKey(c.req.query('startKey'), isPosition);
-  const rows = await listSubscribers(c.env.DB, c.get('project').service_id, group, after, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const more = rows.length > limit && last !== undefined;
-  const body: DatabaseResponse<Subscriber> = { list: page, startKey: more ? encodeStartKey(last.email) : null, endOfList: !more };
-  return c.json(body);
+  const serviceId = c.get('project').service_id;
+  const page = await pageOf(pageRequest(c.req), {
+    isPosition,
+    rows: (after, count) => listSubscribers(c.env.DB, serviceId, group, after, count),
+    position: (subscriber) => subscriber.email,
+    shape: (subscriber) => subscriber,
+  });
+  return c.json(page);
 });

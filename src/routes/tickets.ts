@@ -3,19 +3,18 @@ import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
-import { requireOwner, resolveCaller } from '../http/auth';
 import { SvcHttpError, invalidParameter } from '../http/errors';
-import { decodeStartKey, encodeStartKey, pageSize, type DatabaseResponse } from '../http/paging';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { pageOf, pageRequest } from '../http/paging';
 import { requestLogClear } from '../logs/clear-log';
 import { parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
 import { listActionRows, listTicketLog } from '../logs/log-queries';
-import { loadActiveProject } from '../platform/projects';
 import { newsletterExists, secretExists, templateExists } from '../platform/resources';
 import { readJsonBody } from '../platform/validation';
 import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry } from '../platform/ticket-directory';
 import type { Env } from '../env';
 
-const OWNER_ONLY = 'Only the project owner can register tickets.';
+const registrar = guard('owner', 'Only the project owner can register tickets.');
 const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
 
 /** Ticket registry (owner) and getTickets listing. */
@@ -27,13 +26,14 @@ const lookups = (env: Env, serviceId: string): RegistrationLookups => ({
   newsletterExists: (group, messageId) => newsletterExists(env, serviceId, group, messageId),
 });
 
-ticketRoutes.put('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
-  const project = await loadActiveProject(c.env, c.req.param('sid'));
-  await requireOwner(c, project, OWNER_ONLY);
+ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
+  const project = c.get('project');
   const ticketId = c.req.param('ticket_id');
   const input = await readJsonBody(c);
   const now = Date.now();
-  const { ticket, count } = await validateTicketRegistration(ticketId, input, lookups(c.env, project.service_id), now);
+  const registration = await validateTicketRegistration(ticketId, input, lookups(c.env, project.service_id), now);
+  if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
+  const { ticket, count } = registration.value;
   const previous = await directoryEntry(c.env, project.service_id, ticketId);
   const stored: StoredTicket = { ...ticket, timestamp: previous?.timestamp ?? now, updated: now, rules_version: 2 };
   // The engine's copy first: a consumption after this answer always sees the new definition.
@@ -42,9 +42,8 @@ ticketRoutes.put('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
   return c.json(ownerView(stored, remaining), previous ? 200 : 201);
 });
 
-ticketRoutes.delete('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
-  const project = await loadActiveProject(c.env, c.req.param('sid'));
-  await requireOwner(c, project, OWNER_ONLY);
+ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
+  const project = c.get('project');
   const ticketId = c.req.param('ticket_id');
   // Refused before an object is made for a name no ticket can have.
   if (!TICKET_ID_PATTERN.test(ticketId)) throw notATicketId();
@@ -58,42 +57,31 @@ ticketRoutes.delete('/v1/projects/:sid/tickets/:ticket_id', async (c) => {
  * getTickets: every field for the owner, the public subset for a signed-in user. The owner's log ids
  * list logs instead: '#<ticket_id>#' the consumption log, '@<ticket_id>#<consume_id>#' the action rows.
  */
-ticketRoutes.get('/v1/projects/:sid/tickets', async (c) => {
-  const project = await loadActiveProject(c.env, c.req.param('sid'));
-  const caller = await resolveCaller(c.env, project, c.req.header('authorization'));
-  if (caller.kind === 'anonymous') {
-    throw new SvcHttpError('UNAUTHORIZED', 'Sign in to list tickets: send an id token or the owner key.', { status: 401 });
-  }
-  const isOwner = caller.kind === 'owner';
+ticketRoutes.get(`${PROJECT_PATH}/tickets`, guard('user', 'Sign in to list tickets: send an id token or the owner key.'), async (c) => {
+  const project = c.get('project');
+  const isOwner = c.get('caller').kind === 'owner';
   const query = parseTicketsQuery(c.req.query('ticket_id'), isOwner);
   const range = parseTimeRange(c.req.query('from'), c.req.query('to'));
-  const limit = pageSize(c.req.query('limit'));
-  const startKey = c.req.query('startKey');
-  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, { limit, startKey }));
+  const request = pageRequest(c.req);
+  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, request));
   if (query.kind === 'actions') {
-    return c.json(await listActionRows(c.env.DB, project.service_id, query.ticket_id, query.consume_id, range, { limit, startKey }));
+    return c.json(await listActionRows(c.env.DB, project.service_id, query.ticket_id, query.consume_id, range, request));
   }
   if (range.given) {
     throw invalidParameter('"from" and "to" apply to a log listing only (ticket_id "#<ticket_id>#" or "@<ticket_id>#<consume_id>#").', {
       field: c.req.query('from') ? 'from' : 'to',
     });
   }
-  const after = decodeStartKey(startKey, (v): v is string => typeof v === 'string');
-  const tickets = await listDirectory(c.env, project.service_id, after, limit + 1, query.ticket_id);
-  const page = tickets.slice(0, limit);
-  const list = await Promise.all(
-    page.map(async (ticket) => {
+  const page = await pageOf(request, {
+    isPosition: (value): value is string => typeof value === 'string',
+    rows: (after, count) => listDirectory(c.env, project.service_id, after, count, query.ticket_id),
+    position: (ticket) => ticket.ticket_id,
+    shape: async (ticket) => {
       const { remaining } = await ticketStub(c.env, project.service_id, ticket.ticket_id).status();
       return isOwner ? ownerView(ticket, remaining) : publicView(ticket, remaining);
-    }),
-  );
-  const endOfList = tickets.length <= limit;
-  const body: DatabaseResponse<Record<string, unknown>> = {
-    list,
-    startKey: endOfList ? null : encodeStartKey(page[page.length - 1].ticket_id),
-    endOfList,
-  };
-  return c.json(body);
+    },
+  });
+  return c.json(page);
 });
 
 const CLEARING = 'SUCCESS: Clearing the log.';
@@ -105,9 +93,8 @@ export const clearLogBody = z.strictObject({ before: z.number(notATime).int(notA
  * at most now) in the background; the ticket, its count and per-user counters are untouched. Works
  * for a deleted ticket too, whose log is kept.
  */
-ticketRoutes.post('/v1/projects/:sid/tickets/:ticket_id/clear-log', async (c) => {
-  const project = await loadActiveProject(c.env, c.req.param('sid'));
-  await requireOwner(c, project, 'Only the project owner can clear a ticket log.');
+ticketRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/clear-log`, guard('owner', 'Only the project owner can clear a ticket log.'), async (c) => {
+  const project = c.get('project');
   const ticketId = c.req.param('ticket_id');
   if (!TICKET_ID_PATTERN.test(ticketId)) throw notATicketId();
   const { before: asked } = await readJsonBody(c, clearLogBody, { optional: true });

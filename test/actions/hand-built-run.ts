@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import type { TicketAction } from '../../schemas/ticket-types';
-import type { ActionContext } from '../../src/actions/context';
+import type { ActionContext } from '../../src/engine/context';
 import type { ActionRun } from '../../src/actions/types';
 import { newConsumeId } from '../../src/consume/receipt';
 import { renderValue } from '../../src/engine/template';

@@ -15,7 +15,7 @@ describe('TicketDO storage', () => {
       const store = new TicketStore(state.storage.sql, () => 1_000);
       const huge = { seq: 0, path: 'actions[0]', act: 'req', detail: { received: { status: 200, body: 'y'.repeat(3 * 1024 * 1024) } } };
       store.enqueueLog(row('big'), [huge]);
-      const [entry] = store.pendingLogs(1);
+      const [{ value: entry }] = store.outbox.pending(1);
       expect(JSON.stringify(entry.actionRows[0].detail).length).toBeLessThan(70 * 1024);
       expect(entry.actionRows[0].detail).toMatchObject({ truncated: true, received: { status: 200 } });
     });
@@ -25,16 +25,16 @@ describe('TicketDO storage', () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      sql.exec('DROP TABLE jobs; DROP TABLE log_outbox; DROP TABLE generations');
+      sql.exec('DROP TABLE jobs; DROP TABLE outbox; DROP TABLE generations');
       sql.exec('CREATE TABLE outbox (log_key TEXT PRIMARY KEY, row TEXT NOT NULL, action_rows TEXT NOT NULL)');
       sql.exec("INSERT INTO outbox VALUES ('old1', ?, '[]'), ('old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
       sql.exec('UPDATE _schema SET version = 1');
       const store = new TicketStore(sql, () => 1_000);
-      expect(store.pendingLogs(10).map((entry) => [entry.row.log_key, entry.final])).toEqual([
+      expect(store.outbox.pending(10).map(({ value }) => [value.row.log_key, value.final])).toEqual([
         ['old1', false],
         ['old2', false],
       ]);
-      expect(store.jobs().map((job) => job.kind)).toEqual(['export-logs']);
+      expect(store.jobs.all().map((job) => job.kind)).toEqual(['export-logs']);
     });
   });
 
@@ -42,20 +42,38 @@ describe('TicketDO storage', () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      sql.exec('DROP TABLE log_outbox; DROP TABLE generations');
+      sql.exec('DROP TABLE outbox; DROP TABLE generations');
       sql.exec(`CREATE TABLE log_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, log_key TEXT NOT NULL, row TEXT NOT NULL,
         action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)`);
       sql.exec("INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
       sql.exec('UPDATE _schema SET version = 2');
       const store = new TicketStore(sql, () => 1_000);
       store.enqueueLog(row('new'), []);
-      expect(store.pendingLogs(10).map((entry) => [entry.id, entry.row.log_key])).toEqual([
+      expect(store.outbox.pending(10).map(({ id, value }) => [id, value.row.log_key])).toEqual([
         [7, 'old1'],
         [9, 'old2'],
         [10, 'new'],
       ]);
-      store.dropLogsThrough(9);
-      expect(store.pendingLogs(10).map((entry) => entry.row.log_key)).toEqual(['new']);
+      store.outbox.dropThrough(9);
+      expect(store.outbox.pending(10).map(({ value }) => value.row.log_key)).toEqual(['new']);
+    });
+  });
+
+  it('an object stored under the fourth schema keeps its pending log rows, ids and closing flags in the shared outbox', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      sql.exec('DROP TABLE outbox');
+      sql.exec('CREATE TABLE log_outbox (id INTEGER PRIMARY KEY, log_key TEXT NOT NULL, row TEXT NOT NULL, action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)');
+      const action = JSON.stringify([{ seq: 0, path: 'actions[0]', act: 'acsg', detail: { sent: 'x' } }]);
+      sql.exec("INSERT INTO log_outbox VALUES (3, 'a', ?, ?, 0), (5, 'a', ?, '[]', 1)", JSON.stringify(row('a')), action, JSON.stringify({ ...row('a'), failed: true }));
+      sql.exec('UPDATE _schema SET version = 4');
+      const store = new TicketStore(sql, () => 1_000);
+      expect(store.outbox.pending(10).map(({ id, value }) => [id, value.row.failed, value.actionRows.length, value.final])).toEqual([
+        [3, false, 1, false],
+        [5, true, 0, true],
+      ]);
+      expect(sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'log_outbox'").one().n).toBe(0);
     });
   });
 
@@ -85,12 +103,12 @@ describe('TicketDO storage', () => {
       store.enqueueLog(row('a'), []);
       store.enqueueLog(row('b'), [{ seq: 0, path: 'actions[0]', act: 'acsg', detail: {} }]);
       store.enqueueLog({ ...row('a'), failed: true }, [], true);
-      expect(store.pendingLogs(10).map((entry) => [entry.row.log_key, entry.final, entry.actionRows.length])).toEqual([
+      expect(store.outbox.pending(10).map(({ value }) => [value.row.log_key, value.final, value.actionRows.length])).toEqual([
         ['a', false, 0],
         ['b', false, 1],
         ['a', true, 0],
       ]);
-      expect(store.jobs().map(({ kind, run_at }) => [kind, run_at])).toEqual([['export-logs', 5_000 + LOG_EXPORT_DELAY_MS]]);
+      expect(store.jobs.all().map(({ kind, run_at }) => [kind, run_at])).toEqual([['export-logs', 5_000 + LOG_EXPORT_DELAY_MS]]);
     });
   });
 

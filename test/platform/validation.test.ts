@@ -1,10 +1,11 @@
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/limits';
 import { loadProject } from '../../src/platform/projects';
+import { readJsonBody } from '../../src/platform/validation';
 import * as schemas from '../../src/platform/schemas';
-import { OPERATOR_TOKEN, call, newProject, patchProject } from './worker-api';
+import { BASE, OPERATOR_TOKEN, call, newProject, patchProject } from './worker-api';
 
 describe('body validation', () => {
   it('refuses malformed JSON with INVALID_PARAMETER naming the body', async () => {
@@ -40,6 +41,47 @@ describe('body validation', () => {
       body: { subject: 's', html: 'x'.repeat(MAX_BODY_BYTES) },
     });
     expect([res.status, res.json.code]).toEqual([400, 'INVALID_PARAMETER']);
+  });
+
+  describe('a chunked body (no Content-Length) over the limit', () => {
+    const CHUNK = 64 * 1024;
+    /** Would take 64 MiB to read whole; counts what was pulled from it. */
+    function endlessJson() {
+      const pulled = { bytes: 0 };
+      const chunk = new TextEncoder().encode('x'.repeat(CHUNK));
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"subject":"s","html":"'));
+        },
+        pull(controller) {
+          if (pulled.bytes >= 64 * 1024 * 1024) return controller.close();
+          pulled.bytes += CHUNK;
+          controller.enqueue(chunk);
+        },
+      });
+      return { stream, pulled };
+    }
+
+    it(`is refused with INVALID_PARAMETER once past ${MAX_BODY_BYTES} bytes, without being read whole`, async () => {
+      const { stream, pulled } = endlessJson();
+      const request = new Request(`${BASE}/body`, { method: 'POST', body: stream });
+      expect(request.headers.get('content-length')).toBeNull();
+      const refusal = await readJsonBody(request).catch((err: unknown) => err);
+      expect(refusal).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'body' } });
+      expect(pulled.bytes).toBeLessThan(MAX_BODY_BYTES + 4 * CHUNK);
+    });
+
+    it('is refused by a route with 400 INVALID_PARAMETER naming the body', async () => {
+      const project = await newProject();
+      const { stream, pulled } = endlessJson();
+      const res = await exports.default.fetch(`${BASE}/v1/projects/${project.service_id}/mail-templates/t`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${project.owner_key}`, 'content-type': 'application/json' },
+        body: stream,
+      });
+      expect([res.status, await res.json()]).toEqual([400, { code: 'INVALID_PARAMETER', message: `Invalid "body": larger than ${MAX_BODY_BYTES} bytes.`, detail: { field: 'body' } }]);
+      expect(pulled.bytes).toBeLessThan(8 * MAX_BODY_BYTES);
+    });
   });
 
   it('refuses bad project creation bodies (unknown plan, unknown field, long name) without creating a project', async () => {

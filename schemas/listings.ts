@@ -1,0 +1,47 @@
+/** The listing answers of the ticket surface (spec 2.1.1, 2.6, 4.2) as they travel on the wire. */
+import type { TicketAction, TicketCondition } from './ticket-types';
+
+/** Every listing answers this shape; pass startKey back for the next page. */
+export interface DatabaseResponse<T> {
+  list: T[];
+  startKey: string | null;
+  endOfList: boolean;
+}
+
+/** A ticket as getTickets lists it (spec 2.1.1). The owner-only fields are present for the project owner. */
+export interface ListedTicket {
+  ticket_id: string;
+  description: string;
+  /** Remaining consumptions; absent = unlimited. */
+  count?: number;
+  /** Absolute expiry, ms; absent = never. */
+  time_to_live?: number;
+  /** Registered at, ms. */
+  timestamp: number;
+  /** Owner only: the per-user limit, false = unlimited. */
+  limit_per_user?: number | false;
+  /** Owner only: last registered, ms. */
+  updated?: number;
+  condition?: TicketCondition;
+  actions?: TicketAction[];
+  legacy?: boolean;
+  rules_version?: number;
+}
+
+/** A row of getConsumedTickets: one of the caller's own signed-in consumptions (spec 2.6). */
+export interface ConsumedRow {
+  ticket_id: string;
+  consume_id: string;
+  user_id: string;
+  is_test: false;
+  timestamp: number;
+  /** The consumption log as a JSON string; its outcome.ok says whether it succeeded. */
+  description: string;
+}
+
+/** The answer of clearTicketLog: the log rows before `before` are deleted in the background. */
+export interface LogClearAnswer {
+  message: string;
+  ticket_id: string;
+  before: number;
+}

@@ -1,0 +1,47 @@
+import type { MiddlewareHandler } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { Env } from '../env';
+import { loadActiveProject } from '../platform/projects';
+import type { Caller, Project } from '../platform/types';
+import { type OwnerCaller, requireOperator, requireOwner, resolveCaller } from './auth';
+import { SvcHttpError } from './errors';
+
+/** The path every project route starts with; the guard reads its `:service_id`. */
+export const PROJECT_PATH = '/v1/projects/:service_id';
+
+type SignedInCaller = Exclude<Caller, { kind: 'anonymous' }>;
+
+/** What a guarded route's handler reads: c.get('project') and c.get('caller'). */
+type GuardedEnv<C extends Caller> = { Bindings: Env; Variables: { project: Project; caller: C } };
+
+/**
+ * The one guard of project routes, first on each route: loads the active project of `:service_id`
+ * (INVALID_SERVICE / SERVICE_DISABLED, 400) and lets in
+ * - 'owner': the owner key only (see requireOwner); a signed-in user is 403 INVALID_REQUEST `refusal`;
+ * - 'user': the owner or a signed-in user; no credential is 401 UNAUTHORIZED `refusal`;
+ * - 'visitor': anyone, anonymous included.
+ * With 'user' and 'visitor' a wrong owner key or an id token that does not verify is 401 AUTH_REQUIRED.
+ */
+export function guard(who: 'owner', refusal: string): MiddlewareHandler<GuardedEnv<OwnerCaller>>;
+export function guard(who: 'user', refusal: string): MiddlewareHandler<GuardedEnv<SignedInCaller>>;
+export function guard(who: 'visitor'): MiddlewareHandler<GuardedEnv<Caller>>;
+export function guard(
+  who: 'owner' | 'user' | 'visitor',
+  refusal = '',
+): MiddlewareHandler<GuardedEnv<OwnerCaller>> | MiddlewareHandler<GuardedEnv<SignedInCaller>> | MiddlewareHandler<GuardedEnv<Caller>> {
+  return createMiddleware<GuardedEnv<Caller>>(async (c, next) => {
+    const project = await loadActiveProject(c.env, c.req.param('service_id') ?? '');
+    const header = c.req.header('authorization');
+    const caller = who === 'owner' ? await requireOwner(c.env, project, header, refusal) : await resolveCaller(c.env, project, header);
+    if (who === 'user' && caller.kind === 'anonymous') throw new SvcHttpError('UNAUTHORIZED', refusal, { status: 401 });
+    c.set('project', project);
+    c.set('caller', caller);
+    await next();
+  });
+}
+
+/** The guard of the operator routes: Authorization: Bearer OPERATOR_TOKEN, else 401 UNAUTHORIZED (see requireOperator). */
+export const operatorOnly = createMiddleware<{ Bindings: Env }>(async (c, next) => {
+  requireOperator(c.env, c.req.header('authorization'));
+  await next();
+});

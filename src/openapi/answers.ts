@@ -1,0 +1,163 @@
+/**
+ * The success answers of the routes, as zod schemas: the OpenAPI document is generated from them and
+ * test/openapi.test.ts parses real answers with them, so they cannot drift from what the routes send.
+ */
+import { z } from 'zod';
+import { actionSchema } from '../../schemas/actions/schema';
+import { conditionInputSchema } from '../../schemas/condition';
+
+const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
+
+/** A page of a listing (spec 6): the next page is asked with `startKey`. */
+export const listingOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    list: z.array(item),
+    startKey: z.string().nullable().describe('Pass as startKey for the next page; null at the end.'),
+    endOfList: z.boolean(),
+  });
+
+export const healthAnswer = z.object({ ok: z.literal(true) });
+export const openApiAnswer = z.object({ openapi: z.string(), info: z.object({}), paths: z.object({}) }).describe('An OpenAPI 3.0 document.');
+export const deletedAnswer = z.object({ deleted: z.literal(true) });
+
+export const createdProjectAnswer = z.object({
+  service_id: z.string(),
+  owner_id: z.string(),
+  owner_key: z.string().describe('Shown once; only its hash is stored.'),
+});
+export const projectAnswer = z.object({
+  service_id: z.string(),
+  owner_id: z.string(),
+  name: z.string(),
+  active: z.boolean(),
+  plan: z.enum(['free', 'standard', 'premium']),
+  identity: z.object({ issuer: z.string(), audience: z.string(), jwks_url: z.string() }).nullable(),
+  secure_request_key_set: z.boolean(),
+  created: ms('Created'),
+  updated: ms('Last changed'),
+});
+export const devUserAnswer = z.object({ user_id: z.string(), id_token: z.string().describe('A JWT of the built-in development issuer.') });
+
+export const secretKeyAnswer = z.object({
+  name: z.string(),
+  destinations: z.array(z.string()),
+  access_group: z.int(),
+  locked: z.boolean(),
+  created: ms('Created'),
+  updated: ms('Last changed'),
+});
+const mailContent = { subject: z.string(), html: z.string(), text: z.string(), created: ms('Created'), updated: ms('Last changed') };
+export const mailTemplateAnswer = z.object({ template_id: z.string(), ...mailContent });
+const newsletterGroup = z.union([z.string(), z.int()]).describe("'public', 'authorized', 2..99 or a group name.");
+export const newsletterAnswer = z.object({ group: newsletterGroup, message_id: z.string(), ...mailContent });
+export const subscriberAnswer = z.object({ email: z.string(), user_id: z.string().optional(), created: ms('Subscribed') });
+export const subscribedAnswer = subscriberAnswer.extend({ group: newsletterGroup });
+export const outboxMailAnswer = z.object({
+  message_key: z.string(),
+  kind: z.enum(['mail', 'newsletter']),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  html: z.string(),
+  text: z.string(),
+  ticket_id: z.string().nullable(),
+  consume_id: z.string().nullable(),
+  send_id: z.string().nullable(),
+  created: ms('Sent'),
+});
+export const newsletterSendAnswer = z.object({
+  send_id: z.string(),
+  group: newsletterGroup,
+  newsletter: z.string(),
+  ticket_id: z.string(),
+  consume_id: z.string(),
+  status: z.enum(['sending', 'sent']),
+  planned_batches: z.int().nullable(),
+  delivered: z.int(),
+  refused: z.int(),
+  warning: z.string().optional(),
+  batches: z.array(z.object({})),
+  created: ms('Started'),
+});
+
+export const recordAnswer = z.object({
+  record_id: z.string(),
+  table: z.object({ name: z.string(), access_group: z.union([z.int(), z.literal('private')]), subscription: z.object({}).optional() }),
+  user_id: z.string(),
+  data: z.unknown().optional(),
+  index: z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }).optional(),
+  tags: z.array(z.string()),
+  unique_id: z.string().optional(),
+  reference: z.string().optional(),
+  readonly: z.boolean(),
+  source: z.object({}).optional(),
+  created: ms('First written'),
+  updated: ms('Last written'),
+  written_by: z.object({ ticket_id: z.string().nullable(), consume_id: z.string().nullable() }),
+});
+
+const publicTicket = {
+  ticket_id: z.string(),
+  description: z.string(),
+  timestamp: ms('First registered'),
+  count: z.int().optional().describe('Consumptions left; absent = unlimited.'),
+  time_to_live: z.number().optional().describe('Expiry, ms since the epoch; absent = never.'),
+};
+/** The public subset a signed-in user sees. */
+export const publicTicketAnswer = z.object(publicTicket);
+/** The stored ticket as the owner lists it; it registers again unchanged (PUT it back). */
+export const ownerTicketAnswer = z.object({
+  ...publicTicket,
+  limit_per_user: z.union([z.int(), z.literal(false)]),
+  updated: ms('Last registered'),
+  condition: conditionInputSchema,
+  actions: z.array(actionSchema),
+  legacy: z.literal(false),
+  rules_version: z.literal(2),
+});
+const loggedConsumption = {
+  ticket_id: z.string(),
+  consume_id: z.string(),
+  is_test: z.literal(false),
+  timestamp: ms('Consumed'),
+  description: z.string(),
+};
+export const consumedAnswer = z.object({ ...loggedConsumption, user_id: z.string() });
+export const ticketLogAnswer = consumedAnswer.extend({
+  log_key: z.string(),
+  failed: z.literal(true).optional(),
+  check: z.literal(true).optional(),
+  attempts: z.int(),
+  retried: z.literal(true).optional(),
+  warning: z.string().optional(),
+});
+export const actionRowAnswer = z.object({
+  ...loggedConsumption,
+  seq: z.int(),
+  path: z.string(),
+  act: z.string(),
+  attempts: z.int(),
+  retried: z.literal(true).optional(),
+  warning: z.string().optional(),
+  sent: z.unknown().optional(),
+  received: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+export const ticketsAnswer = z
+  .union([listingOf(ownerTicketAnswer), listingOf(publicTicketAnswer), listingOf(ticketLogAnswer), listingOf(actionRowAnswer)])
+  .describe('Tickets (every field for the owner, the public subset for a user), or a log listing.');
+export const ticketDeletedAnswer = z.object({ deleted: z.literal(true), ticket_id: z.string() });
+export const logClearingAnswer = z.object({ message: z.string(), ticket_id: z.string(), before: ms('Rows before this time are deleted') });
+
+export const receiptAnswer = z
+  .object({ tkid: z.string().describe("'#<ticket_id>#<consume_id>#<consumer>'"), hash: z.string().describe('Hex HMAC-SHA256 of tkid.') })
+  .describe("The receipt, unless the ticket's resp action answered with a body of its own (any JSON).");
+
+/** Named in components/schemas; every other schema is written inline where it is used. */
+export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  TicketAction: actionSchema,
+  TicketCondition: conditionInputSchema,
+  OwnerTicket: ownerTicketAnswer,
+  Receipt: receiptAnswer,
+  Deleted: deletedAnswer,
+};

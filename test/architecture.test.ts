@@ -1,0 +1,129 @@
+/// <reference types="vite/types/importMeta.d.ts" />
+import { posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The direction of imports recorded in docs/architecture.md, checked on the source text: the lower
+ * a layer's tier, the fewer layers it may import. Tests (*.test.ts) are not held to it.
+ */
+const sources: Record<string, string> = import.meta.glob(['/src/**/*.ts', '/schemas/**/*.ts', '/durable-objects/**/*.ts', '!**/*.test.ts'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
+/**
+ * Every folder (or top-level file) of the server and its tier: the edge (routes, Durable Objects) →
+ * consume/forward → engine/actions → outbound/platform/records and the shared parts → schemas.
+ */
+const TIERS: Record<string, number> = {
+  'durable-objects': 4,
+  'src/index.ts': 4,
+  'src/router.ts': 4,
+  'src/app.ts': 4,
+  'src/routes': 4,
+  'src/openapi': 4,
+  'src/queue': 4,
+  'src/consume': 3,
+  'src/forward': 3,
+  'src/engine': 2,
+  'src/actions': 2,
+  'src/outbound': 1,
+  'src/platform': 1,
+  'src/records': 1,
+  'src/mail': 1,
+  'src/logs': 1,
+  'src/http': 1,
+  'src/env.ts': 1,
+  'src/limits.ts': 1,
+  schemas: 0,
+};
+
+/** The layers each guarded layer may import besides itself. */
+const MAY_IMPORT: Record<string, (layer: string) => boolean> = {
+  // The engine is pure logic under the action modules: nothing of its own tier or above.
+  'src/engine': (layer) => TIERS[layer] < TIERS['src/engine'],
+  // The wire types and zod schemas the client and the dashboard share: nothing of the server.
+  schemas: () => false,
+};
+
+/** The layer of a source path such as /src/engine/template.ts: its folder, or the file itself at the top of src/. */
+function layerOf(file: string): string {
+  const [root, second] = file.replace(/^\//, '').split('/');
+  return root === 'src' ? `src/${second}` : root;
+}
+
+const IMPORT_SPECIFIER = [
+  /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, // import x from '…', import type …, export … from '…'
+  /\bimport\s*['"]([^'"]+)['"]/g, // import '…' (side effects only)
+  /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, // import('…'), in code or in a type
+];
+
+/** The module specifiers a source file imports, in any form. */
+function importSpecifiers(text: string): string[] {
+  return IMPORT_SPECIFIER.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1]));
+}
+
+/**
+ * A relative specifier resolved against the importing file, to the source file it names; a file
+ * outside the server's folders (package.json, a generated declaration) as it is written.
+ */
+function resolve(file: string, specifier: string): string | undefined {
+  const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+  if (!/^\/(src|schemas|durable-objects)\//.test(target)) return target;
+  return [target, `${target}.ts`, `${target}/index.ts`].find((candidate) => candidate in sources);
+}
+
+interface Edge {
+  file: string;
+  specifier: string;
+  target: string | undefined;
+}
+
+const edges: Edge[] = Object.entries(sources).flatMap(([file, text]) =>
+  importSpecifiers(text)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => ({ file, specifier, target: resolve(file, specifier) })),
+);
+
+/** Imports of files of `layer` that reach a layer it may not import, as "file → specifier (layer)". */
+function breaches(layer: string): string[] {
+  const allowed = MAY_IMPORT[layer];
+  return edges
+    .filter((edge) => layerOf(edge.file) === layer && edge.target !== undefined)
+    .filter((edge) => {
+      const target = layerOf(edge.target!);
+      return target !== layer && !allowed(target);
+    })
+    .map((edge) => `${edge.file} → ${edge.specifier} (${layerOf(edge.target!)})`);
+}
+
+describe('the direction of imports (docs/architecture.md)', () => {
+  it('the import reader finds every form of import', () => {
+    const text = [
+      "import { a } from './a';",
+      "import type { B } from '../b';",
+      "import c, { d } from\n  './c';",
+      "export { e } from './e';",
+      "export * from './f';",
+      "import './g';",
+      "type H = import('./h').H;",
+    ].join('\n');
+    expect(importSpecifiers(text)).toEqual(expect.arrayContaining(['./a', '../b', './c', './e', './f', './g', './h']));
+  });
+
+  it('every relative import of the server resolves to a source file, and every folder has a layer', () => {
+    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    expect(edges.filter((edge) => edge.target === undefined).map((edge) => `${edge.file} → ${edge.specifier}`)).toEqual([]);
+    const unplaced = [...new Set(Object.keys(sources).map(layerOf))].filter((layer) => !(layer in TIERS));
+    expect(unplaced, 'give each new folder its tier in TIERS and docs/architecture.md').toEqual([]);
+  });
+
+  it('schemas/ imports nothing from src/ or durable-objects/', () => {
+    expect(breaches('schemas')).toEqual([]);
+  });
+
+  it('src/engine/ imports nothing from a layer above it (routes, consume, actions, durable-objects)', () => {
+    expect(breaches('src/engine')).toEqual([]);
+  });
+});
