@@ -1,34 +1,8 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorBody, ErrorCode, Stage } from '../../schemas/error-body';
 
-/** Every code the service answers with (spec section 7, plus the platform's own). */
-export type ErrorCode =
-  | 'INVALID_SERVICE'
-  | 'SERVICE_DISABLED'
-  | 'TICKET_NOT_FOUND'
-  | 'TICKET_EXPIRED'
-  | 'TICKET_EXHAUSTED'
-  | 'USER_LIMIT_REACHED'
-  | 'ISSUER_CANNOT_CONSUME'
-  | 'AUTH_REQUIRED'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONDITION_FAILED'
-  | 'PATH_NOT_FOUND'
-  | 'PLACEHOLDER_MISSING'
-  | 'REQUEST_FAILED'
-  | 'TIMEOUT'
-  | 'ACTION_FAILED'
-  | 'ACTION_FORBIDDEN'
-  | 'QUOTA_EXCEEDED'
-  | 'ALREADY_RESPONDED'
-  | 'INTERNAL_ERROR'
-  | 'INVALID_REQUEST'
-  | 'INVALID_PARAMETER'
-  | 'NOT_FOUND'
-  | 'FORBIDDEN'
-  | 'UNAUTHORIZED'
-  | 'TOO_MANY_REQUESTS';
-
-export type Stage = 'ticket' | 'condition' | 'action';
+// The wire shapes are schemas/'s (shared with the client); the server's error type renders them.
+export type { ErrorBody, ErrorCode, Stage } from '../../schemas/error-body';
 
 interface ErrorOptions {
   status?: ContentfulStatusCode;
@@ -38,16 +12,6 @@ interface ErrorOptions {
   ticket_id?: string;
   /** The error this one wraps, kept for logs; never rendered. */
   cause?: unknown;
-}
-
-/** The flat error body of spec 2.7; `stage` only on ticket consumption errors. */
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  stage?: Stage;
-  action?: { act: string; path: string };
-  detail?: Record<string, unknown>;
-  ticket_id?: string;
 }
 
 /** The one error type of the server. Thrown anywhere, rendered by the app's error handler. */

@@ -1,4 +1,4 @@
-import type { Env, WorkMessage } from '../env';
+import type { Env } from '../env';
 import { isMailAddress } from './address';
 import { composeMail } from './compose';
 import {
@@ -52,8 +52,7 @@ export const firstPlanMessage = (serviceId: string, sendId: string): PlanMessage
   next_batch: 0,
 });
 
-export async function planNewsletterJob(message: WorkMessage, env: Env): Promise<void> {
-  const plan = message as unknown as PlanMessage;
+export async function planNewsletterJob(plan: PlanMessage, env: Env): Promise<void> {
   const send = await loadSend(env.DB, plan.service_id, plan.send_id);
   if (!send) return;
   const pageSize = NEWSLETTER_BATCH_SIZE * BATCHES_PER_PLAN_STEP;
@@ -114,8 +113,7 @@ async function sendAll(transport: MailTransport, send: NewsletterSend, serviceId
  * mail went out, a failure to mark the batch sent or to count the mails does not resend anything:
  * it leaves a warning on the batch, the send and the nlsd action's log row.
  */
-export async function sendNewsletterBatchJob(message: WorkMessage, env: Env): Promise<void> {
-  const job = message as unknown as BatchMessage;
+export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promise<void> {
   const send = await loadSend(env.DB, job.service_id, job.send_id);
   if (!send) return;
   if ((await claimBatch(env.DB, job.service_id, job.send_id, job.batch, job.recipients.length, Date.now())) === 'sent') return;

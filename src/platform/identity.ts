@@ -17,7 +17,7 @@ import { pathBeyondDepth } from '../http/json-depth';
 import { MAX_DEFINITION_JSON_DEPTH } from '../limits';
 import { claimInTheFuture, devIssuer, userFromClaims } from './claims';
 import { decryptText } from './crypto';
-import { devPrivateJwkContext } from './projects';
+import { devPrivateJwkContext, invalidService } from './projects';
 import type { Project, ProjectUser } from './types';
 import { ensureUser } from './users';
 
@@ -101,7 +101,7 @@ export async function signDevIdToken(
   const row = await env.DB.prepare('SELECT dev_private_jwk_enc FROM projects WHERE service_id = ?')
     .bind(serviceId)
     .first<{ dev_private_jwk_enc: string }>();
-  if (!row) throw new SvcHttpError('INVALID_SERVICE', 'No such project.', { status: 400 });
+  if (!row) throw invalidService();
   const jwk = JSON.parse(await decryptText(env, row.dev_private_jwk_enc, devPrivateJwkContext(serviceId))) as JWK;
   const privateKey = await importJWK(jwk, 'ES256');
   const claims: JWTPayload = { ...subject.attributes, ...(subject.email !== undefined ? { email: subject.email } : {}) };

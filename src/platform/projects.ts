@@ -76,7 +76,7 @@ export async function loadProject(env: Env, serviceId: string): Promise<Project 
 }
 
 /** The refusal of a project that does not exist; `stage` 'ticket' on the consume path. */
-const invalidService = (stage?: Stage) =>
+export const invalidService = (stage?: Stage) =>
   new SvcHttpError('INVALID_SERVICE', 'The project does not exist.', { status: 400, ...(stage ? { stage } : {}) });
 
 /**

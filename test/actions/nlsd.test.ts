@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { TicketAction } from '../../schemas/ticket-types';
 import { NEWSLETTER_QUEUED, nlsdAction } from '../../src/actions/nlsd';
 import type { ActionResult } from '../../src/actions/types';
-import { NEWSLETTER_BATCH_KIND, sendNewsletterBatchJob } from '../../src/mail/newsletter-jobs';
+import { type BatchMessage, NEWSLETTER_BATCH_KIND, sendNewsletterBatchJob } from '../../src/mail/newsletter-jobs';
 import { newsletterMailKey } from '../../src/mail/newsletter-batches';
 import { claimBatch, createSend, loadSend } from '../../src/mail/newsletter-sends';
 import { OutboxTransport } from '../../src/mail/outbox-transport';
@@ -138,7 +138,7 @@ describe('newsletter batch jobs', () => {
     });
     return sendId;
   }
-  const batchMessage = (sendId: string, recipients: string[]) => ({ kind: NEWSLETTER_BATCH_KIND, service_id: project.service_id, send_id: sendId, batch: 0, recipients });
+  const batchMessage = (sendId: string, recipients: string[]): BatchMessage => ({ kind: NEWSLETTER_BATCH_KIND, service_id: project.service_id, send_id: sendId, batch: 0, recipients });
   const batchRow = (sendId: string) =>
     env.DB.prepare('SELECT status, delivered, warning FROM newsletter_batches WHERE service_id = ? AND send_id = ? AND batch = 0')
       .bind(project.service_id, sendId)
