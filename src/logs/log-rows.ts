@@ -7,6 +7,8 @@
  * but could not be counted or marked sent).
  */
 
+import type { ConsumedRow } from '../../schemas/listings';
+
 /** A ticket_logs row as selected by the listing queries. */
 export interface StoredLogRow {
   ticket_id: string;
@@ -38,15 +40,7 @@ interface ActionFacts {
   warning?: unknown;
 }
 
-/** getConsumedTickets row. */
-export interface ConsumedRow {
-  ticket_id: string;
-  consume_id: string;
-  user_id: string;
-  is_test: false;
-  timestamp: number;
-  description: string;
-}
+export type { ConsumedRow };
 
 /** Owner log listing row: a consumed row plus what the owner needs to read the log. */
 export interface OwnerLogRow extends ConsumedRow {

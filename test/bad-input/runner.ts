@@ -6,6 +6,7 @@
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_TOKEN } from '../helpers/api';
+import { read } from '../platform/worker-api';
 import type { BadInputCase, Credential, PathParam } from './case';
 import { ROUTE_LABELS } from './routes';
 import { newLogRows, snapshot, withoutLog, type Snapshot } from './state';
@@ -65,15 +66,7 @@ export async function send(world: World, c: BadInputCase): Promise<{ status: num
     body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body.json);
   }
   const method = c.route.slice(0, c.route.indexOf(' '));
-  const res = await exports.default.fetch(`${BASE}${pathOf(world, c)}`, { method, headers, body });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+  return read(await exports.default.fetch(`${BASE}${pathOf(world, c)}`, { method, headers, body }));
 }
 
 const CONSUME_ROUTE = /^(GET|POST) \/(tp|tg|tpa|publ|auth)\//;

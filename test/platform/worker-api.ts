@@ -35,7 +35,8 @@ function requestInit(method: string, options: CallOptions): RequestInit {
   return { method, headers, body };
 }
 
-async function read(res: Response): Promise<CallResult> {
+/** Status, text and JSON (undefined when the text is not JSON) of an answer. */
+export async function read(res: Response): Promise<CallResult> {
   const text = await res.text();
   let json: any;
   try {
