@@ -1,0 +1,170 @@
+/**
+ * The rules of request forwarding that need no schema library (spec 2.8, 4.3, 8): limits, header and url
+ * refusals, request addresses and the wire answers. The client imports this module as it is; the zod
+ * schemas of the Worker (forward.ts) are built on it.
+ */
+import { invalidField } from './paths';
+
+export const FORWARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+export type ForwardMethod = (typeof FORWARD_METHODS)[number];
+/** The methods whose form fields go to the query string (every other method carries them as data). */
+export const QUERY_METHODS: ReadonlySet<ForwardMethod> = new Set(['GET', 'DELETE', 'HEAD']);
+/** Methods sent without a body. */
+export const BODILESS_FORWARD_METHODS: ReadonlySet<ForwardMethod> = new Set(['GET', 'HEAD']);
+
+export const FORWARD_STATUSES = ['pending', 'running', 'resolved', 'failed'] as const;
+export type ForwardStatus = (typeof FORWARD_STATUSES)[number];
+
+/** The token a Secret Key's value replaces in a forwarded request. */
+export const FORWARD_SECRET_TOKEN = '$CLIENT_SECRET';
+/** Longest destination url, in characters. */
+export const MAX_FORWARD_URL = 8192;
+/** Largest multipart body, in base64 characters (2 MB minus 64 KB; spec 8). */
+export const MAX_MULTIPART_CHARS = 2_031_616;
+export const MAX_QUEUE_NAME = 128;
+export const MAX_FORWARD_HEADERS = 64;
+export const MAX_HEADER_VALUE = 8192;
+/** Longest record life a request may ask for: one year, in seconds. */
+export const MAX_EXPIRES_SECONDS = 365 * 24 * 3600;
+/** Headers the service writes from the verified caller (svcHeaders); a caller may not send one. */
+export const IDENTITY_HEADER_PREFIX = 'x-svc-';
+
+/** Hop-by-hop and framing headers: they describe one connection, so a caller's copy is refused. */
+const CONNECTION_HEADERS = new Set([
+  'host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
+  'content-length', 'proxy-authorization', 'proxy-authenticate',
+]);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_HEADER_VALUE = /[\r\n\0]|[^\u0000-\u00ff]/;
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** Why a header of the caller's cannot travel; undefined when it can. */
+export function headerRefusal(name: string, value: unknown): string | undefined {
+  if (!HEADER_NAME.test(name)) return 'is not a valid HTTP header name';
+  const lower = name.toLowerCase();
+  if (lower.startsWith(IDENTITY_HEADER_PREFIX)) return `names starting with ${IDENTITY_HEADER_PREFIX} are written by the service (svcHeaders)`;
+  if (CONNECTION_HEADERS.has(lower)) return 'is set by the service for each connection';
+  if (typeof value !== 'string') return 'must be a string';
+  if (value.length > MAX_HEADER_VALUE) return `must be at most ${MAX_HEADER_VALUE} characters`;
+  if (BAD_HEADER_VALUE.test(value)) return 'holds a line break, NUL or a character outside Latin-1';
+  return undefined;
+}
+
+/** Why a destination url cannot be forwarded to (judged before the secret is filled in); undefined when it can. */
+export function urlRefusal(url: string): string | undefined {
+  if (url.length > MAX_FORWARD_URL) return `must be at most ${MAX_FORWARD_URL} characters`;
+  if (CONTROL_CHARACTER.test(url)) return 'holds a control character';
+  if (!/^https?:\/\/[^/?#]/i.test(url)) return 'must be an absolute http:// or https:// url with a host';
+  return undefined;
+}
+
+export const METHOD_RULE = `must be one of ${FORWARD_METHODS.join(', ')} (upper case)`;
+
+export function isForwardMethod(value: unknown): value is ForwardMethod {
+  return typeof value === 'string' && (FORWARD_METHODS as readonly string[]).includes(value);
+}
+
+/** `stamp:entropy`: the request's public id. */
+export const PUBLIC_ID_PATTERN = /^[0-9A-Za-z]{1,16}:[0-9A-Za-z]{8,32}$/;
+/** A full id: `<METHOD>:<stamp>:<entropy>:<url>`, which names the request without url and method beside it. */
+const FULL_ID_PATTERN = /^(GET|POST|PUT|PATCH|DELETE|HEAD):([0-9A-Za-z]{1,16}:[0-9A-Za-z]{8,32}):(https?:\/\/.+)$/s;
+
+/** The address of one request of the caller's: method, url and public id. */
+export interface RequestAddress {
+  method: ForwardMethod;
+  url: string;
+  id: string;
+}
+
+export function fullRequestId(address: RequestAddress): string {
+  return `${address.method}:${address.id}:${address.url}`;
+}
+
+/**
+ * Reads a request address from `id` (public or full) and `url` / `method` (required with a public id);
+ * throws FieldIssueError naming the field.
+ */
+export function requestAddressOf(input: { id?: unknown; url?: unknown; method?: unknown }): RequestAddress {
+  const { id } = input;
+  if (typeof id !== 'string' || id === '') throw invalidField('id', 'is required');
+  const full = FULL_ID_PATTERN.exec(id);
+  if (full) return { method: full[1] as ForwardMethod, id: full[2], url: full[3] };
+  if (!PUBLIC_ID_PATTERN.test(id)) throw invalidField('id', "must be 'stamp:entropy' or a full request id");
+  if (typeof input.url !== 'string' || input.url === '') throw invalidField('url', 'is required with a stamp:entropy id');
+  const url = urlRefusal(input.url);
+  if (url) throw invalidField('url', url);
+  if (input.method === undefined) throw invalidField('method', 'is required with a stamp:entropy id');
+  if (!isForwardMethod(input.method)) throw invalidField('method', METHOD_RULE);
+  return { method: input.method, url: input.url, id };
+}
+
+/** The answer of a queued dispatch and of every poll: status, id and in_queue always travel together. */
+export interface ForwardStatusEnvelope {
+  id: string;
+  status: ForwardStatus;
+  queue_name: string;
+  /** Unresolved requests in the queue up to and including this one (1 = head); 0 once settled. */
+  in_queue: number;
+  created: number;
+  updated: number;
+  /** When the request began running. */
+  executed?: number;
+  /** When the response finished arriving. */
+  responded?: number;
+  /** The destination's own status code (settled with an answer). */
+  status_code?: number;
+  /** The destination's body: parsed as JSON when it parses, else text (resolved requests). */
+  response_body?: unknown;
+  /** Why a failed request failed. */
+  error?: { code: string; message: string };
+}
+
+/** The answer of a direct dispatch carries the destination's body as is, with these headers. */
+export const STATUS_CODE_HEADER = 'x-svc-status-code';
+export const REQUEST_ID_HEADER = 'x-svc-request-id';
+
+/** cancelForwardRequest and the withdrawal of a waiting request. */
+export interface RemovalAnswer {
+  removed: boolean;
+  message: string;
+}
+
+export interface QueueCountAnswer {
+  queue_name: string;
+  in_queue: number;
+}
+
+/** One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies. */
+export interface RequestHistory {
+  id: string;
+  status: ForwardStatus;
+  queue_name: string | null;
+  method: ForwardMethod;
+  url: string;
+  created: number;
+  updated: number;
+  executed?: number;
+  responded?: number;
+  status_code?: number;
+  error?: { code: string; message: string };
+  request_body?: unknown;
+  response_body?: unknown;
+  compact?: true;
+  request_text?: string;
+  response_text?: string;
+  /** Compact items: true when response_text is the whole response, false when it was cut. */
+  response_complete_marker?: boolean;
+}
+
+/** What a dry run (`check: true`) answers: the request as it would go, the key shown as its token. */
+export interface ForwardCheckAnswer {
+  check: true;
+  /** 'send' when every verdict allows it. */
+  outcome: 'send' | 'refuse';
+  request: { method: ForwardMethod; url: string; headers: Record<string, string>; body: string | null };
+  verdicts: {
+    secret: 'unused' | 'allowed' | string;
+    destination: 'allowed' | string;
+    limits: 'allowed' | string;
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Request forwarding on the wire (spec 2.8, 4.3): the zod schemas the Worker validates a dispatch and a
+ * history query with. The rules they apply, the limits and the answers are in forward-rules.ts, which
+ * the client imports too.
+ */
+import { z } from 'zod';
+import { checked, type Checked } from './field-issue';
+import {
+  BODILESS_FORWARD_METHODS,
+  CONTROL_CHARACTER,
+  FORWARD_METHODS,
+  FORWARD_STATUSES,
+  headerRefusal,
+  MAX_EXPIRES_SECONDS,
+  MAX_FORWARD_HEADERS,
+  MAX_MULTIPART_CHARS,
+  MAX_QUEUE_NAME,
+  METHOD_RULE,
+  urlRefusal,
+} from './forward-rules';
+import { parseOrRefuse } from './issues';
+import { strictObject } from './strict';
+
+const methodSchema = z.enum(FORWARD_METHODS, { error: METHOD_RULE });
+
+const headersSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_FORWARD_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_FORWARD_HEADERS} headers` });
+    for (const name of names) {
+      const refusal = headerRefusal(name, headers[name]);
+      if (refusal) ctx.addIssue({ code: 'custom', path: [name], message: refusal });
+    }
+  })
+  .transform((headers) => headers as Record<string, string>);
+
+const queueName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_QUEUE_NAME, `must be at most ${MAX_QUEUE_NAME} characters`)
+  .refine((name) => !CONTROL_CHARACTER.test(name), 'holds a control character');
+
+const svcHeadersSchema = z.union([z.boolean(), strictObject({ user: z.boolean().optional(), service: z.boolean().optional() }, {})], {
+  error: 'must be true, false or { user?, service? }',
+});
+
+const multipartSchema = strictObject(
+  {
+    content_type: z.string().regex(/^multipart\/form-data;\s*boundary=[^\r\n\0]{1,200}$/i, 'must be multipart/form-data with a boundary'),
+    base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64 text'),
+  },
+  {},
+);
+
+/** The body of a dispatch (POST /v1/projects/{service_id}/forward). */
+export const forwardDispatchSchema = strictObject(
+  {
+    url: z.string().superRefine((url, ctx) => {
+      const refusal = urlRefusal(url);
+      if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
+    }),
+    method: methodSchema.default('POST'),
+    headers: headersSchema.optional(),
+    data: z.json().optional().describe('The body, as JSON (form-encoded when the content-type header says so; a string as it is).'),
+    params: z.record(z.string(), z.json()).optional().describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
+    secretName: z.string().min(1).max(64).optional(),
+    clientSecretName: z.string().min(1).max(64).optional().describe('The older name of secretName; secretName wins.'),
+    queue: queueName.optional(),
+    poll: z.number().min(0, 'must not be negative').optional().describe('The client polls when > 0; a queue is generated when none is named.'),
+    expires: z.int('must be a whole number of seconds').min(1).max(MAX_EXPIRES_SECONDS).optional(),
+    svcHeaders: svcHeadersSchema.optional(),
+    multipart: multipartSchema.optional().describe("The form's own bytes, base64; refused together with data."),
+    check: z.boolean().optional().describe('Answer what would be sent and the verdicts, sending nothing.'),
+  },
+  {},
+).superRefine((body, ctx) => {
+  if (body.multipart && body.data !== undefined) ctx.addIssue({ code: 'custom', path: ['multipart'], message: 'cannot be combined with data' });
+  if (body.multipart && BODILESS_FORWARD_METHODS.has(body.method)) {
+    ctx.addIssue({ code: 'custom', path: ['multipart'], message: `a ${body.method} request carries no body` });
+  }
+  if (body.multipart && body.multipart.base64.length > MAX_MULTIPART_CHARS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['multipart'],
+      message: `the encoded body is ${body.multipart.base64.length} characters; at most ${MAX_MULTIPART_CHARS} are relayed`,
+    });
+  }
+});
+export type ForwardDispatchInput = z.input<typeof forwardDispatchSchema>;
+export type ForwardDispatch = z.output<typeof forwardDispatchSchema>;
+
+/** Validates a dispatch body: the value with defaults filled, or the first issue (field path first). */
+export function checkForwardDispatch(input: unknown): Promise<Checked<ForwardDispatch>> {
+  return checked(() => parseOrRefuse(forwardDispatchSchema, input));
+}
+
+/** The query of forwardRequestHistory. */
+export const forwardHistoryQuerySchema = strictObject(
+  {
+    url: z.string().superRefine((url, ctx) => {
+      const refusal = urlRefusal(url);
+      if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
+    }),
+    method: methodSchema,
+    queue: queueName.optional(),
+    queue_exact: z.stringbool().optional(),
+    queue_exclude: queueName.optional(),
+    status: z.enum(FORWARD_STATUSES).optional(),
+    compact: z.stringbool().optional(),
+    limit: z.string().optional(),
+    startKey: z.string().optional(),
+  },
+  {},
+);
+export type ForwardHistoryQuery = z.output<typeof forwardHistoryQuerySchema>;
+
