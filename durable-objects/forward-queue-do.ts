@@ -1,5 +1,16 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
+import type { HistoryOwner } from '../src/forward/history';
+import { historyDelete, historyUpsert } from '../src/forward/history';
+import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
+import { sendPrepared, type ForwardOutcome } from '../src/forward/send';
+import type { EnqueueAnswer, ForwardQueueStore, QueuedDispatch, QueuedPlan } from '../src/forward/queue-store';
+import { keyRefusal, missingKey } from '../src/forward/verdicts';
+import { loadSecretKey } from '../src/platform/secrets';
+import { JobAlarm } from './job-alarm';
+import { type Job, JobTable } from './job-table';
+import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 
 const SCHEMA = [
@@ -10,22 +21,278 @@ const SCHEMA = [
      created INTEGER NOT NULL
    );
    CREATE INDEX request_seq ON request (seq);`,
+  // The first table held no request yet (forwarding was not built): replaced.
+  `DROP TABLE request;
+   CREATE TABLE requests (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     method TEXT NOT NULL,
+     url TEXT NOT NULL,
+     id TEXT NOT NULL,
+     queue TEXT NOT NULL,
+     status TEXT NOT NULL,
+     secret_name TEXT,
+     record TEXT NOT NULL,
+     plan TEXT NOT NULL,
+     UNIQUE (method, url, id)
+   );
+   CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
 ];
 
+type ForwardJobKind = 'run' | 'export-history' | 'expire';
+
+type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRecord } | { op: 'delete'; owner: HistoryOwner; address: RequestAddress };
+
+interface RequestRow {
+  seq: number;
+  queue: string;
+  status: string;
+  record: string;
+  plan: string;
+  [key: string]: SqlStorageValue;
+}
+
+/** History rows written to D1 per export. */
+const HISTORY_EXPORT_BATCH = 100;
+/** A burst of changes goes to D1 in one batch. */
+const HISTORY_EXPORT_DELAY_MS = 50;
+/** Longer than a send (10 s) and the search of its answer: a live runner is never taken for a dead one. */
+const RUN_LEASE_MS = 60_000;
+
+const INTERRUPTED: ForwardError = {
+  code: 'REQUEST_FAILED',
+  message: 'The request was interrupted while it was running (its runner stopped); it was not sent again.',
+};
+
 /**
- * One object per project + queue: the FIFO of forwarded requests, run one at a time. The
- * forwarding surface builds on this; for now it answers how many requests wait.
+ * One object per project + caller: the caller's queues of forwarded requests. Requests of one queue run one
+ * at a time in the order they were made, each queue served by a background job of the object's one alarm.
+ * A request is marked running (and that is on disk) before it is sent, so a runner that dies fails it and
+ * never sends it twice. History reaches D1 through the outbox; a settled request leaves the object once D1
+ * has it.
  */
-export class ForwardQueueDO extends DurableObject<Env> {
+export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueStore {
+  private readonly jobs: JobTable<ForwardJobKind>;
+  private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
+  private readonly alarms: JobAlarm<ForwardJobKind>;
+  /** The sends in flight, by request seq, so a cancel can end one. */
+  private readonly inFlight = new Map<number, AbortController>();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => migrateSchema(ctx.storage.sql, SCHEMA));
+    migrateSchema(ctx.storage.sql, SCHEMA);
+    this.jobs = new JobTable(ctx.storage.sql);
+    this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
+      exportKind: 'export-history',
+      delayMs: HISTORY_EXPORT_DELAY_MS,
+      now: () => Date.now(),
+      encode: (change) => JSON.stringify(change),
+    });
+    this.alarms = new JobAlarm(ctx.storage, this.jobs, {
+      run: { run: (job) => this.runQueue(job), background: true },
+      'export-history': {
+        run: (job) =>
+          this.outbox.export(job, this.env.DB, (change) => [this.historyStatement(change)], HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+      },
+      expire: { run: (job) => this.expire(job) },
+    });
+    void ctx.blockConcurrencyWhile(async () => {
+      this.failInterrupted();
+      await this.alarms.arm(true);
+    });
   }
 
-  /** Requests currently waiting or running in this queue. */
-  async inQueue(): Promise<number> {
+  /** Stores a request at the end of its queue and makes sure the queue runs; refused when the caller's limit is full. */
+  async enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer> {
+    const { record, prepared } = dispatch;
+    if (dispatch.queuedLimit !== undefined && prepared.secretName !== undefined) {
+      const unresolved = this.ctx.storage.sql
+        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE secret_name = ? AND status IN ('pending', 'running')", prepared.secretName)
+        .one().n;
+      if (unresolved >= dispatch.queuedLimit) {
+        return { ok: false, message: `Too many requests: at most ${dispatch.queuedLimit} queued requests per caller with this client secret.` };
+      }
+    }
+    const plan: QueuedPlan = { owner: dispatch.owner, caller: dispatch.caller, prepared };
+    const { seq } = this.ctx.storage.sql
+      .exec<{ seq: number }>(
+        'INSERT INTO requests (method, url, id, queue, status, secret_name, record, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq',
+        record.method,
+        record.url,
+        record.id,
+        record.queue_name,
+        record.status,
+        prepared.secretName ?? null,
+        JSON.stringify(record),
+        JSON.stringify(plan),
+      )
+      .one();
+    this.outbox.add({ op: 'put', owner: dispatch.owner, record });
+    const runPayload = JSON.stringify({ queue: record.queue_name });
+    if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
+    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOf(record)));
+    await this.alarms.arm();
+    return { ok: true, envelope: envelopeOf(record, this.inQueue(record.queue_name, seq)) };
+  }
+
+  /** The request's status envelope; null when this object does not hold it. */
+  async status(address: RequestAddress): Promise<ForwardStatusEnvelope | null> {
+    const row = this.find(address);
+    if (!row) return null;
+    const record = JSON.parse(row.record) as ForwardRecord;
+    return envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
+  }
+
+  /** Removes a pending request or ends a running one; null when this object does not hold it. */
+  async cancel(address: RequestAddress): Promise<RemovalAnswer | null> {
+    const row = this.find(address);
+    if (!row) return null;
+    if (!isUnresolved(row.status)) return { removed: false, message: 'The request already settled.' };
+    this.remove(row);
+    await this.alarms.arm();
+    return { removed: true, message: row.status === 'running' ? 'The running request was cancelled.' : 'The request was removed from its queue.' };
+  }
+
+  /** Removes the request only while it waits (a client that stopped polling it); null when this object does not hold it. */
+  async withdraw(address: RequestAddress): Promise<RemovalAnswer | null> {
+    const row = this.find(address);
+    if (!row) return null;
+    if (row.status !== 'pending') return { removed: false, message: `The request is ${row.status}; only a waiting request is withdrawn.` };
+    this.remove(row);
+    await this.alarms.arm();
+    return { removed: true, message: 'The request was removed from its queue.' };
+  }
+
+  /** Requests waiting or running in the queue. */
+  async queueCount(queue: string): Promise<number> {
     return this.ctx.storage.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM request WHERE status IN ('pending', 'running')")
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running')", queue)
       .one().n;
   }
+
+  override async alarm(): Promise<void> {
+    await this.alarms.serve();
+  }
+
+  private find(address: RequestAddress): RequestRow | null {
+    return (
+      this.ctx.storage.sql
+        .exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE method = ? AND url = ? AND id = ?', address.method, address.url, address.id)
+        .toArray()[0] ?? null
+    );
+  }
+
+  private inQueue(queue: string, seq: number): number {
+    return this.ctx.storage.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running') AND seq <= ?", queue, seq)
+      .one().n;
+  }
+
+  /** Deletes the request here and from the history, ending its send when one is in flight. */
+  private remove(row: RequestRow): void {
+    this.inFlight.get(row.seq)?.abort();
+    this.inFlight.delete(row.seq);
+    this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
+    const plan = JSON.parse(row.plan) as QueuedPlan;
+    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
+  }
+
+  /** Writes a new state of the request, here and (through the outbox) to the history. */
+  private save(row: RequestRow, record: ForwardRecord): void {
+    this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(record), row.seq);
+    this.outbox.add({ op: 'put', owner: (JSON.parse(row.plan) as QueuedPlan).owner, record });
+  }
+
+  /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
+  private failInterrupted(): void {
+    const now = Date.now();
+    for (const row of this.ctx.storage.sql.exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE status = 'running'")) {
+      this.save(row, { ...(JSON.parse(row.record) as ForwardRecord), status: 'failed', updated: now, error: INTERRUPTED });
+      const payload = JSON.stringify({ queue: row.queue });
+      if (!this.jobs.has('run', payload)) this.jobs.add('run', now, payload);
+    }
+    for (const job of this.jobs.all()) if (job.kind === 'run') this.jobs.reschedule(job.id, now);
+  }
+
+  /** The queue's runner: sends its requests one at a time, oldest first, until none waits. */
+  private async runQueue(job: Job<ForwardJobKind>): Promise<void> {
+    const { queue } = JSON.parse(job.payload) as { queue: string };
+    for (;;) {
+      const head = this.ctx.storage.sql
+        .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
+        .toArray()[0];
+      if (!head) {
+        this.jobs.delete(job.id);
+        return;
+      }
+      const pending = JSON.parse(head.record) as ForwardRecord;
+      if (head.status === 'running') {
+        this.save(head, { ...pending, status: 'failed', updated: Date.now(), error: INTERRUPTED });
+        continue;
+      }
+      const started = Date.now();
+      const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
+      this.jobs.reschedule(job.id, started + RUN_LEASE_MS);
+      this.save(head, running);
+      // On disk before anything is sent: from here a crash can fail this request, never send it again.
+      await this.ctx.storage.sync();
+      const controller = new AbortController();
+      this.inFlight.set(head.seq, controller);
+      const outcome = await this.send(JSON.parse(head.plan) as QueuedPlan, controller.signal);
+      this.inFlight.delete(head.seq);
+      if (controller.signal.aborted) continue;
+      this.save(head, settled(running, outcome));
+    }
+  }
+
+  /** Checks the key again (it may have changed while the request waited), then sends. */
+  private async send(plan: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
+    const { prepared } = plan;
+    if (prepared.secretName === undefined) return sendPrepared(prepared, null, this.env, signal);
+    const key = await loadSecretKey(this.env, plan.owner.serviceId, prepared.secretName);
+    const refusal = key ? keyRefusal(key, plan.caller, prepared.url) : missingKey(prepared.secretName);
+    if (refusal !== undefined) return { ok: false, error: { code: 'INVALID_REQUEST', message: refusal }, httpStatus: 400 };
+    return sendPrepared(prepared, key, this.env, signal);
+  }
+
+  private expire(job: Job<ForwardJobKind>): Promise<void> {
+    const row = this.find(JSON.parse(job.payload) as RequestAddress);
+    if (row) this.remove(row);
+    this.jobs.delete(job.id);
+    return Promise.resolve();
+  }
+
+  private historyStatement(change: HistoryChange): D1PreparedStatement {
+    return change.op === 'put' ? historyUpsert(this.env.DB, change.owner, change.record) : historyDelete(this.env.DB, change.owner, change.address);
+  }
+
+  /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
+  private dropExported(changes: HistoryChange[]): void {
+    for (const change of changes) {
+      if (change.op !== 'put' || isUnresolved(change.record.status)) continue;
+      const row = this.find(addressOf(change.record));
+      if (row && (JSON.parse(row.record) as ForwardRecord).updated === change.record.updated && !isUnresolved(row.status)) {
+        this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
+      }
+    }
+  }
 }
+
+const isUnresolved = (status: string) => status === 'pending' || status === 'running';
+
+const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
+
+function settled(running: ForwardRecord, outcome: ForwardOutcome): ForwardRecord {
+  if (!outcome.ok) return { ...running, status: 'failed', updated: Date.now(), error: outcome.error };
+  return {
+    ...running,
+    status: 'resolved',
+    updated: outcome.responded,
+    responded: outcome.responded,
+    status_code: outcome.statusCode,
+    response_body: outcome.kept,
+  };
+}
+
+/** The ForwardQueueDO of one caller of one project. */
+export const forwardQueueStub = (env: Env, owner: HistoryOwner) =>
+  env.FORWARD_QUEUES.get(env.FORWARD_QUEUES.idFromName(`${owner.serviceId}/${owner.callerKey}`));

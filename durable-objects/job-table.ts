@@ -39,6 +39,11 @@ export class JobTable<K extends string> {
     this.sql.exec('INSERT INTO jobs (kind, run_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ?)', kind, runAt, kind);
   }
 
+  /** Whether a job of this kind with exactly this payload is scheduled. */
+  has(kind: K, payload: string): boolean {
+    return this.sql.exec('SELECT 1 FROM jobs WHERE kind = ? AND payload = ? LIMIT 1', kind, payload).toArray().length > 0;
+  }
+
   /** Saves a job's progress (a continuation's state after each action). */
   update(id: number, payload: string): void {
     this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', payload, id);

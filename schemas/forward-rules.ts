@@ -21,6 +21,12 @@ export const FORWARD_SECRET_TOKEN = '$CLIENT_SECRET';
 export const MAX_FORWARD_URL = 8192;
 /** Largest multipart body, in base64 characters (2 MB minus 64 KB; spec 8). */
 export const MAX_MULTIPART_CHARS = 2_031_616;
+/** Largest dispatch body, in bytes: a multipart body at its cap plus room for the url, headers and params. */
+export const MAX_DISPATCH_BYTES = 2_200_000;
+/** Largest `data`, as UTF-8 JSON bytes (it is kept in the request's history row). */
+export const MAX_FORWARD_DATA_BYTES = 1_048_576;
+/** Largest answer a forwarded request relays, in bytes; a larger one fails the request (REQUEST_FAILED). */
+export const MAX_FORWARD_ANSWER_BYTES = 1_048_576;
 export const MAX_QUEUE_NAME = 128;
 export const MAX_FORWARD_HEADERS = 64;
 export const MAX_HEADER_VALUE = 8192;

@@ -12,6 +12,7 @@ import {
   FORWARD_STATUSES,
   headerRefusal,
   MAX_EXPIRES_SECONDS,
+  MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
   MAX_MULTIPART_CHARS,
   MAX_QUEUE_NAME,
@@ -62,7 +63,10 @@ export const forwardDispatchSchema = strictObject(
     }),
     method: methodSchema.default('POST'),
     headers: headersSchema.optional(),
-    data: z.json().optional().describe('The body, as JSON (form-encoded when the content-type header says so; a string as it is).'),
+    data: z
+      .json()
+      .optional()
+      .describe('The body: JSON, unless the content-type header asks for a form (form-encoded) or text (a string as it is).'),
     params: z.record(z.string(), z.json()).optional().describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
     secretName: z.string().min(1).max(64).optional(),
     clientSecretName: z.string().min(1).max(64).optional().describe('The older name of secretName; secretName wins.'),
@@ -75,6 +79,12 @@ export const forwardDispatchSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
+  if (body.data !== undefined && new TextEncoder().encode(JSON.stringify(body.data)).length > MAX_FORWARD_DATA_BYTES) {
+    ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FORWARD_DATA_BYTES} bytes as JSON` });
+  }
+  if (body.data !== undefined && BODILESS_FORWARD_METHODS.has(body.method)) {
+    ctx.addIssue({ code: 'custom', path: ['data'], message: `a ${body.method} request carries no body: send params` });
+  }
   if (body.multipart && body.data !== undefined) ctx.addIssue({ code: 'custom', path: ['multipart'], message: 'cannot be combined with data' });
   if (body.multipart && BODILESS_FORWARD_METHODS.has(body.method)) {
     ctx.addIssue({ code: 'custom', path: ['multipart'], message: `a ${body.method} request carries no body` });

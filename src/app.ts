@@ -9,7 +9,8 @@ export const createRouter = () => new Hono<AppEnv>();
 
 export function renderError(err: unknown): Response {
   if (err instanceof SvcHttpError) {
-    return Response.json(err.toBody(), { status: err.status });
+    const headers = err.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(err.retryAfterSeconds) };
+    return Response.json(err.toBody(), { status: err.status, headers });
   }
   console.error('unexpected error', err instanceof Error ? err.stack ?? err.message : String(err));
   return Response.json({ code: 'INTERNAL_ERROR', message: 'Internal server error.' }, { status: 500 });

@@ -12,6 +12,8 @@ interface ErrorOptions {
   ticket_id?: string;
   /** The error this one wraps, kept for logs; never rendered. */
   cause?: unknown;
+  /** Rendered as the Retry-After header (a 429). */
+  retryAfterSeconds?: number;
 }
 
 /** The one error type of the server. Thrown anywhere, rendered by the app's error handler. */
@@ -22,6 +24,7 @@ export class SvcHttpError extends Error {
   readonly action?: { act: string; path: string };
   readonly detail?: Record<string, unknown>;
   readonly ticket_id?: string;
+  readonly retryAfterSeconds?: number;
 
   constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -32,6 +35,7 @@ export class SvcHttpError extends Error {
     this.action = options.action;
     this.detail = options.detail;
     this.ticket_id = options.ticket_id;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   toBody(): ErrorBody {

@@ -43,6 +43,11 @@ export const secretKeyAnswer = z.object({
   destinations: z.array(z.string()),
   access_group: z.int(),
   locked: z.boolean(),
+  limits: z.object({
+    per_caller_per_minute: z.int().optional(),
+    per_key_per_minute: z.int().optional(),
+    queued_per_caller: z.int().optional(),
+  }),
   created: ms('Created'),
   updated: ms('Last changed'),
 });
@@ -154,10 +159,54 @@ export const receiptAnswer = z
   .describe("The receipt, unless the ticket's resp action answered with a body of its own (any JSON).");
 
 /** Named in components/schemas; every other schema is written inline where it is used. */
+const forwardStatus = z.enum(['pending', 'running', 'resolved', 'failed']);
+const forwardError = z.object({ code: z.string(), message: z.string() });
+export const forwardStatusAnswer = z.object({
+  id: z.string().describe("'stamp:entropy'"),
+  status: forwardStatus,
+  queue_name: z.string(),
+  in_queue: z.int().describe('Unresolved requests in the queue up to this one (1 = next to run); 0 once settled.'),
+  created: ms('Made'),
+  updated: ms('Last status change'),
+  executed: ms('Began running').optional(),
+  responded: ms('The answer finished arriving').optional(),
+  status_code: z.int().optional().describe("The destination's own status code."),
+  response_body: z.unknown().optional().describe("The destination's body: JSON when it parses, else text."),
+  error: forwardError.optional().describe('Why a failed request failed.'),
+});
+export const forwardDispatchAnswer = z
+  .unknown()
+  .describe(
+    "Direct (no queue): the destination's body as it came (the key's copies replaced by $CLIENT_SECRET), with x-svc-status-code and x-svc-request-id headers. " +
+      'Queued: the status object (ForwardStatus). check: true: { check, outcome, request, verdicts }.',
+  );
+export const removalAnswer = z.object({ removed: z.boolean(), message: z.string() });
+export const queueCountAnswer = z.object({ queue_name: z.string(), in_queue: z.int() });
+export const requestHistoryAnswer = z.object({
+  id: z.string(),
+  status: forwardStatus,
+  queue_name: z.string().nullable(),
+  method: z.string(),
+  url: z.string(),
+  created: ms('Made'),
+  updated: ms('Last status change'),
+  executed: ms('Began running').optional(),
+  responded: ms('The answer finished arriving').optional(),
+  status_code: z.int().optional(),
+  error: forwardError.optional(),
+  request_body: z.unknown().optional(),
+  response_body: z.unknown().optional(),
+  compact: z.literal(true).optional(),
+  request_text: z.string().optional(),
+  response_text: z.string().optional(),
+  response_complete_marker: z.boolean().optional(),
+});
+
 export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   TicketAction: actionSchema,
   TicketCondition: conditionInputSchema,
   OwnerTicket: ownerTicketAnswer,
   Receipt: receiptAnswer,
   Deleted: deletedAnswer,
+  ForwardStatus: forwardStatusAnswer,
 };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { forwardDispatchSchema } from '../../schemas/forward';
+import { FORWARD_METHODS, FORWARD_STATUSES } from '../../schemas/forward-rules';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import {
   CreateProjectBody,
@@ -23,6 +25,13 @@ const anyJson = z.unknown().describe('Any JSON (or raw text), read by the ticket
 const ok = (description: string, schema: z.ZodType) => ({ status: 200, description, schema });
 const deleted = ok('Deleted.', answer.deletedAnswer);
 const receipt = ok("The receipt, or the ticket's resp answer.", answer.receiptAnswer);
+
+const ADDRESS: Record<string, QueryParameter> = {
+  id: text("The request's id: 'stamp:entropy' (with url and method) or a full id '<METHOD>:<stamp>:<entropy>:<url>'."),
+  url: text('The url the request was made to, as written (needed with a stamp:entropy id).'),
+  method: { description: 'The method it was made with (needed with a stamp:entropy id).', schema: z.enum(FORWARD_METHODS) },
+};
+const FWD = `${P}/forward`;
 
 /** Every route of the Worker, documented. test/openapi.test.ts fails when a route is missing here. */
 export const ROUTES: readonly RouteDoc[] = [
@@ -78,5 +87,29 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'consumeTicketByQueryLong', tag: 'consume', method: 'get', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', summary: 'Older long form of /tg.', success: receipt },
   { operationId: 'consumeTicketLong', tag: 'consume', method: 'post', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Older long form of /tp.', success: receipt },
   { operationId: 'consumeTicketSignedInLong', tag: 'consume', method: 'post', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Older long form of /tpa.', success: receipt },
+  { operationId: 'forwardRequest', tag: 'forward', method: 'post', path: FWD, auth: 'anyone', body: forwardDispatchSchema, tooMany: true, summary: 'Send a request for the caller (directly, or queued with a queue name or poll > 0), a Secret Key filled in for $CLIENT_SECRET.', success: ok('The relayed answer, the status object of a queued request, or a dry run.', answer.forwardDispatchAnswer) },
+  { operationId: 'pollForwardRequest', tag: 'forward', method: 'get', path: `${FWD}/request`, auth: 'anyone', query: ADDRESS, notFound: true, summary: "The status of one of the caller's requests, with its result once settled.", success: ok('The status object.', answer.forwardStatusAnswer) },
+  { operationId: 'cancelForwardRequest', tag: 'forward', method: 'delete', path: `${FWD}/request`, auth: 'anyone', query: ADDRESS, summary: 'Remove a pending request or end a running one.', success: ok('Whether it was removed, and why not.', answer.removalAnswer) },
+  { operationId: 'withdrawForwardRequest', tag: 'forward', method: 'post', path: `${FWD}/request/withdraw`, auth: 'anyone', query: ADDRESS, summary: 'Remove a request only while it still waits in its queue (a client stopped polling it).', success: ok('Whether it was removed, and why not.', answer.removalAnswer) },
+  { operationId: 'forwardRequestQueueCount', tag: 'forward', method: 'get', path: `${FWD}/queue`, auth: 'anyone', query: { queue: text('The queue name.') }, summary: "How many of the caller's requests wait or run in a queue.", success: ok('The count.', answer.queueCountAnswer) },
+  {
+    operationId: 'forwardRequestHistory',
+    tag: 'forward',
+    method: 'get',
+    path: `${FWD}/history`,
+    auth: 'anyone',
+    query: {
+      url: text('The url, as written.'),
+      method: { description: 'The method.', schema: z.enum(FORWARD_METHODS) },
+      queue: text('Only queues starting with this (exactly this with queue_exact).'),
+      queue_exact: { description: 'Match queue exactly.', schema: z.boolean() },
+      queue_exclude: text('Leave out this queue.'),
+      status: { description: 'Only this status.', schema: z.enum(FORWARD_STATUSES) },
+      compact: { description: 'Short texts instead of bodies.', schema: z.boolean() },
+      ...PAGING,
+    },
+    summary: "The caller's requests to a url and method, newest first.",
+    success: ok('A page of requests.', answer.listingOf(answer.requestHistoryAnswer)),
+  },
   { operationId: 'refuseSignedInGetLong', tag: 'consume', method: 'get', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only.', success: ok('Never: the answer is always 400.', answer.receiptAnswer) },
 ];

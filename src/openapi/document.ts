@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
-export type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token';
+export type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone';
 
 export interface QueryParameter {
   description: string;
@@ -28,6 +28,8 @@ export interface RouteDoc {
   notFound?: boolean;
   /** The route never refuses input (no parameter, body or credential to get wrong). */
   noRefusals?: boolean;
+  /** The route answers 429 with Retry-After when a limit is reached. */
+  tooMany?: boolean;
 }
 
 const ERROR_BODY = {
@@ -49,6 +51,8 @@ const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   owner: [{ ownerKey: [] }],
   'id-token': [{ idToken: [] }],
   'owner-or-id-token': [{ ownerKey: [] }, { idToken: [] }],
+  // A visitor calls without a credential; a signed-in user sends an id token.
+  anyone: [{}, { idToken: [] }],
 };
 
 const ERROR_WHEN: Record<number, string> = {
@@ -56,6 +60,7 @@ const ERROR_WHEN: Record<number, string> = {
   401: 'UNAUTHORIZED or AUTH_REQUIRED: no credential, or one that does not verify.',
   403: 'INVALID_REQUEST: a signed-in user (admins included) on an owner-only route.',
   404: 'NOT_FOUND (TICKET_NOT_FOUND for a ticket): the named thing does not exist.',
+  429: "TOO_MANY_REQUESTS: over a Secret Key's limit; Retry-After says when to try again.",
 };
 const CONSUME_REFUSAL =
   'The ticket refused the consumption: the flat error body with stage, ticket_id and, at stage action, action { act, path }. ' +
@@ -69,6 +74,7 @@ export function errorStatuses(route: RouteDoc): number[] {
   if (isConsumeRoute(route)) return [400];
   const statuses = [400];
   if (route.auth !== 'none') statuses.push(401);
+  if (route.tooMany) statuses.push(429);
   if (route.auth === 'owner') statuses.push(403);
   if (route.notFound) statuses.push(404);
   return statuses;
@@ -152,6 +158,7 @@ const TAGS: Record<string, string> = {
   records: 'Records written by tickets (pstr).',
   tickets: 'The ticket registry and its logs.',
   consume: 'Consuming tickets (the webhook endpoints).',
+  forward: 'Request forwarding: a request sent for the caller with a Secret Key filled in server side.',
 };
 
 /** Builds the OpenAPI 3.0 document from the route catalogue and the zod schemas. */
@@ -168,7 +175,8 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
     info: {
       title: 'Ticket webhook and request-forwarding service',
       version,
-      description: 'Tickets (registered webhook endpoints with conditions and action chains), the owner registry and the platform routes.',
+      description:
+        'Tickets (registered webhook endpoints with conditions and action chains), the owner registry, request forwarding and the platform routes.',
     },
     // Relative: the origin this document is served from.
     servers: [{ url: '/', description: 'This service.' }],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT_SECRET_TEXT, fillClientSecret, fillRequestSecret, FORWARD_SECRET_TOKEN } from './client-secret';
+import { FORWARD_SECRET_TOKEN } from '../../schemas/forward-rules';
+import { CLIENT_SECRET_TEXT, fillClientSecret, fillRequestSecret } from './client-secret';
 
 describe('${CLIENT_SECRET} substitution', () => {
   it('fills every ${CLIENT_SECRET} in string values at any depth', () => {

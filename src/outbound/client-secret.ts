@@ -9,8 +9,6 @@ import { percentEncodeValue } from './url';
 
 /** The token of a req action. */
 export const CLIENT_SECRET_TEXT = '${CLIENT_SECRET}';
-/** The token of a forwarded request. */
-export const FORWARD_SECRET_TOKEN = '$CLIENT_SECRET';
 
 /** Replaces every token in string values at any depth; the secret is inserted as it is (no $& patterns). */
 export function fillClientSecret<T>(value: T, secret: string, token: string): T {

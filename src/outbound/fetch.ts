@@ -45,8 +45,12 @@ export interface OutboundOptions {
   now?: () => number;
   /** The Destinations of the Secret Key used by the call (empty: any public URL). */
   destinations?: readonly string[];
-  /** A secret value sent with the call: every copy in the response is replaced by ${CLIENT_SECRET}. */
+  /** A secret value sent with the call: every copy in the response is replaced by `redactAs`. */
   secret?: string;
+  /** The text a copy of the secret becomes: ${CLIENT_SECRET} (req, the default) or $CLIENT_SECRET (forwarding). */
+  redactAs?: string;
+  /** Ends the call early (a cancelled forwarded request); the call fails as unreachable. */
+  signal?: AbortSignal;
   /** Overrides the per-call limit (tests). Never more than OUTBOUND_CALL_MS. */
   callMs?: number;
   maxBytes?: number;
@@ -112,12 +116,12 @@ function headerRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
-async function redactHead(head: OutboundResponseHead, secret: string, budget: SearchBudget): Promise<OutboundResponseHead> {
+async function redactHead(head: OutboundResponseHead, secret: string, budget: SearchBudget, redactAs?: string): Promise<OutboundResponseHead> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(head.headers)) {
-    headers[await redactSecret(name, secret, budget)] = await redactSecret(value, secret, budget);
+    headers[await redactSecret(name, secret, budget, redactAs)] = await redactSecret(value, secret, budget, redactAs);
   }
-  return { status: head.status, statusText: await redactSecret(head.statusText, secret, budget), headers };
+  return { status: head.status, statusText: await redactSecret(head.statusText, secret, budget, redactAs), headers };
 }
 
 /**
@@ -138,8 +142,9 @@ export async function sendOutbound(
   const url = checkDestination(request.url, options.env, options.destinations);
   const limitMs = Math.min(callLimitMs(options.env, options.callMs), options.deadline - now());
   if (limitMs <= 0) throw timeoutError();
-  const signal = AbortSignal.timeout(limitMs);
-  const failed = (error: unknown) => (error instanceof OutboundError ? error : signal.aborted ? timeoutError() : unreachableError());
+  const timeout = AbortSignal.timeout(limitMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const failed = (error: unknown) => (error instanceof OutboundError ? error : timeout.aborted ? timeoutError() : unreachableError());
 
   let response: Response;
   try {
@@ -157,7 +162,7 @@ export async function sendOutbound(
   if (options.answer === 'streamed') {
     if (!options.secret) return { ...head, body };
     try {
-      return { ...(await redactHead(head, options.secret, { deadline: options.deadline, now })), body };
+      return { ...(await redactHead(head, options.secret, { deadline: options.deadline, now }, options.redactAs)), body };
     } catch (error) {
       await body.cancel().catch(() => undefined);
       throw searchFailure(error);
@@ -173,7 +178,10 @@ export async function sendOutbound(
   if (!options.secret) return raw;
   try {
     const budget = { deadline: options.deadline, now };
-    return { ...(await redactHead(raw, options.secret, budget)), body: await redactSecret(raw.body, options.secret, budget) };
+    return {
+      ...(await redactHead(raw, options.secret, budget, options.redactAs)),
+      body: await redactSecret(raw.body, options.secret, budget, options.redactAs),
+    };
   } catch (error) {
     throw searchFailure(error);
   }

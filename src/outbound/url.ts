@@ -40,13 +40,15 @@ export function valueText(value: unknown): string {
 
 /**
  * Appends params to the URL's query string, keeping the query the URL already has byte for byte
- * (url.searchParams would re-encode it). Values that are undefined are left out.
+ * (url.searchParams would re-encode it). Values that are undefined are left out. With `arrays: 'repeat'`
+ * an array value repeats its name once per member (as a form's repeated field does); else it is JSON.
  */
-export function appendParams(url: URL, params: Record<string, unknown> | undefined): URL {
+export function appendParams(url: URL, params: Record<string, unknown> | undefined, arrays: 'json' | 'repeat' = 'json'): URL {
   if (!params) return url;
   const extra = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined) extra.append(key, valueText(value));
+    const values = arrays === 'repeat' && Array.isArray(value) ? value : [value];
+    for (const item of values) if (item !== undefined) extra.append(key, valueText(item));
   }
   const added = extra.toString();
   if (!added) return url;

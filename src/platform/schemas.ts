@@ -63,6 +63,14 @@ export const DevUserBody = z.strictObject({
 });
 export type DevUserBody = z.infer<typeof DevUserBody>;
 
+/** Abuse limits of a Secret Key in forwarding (beyond the seed): a call over one answers 429 and is not sent. */
+const secretKeyLimits = z.strictObject({
+  per_caller_per_minute: z.int().min(1).max(100_000).optional(),
+  per_key_per_minute: z.int().min(1).max(1_000_000).optional(),
+  queued_per_caller: z.int().min(1).max(10_000).optional(),
+});
+export type SecretKeyLimits = z.infer<typeof secretKeyLimits>;
+
 export const SecretKeyBody = z.strictObject({
   value: z.string().min(1).max(MAX_SECRET_VALUE),
   destinations: z
@@ -71,6 +79,7 @@ export const SecretKeyBody = z.strictObject({
     .optional(),
   access_group: z.int().min(0).max(99).optional(),
   locked: z.boolean().optional(),
+  limits: secretKeyLimits.optional(),
 });
 export type SecretKeyBody = z.infer<typeof SecretKeyBody>;
 

@@ -1,6 +1,6 @@
 import type { Env } from '../env';
 import { decryptText, encryptText } from './crypto';
-import type { SecretKeyBody } from './schemas';
+import type { SecretKeyBody, SecretKeyLimits } from './schemas';
 
 /** A secret key as the owner sees it: everything but the value. */
 export interface SecretKeyInfo {
@@ -8,6 +8,7 @@ export interface SecretKeyInfo {
   destinations: string[];
   access_group: number;
   locked: boolean;
+  limits: SecretKeyLimits;
   created: number;
   updated: number;
 }
@@ -19,6 +20,7 @@ export interface SecretKey {
   destinations: string[];
   access_group: number;
   locked: boolean;
+  limits: SecretKeyLimits;
 }
 
 interface SecretKeyRow {
@@ -27,11 +29,12 @@ interface SecretKeyRow {
   destinations: string;
   access_group: number;
   locked: number;
+  limits: string;
   created: number;
   updated: number;
 }
 
-const INFO_COLUMNS = 'name, destinations, access_group, locked, created, updated';
+const INFO_COLUMNS = 'name, destinations, access_group, locked, limits, created, updated';
 
 /** Additional data binding a sealed value to its project and name. */
 const secretContext = (serviceId: string, name: string) => `secret-key:${serviceId}:${name}`;
@@ -41,6 +44,7 @@ const toInfo = (row: SecretKeyRow): SecretKeyInfo => ({
   destinations: JSON.parse(row.destinations) as string[],
   access_group: row.access_group,
   locked: row.locked === 1,
+  limits: JSON.parse(row.limits) as SecretKeyLimits,
   created: row.created,
   updated: row.updated,
 });
@@ -50,14 +54,14 @@ export async function putSecretKey(env: Env, serviceId: string, name: string, bo
   const sealed = await encryptText(env, body.value, secretContext(serviceId, name));
   const now = Date.now();
   const row = await env.DB.prepare(
-    `INSERT INTO secret_keys (service_id, name, value_enc, destinations, access_group, locked, created, updated)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+    `INSERT INTO secret_keys (service_id, name, value_enc, destinations, access_group, locked, limits, created, updated)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, ?7, ?7)
      ON CONFLICT (service_id, name) DO UPDATE SET
        value_enc = excluded.value_enc, destinations = excluded.destinations, access_group = excluded.access_group,
-       locked = excluded.locked, updated = excluded.updated
+       locked = excluded.locked, limits = excluded.limits, updated = excluded.updated
      RETURNING ${INFO_COLUMNS}`,
   )
-    .bind(serviceId, name, sealed, JSON.stringify(body.destinations ?? []), body.access_group ?? 0, body.locked ? 1 : 0, now)
+    .bind(serviceId, name, sealed, JSON.stringify(body.destinations ?? []), body.access_group ?? 0, body.locked ? 1 : 0, now, JSON.stringify(body.limits ?? {}))
     .first<SecretKeyRow>();
   return toInfo(row as SecretKeyRow);
 }
@@ -94,5 +98,6 @@ export async function loadSecretKey(env: Env, serviceId: string, name: string): 
     destinations: info.destinations,
     access_group: info.access_group,
     locked: info.locked,
+    limits: info.limits,
   };
 }

@@ -71,18 +71,23 @@ function shortFieldPath(path: readonly (string | number)[]): string {
 type BodySource = Request | { req: { raw: Request } };
 
 /**
- * Reads a JSON request body (at most MAX_BODY_BYTES) and, given a schema, validates it. An empty
- * body is refused, except with `optional`, where it validates as `{}`. Without a schema the parsed
- * JSON is returned as is.
+ * Reads a JSON request body (at most `maxBytes`, default MAX_BODY_BYTES) and, given a schema, validates
+ * it. An empty body is refused, except with `optional`, where it validates as `{}`. Without a schema the
+ * parsed JSON is returned as is.
  */
-export async function readJsonBody(source: BodySource): Promise<unknown>;
-export async function readJsonBody<S extends z.ZodType>(source: BodySource, schema: S, options?: { optional?: boolean }): Promise<z.infer<S>>;
-export async function readJsonBody(source: BodySource, schema?: z.ZodType, options: { optional?: boolean } = {}): Promise<unknown> {
+interface BodyOptions {
+  optional?: boolean;
+  maxBytes?: number;
+}
+export async function readJsonBody(source: BodySource, schema?: undefined, options?: BodyOptions): Promise<unknown>;
+export async function readJsonBody<S extends z.ZodType>(source: BodySource, schema: S, options?: BodyOptions): Promise<z.infer<S>>;
+export async function readJsonBody(source: BodySource, schema?: z.ZodType, options: BodyOptions = {}): Promise<unknown> {
   const request = source instanceof Request ? source : source.req.raw;
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   // Read under the cap: a body without Content-Length is refused at the first byte over it, not buffered whole.
-  const bytes = await readCapped(request.body, MAX_BODY_BYTES, tooLarge);
+  const bytes = await readCapped(request.body, maxBytes, () => tooLarge(maxBytes));
   const value = parseJsonText(new TextDecoder().decode(bytes));
   if (value === undefined) {
     if (schema && options.optional) return parseWith(schema, {});
@@ -91,5 +96,4 @@ export async function readJsonBody(source: BodySource, schema?: z.ZodType, optio
   return schema ? parseWith(schema, value) : value;
 }
 
-const tooLarge = () =>
-  invalidParameter(`Invalid "body": larger than ${MAX_BODY_BYTES} bytes.`, { field: 'body' });
+const tooLarge = (maxBytes: number) => invalidParameter(`Invalid "body": larger than ${maxBytes} bytes.`, { field: 'body' });

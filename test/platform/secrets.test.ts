@@ -11,18 +11,24 @@ describe('secret keys', () => {
     const project = await newProject();
     const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/STRIPE_KEY`, {
       token: project.owner_key,
-      body: { value: SECRET, destinations: ['https://api.stripe.com/v1/'], access_group: 3, locked: true },
+      body: { value: SECRET, destinations: ['https://api.stripe.com/v1/'], access_group: 3, locked: true, limits: { per_caller_per_minute: 10 } },
     });
     expect(res.status).toBe(200);
     expect(res.text).not.toContain(SECRET);
-    expect(res.json).toMatchObject({ name: 'STRIPE_KEY', destinations: ['https://api.stripe.com/v1/'], access_group: 3, locked: true });
-    expect(Object.keys(res.json).sort()).toEqual(['access_group', 'created', 'destinations', 'locked', 'name', 'updated']);
+    expect(res.json).toMatchObject({
+      name: 'STRIPE_KEY',
+      destinations: ['https://api.stripe.com/v1/'],
+      access_group: 3,
+      locked: true,
+      limits: { per_caller_per_minute: 10 },
+    });
+    expect(Object.keys(res.json).sort()).toEqual(['access_group', 'created', 'destinations', 'limits', 'locked', 'name', 'updated']);
   });
 
   it('defaults destinations to none, access group 0 and unlocked', async () => {
     const project = await newProject();
     const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'v' } });
-    expect(res.json).toMatchObject({ destinations: [], access_group: 0, locked: false });
+    expect(res.json).toMatchObject({ destinations: [], access_group: 0, locked: false, limits: {} });
   });
 
   it('keeps only ciphertext in D1 (AES-GCM, a fresh IV per value)', async () => {
@@ -63,7 +69,7 @@ describe('secret keys', () => {
   it('decrypts the value for the platform with loadSecretKey', async () => {
     const project = await newProject();
     await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2 } });
-    expect(await loadSecretKey(env, project.service_id, 'K')).toEqual({ name: 'K', value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2, locked: false });
+    expect(await loadSecretKey(env, project.service_id, 'K')).toEqual({ name: 'K', value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2, locked: false, limits: {} });
     expect(await loadSecretKey(env, project.service_id, 'NOPE')).toBeNull();
     expect(await secretExists(env, project.service_id, 'K')).toBe(true);
     expect(await secretExists(env, project.service_id, 'NOPE')).toBe(false);

@@ -163,14 +163,15 @@ const isLowSurrogateOfPair = (text: string, pos: number) =>
   pos > 0 && /[\uDC00-\uDFFF]/.test(text[pos]) && /[\uD800-\uDBFF]/.test(text[pos - 1]);
 
 /**
- * Replaces every copy of `secret` in `text` by ${CLIENT_SECRET}: the leftmost copy first, the longest one
+ * Replaces every copy of `secret` in `text` by `replacement` (${CLIENT_SECRET} unless the caller names its
+ * own token): the leftmost copy first, the longest one
  * starting there, then the next copy after it. Throws SearchTimeout when the budget runs out.
  */
-export async function redactSecret(text: string, secret: string, budget: SearchBudget): Promise<string> {
+export async function redactSecret(text: string, secret: string, budget: SearchBudget, replacement = REDACTED): Promise<string> {
   if (!secret || !text) return text;
   const codePoints = [...secret].map((ch) => ch.codePointAt(0) as number);
   const plusIsSpace = codePoints.includes(0x20);
-  if (!(plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text)) return text.split(secret).join(REDACTED);
+  if (!(plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text)) return text.split(secret).join(replacement);
   const reader = new EscapeReader(text, { plusIsSpace });
   const ends = await copyEnds(reader, codePoints, budget);
   if (ends.length === 0) return text;
@@ -195,7 +196,7 @@ export async function redactSecret(text: string, secret: string, budget: SearchB
       if ((cp !== codePoints[0] && !reader.startsEscape(cp)) || isLowSurrogateOfPair(text, start)) continue;
       const copyEnd = longestCopyFrom(reader, codePoints, start);
       if (copyEnd < 0) continue;
-      out += text.slice(done, start) + REDACTED;
+      out += text.slice(done, start) + replacement;
       done = copyEnd;
       found = true;
     }

@@ -1,0 +1,138 @@
+/**
+ * A forwarded request from dispatch to answer (spec 4.3): the key's rules judged before anything is sent,
+ * then a dry run's report, a queued request's status, or a direct request's answer.
+ */
+import type { ForwardDispatch } from '../../schemas/forward';
+import type { ForwardCheckAnswer, ForwardStatusEnvelope } from '../../schemas/forward-rules';
+import type { Env } from '../env';
+import { SvcHttpError } from '../http/errors';
+import { OutboundError } from '../outbound/errors';
+import { checkDestination } from '../outbound/fetch';
+import { loadSecretKey, type SecretKey } from '../platform/secrets';
+import type { ForwardCaller } from './caller';
+import { historyUpsert, type HistoryOwner } from './history';
+import { generatedQueueName, newPublicId } from './ids';
+import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
+import type { ForwardQueueStore } from './queue-store';
+import { peekRateLimits, takeRateLimits } from './rate-limits';
+import type { ForwardRecord } from './record';
+import { failureOf, sendPrepared } from './send';
+import { keyRefusal, missingKey } from './verdicts';
+
+export interface ForwardContext {
+  env: Env;
+  serviceId: string;
+  caller: ForwardCaller;
+  /** The store of this caller's queues. */
+  queues: ForwardQueueStore;
+  /** Keeps work going after the answer (the history row of a direct request). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export type DispatchAnswer =
+  | { kind: 'direct'; id: string; statusCode: number; body: string; contentType?: string }
+  | { kind: 'queued'; envelope: ForwardStatusEnvelope }
+  | { kind: 'check'; answer: ForwardCheckAnswer };
+
+/** How long a caller over its queued-requests limit is asked to wait before trying again. */
+const QUEUE_FULL_RETRY_SECONDS = 5;
+
+const refused = (message: string) => new SvcHttpError('INVALID_REQUEST', message);
+
+const tooMany = (message: string, retryAfterSeconds: number) =>
+  new SvcHttpError('TOO_MANY_REQUESTS', message, { status: 429, retryAfterSeconds });
+
+/** The url, headers and body as they would go, or why they cannot (the key's value used only in memory). */
+function outboundRefusal(prepared: PreparedRequest, key: SecretKey | null, env: Env): string | undefined {
+  try {
+    checkDestination(outboundOf(prepared, key?.value).url, env);
+    return undefined;
+  } catch (error) {
+    if (error instanceof OutboundError) return error.message;
+    throw error;
+  }
+}
+
+function checkAnswer(prepared: PreparedRequest, verdicts: ForwardCheckAnswer['verdicts']): ForwardCheckAnswer {
+  // Built without the value: the token stays where the key would go.
+  const shown = outboundOf(prepared, undefined);
+  const body = shown.body === undefined ? null : typeof shown.body === 'string' ? shown.body : `<${shown.body.length} bytes>`;
+  const allowed = Object.values(verdicts).every((verdict) => verdict === 'allowed' || verdict === 'unused');
+  return {
+    check: true,
+    outcome: allowed ? 'send' : 'refuse',
+    request: { method: shown.method, url: shown.url, headers: Object.fromEntries(shown.headers), body },
+    verdicts,
+  };
+}
+
+export async function dispatchForward(context: ForwardContext, dispatch: ForwardDispatch): Promise<DispatchAnswer> {
+  const { env, serviceId, caller } = context;
+  const prepared = prepareRequest(dispatch, caller, serviceId);
+  const name = prepared.secretName;
+  const key = name === undefined ? null : await loadSecretKey(env, serviceId, name);
+  const secretVerdict = name === undefined ? undefined : key ? keyRefusal(key, caller, prepared.url) : missingKey(name);
+  const now = Date.now();
+
+  if (dispatch.check) {
+    const rate = key ? await peekRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now) : { ok: true as const };
+    return {
+      kind: 'check',
+      answer: checkAnswer(prepared, {
+        secret: name === undefined ? 'unused' : (secretVerdict ?? 'allowed'),
+        destination: (secretVerdict === undefined ? outboundRefusal(prepared, key, env) : undefined) ?? 'allowed',
+        limits: rate.ok ? 'allowed' : rate.message,
+      }),
+    };
+  }
+
+  if (secretVerdict !== undefined) throw refused(secretVerdict);
+  try {
+    checkDestination(outboundOf(prepared, key?.value).url, env);
+  } catch (error) {
+    if (error instanceof OutboundError) {
+      const { error: failure, httpStatus } = failureOf(error);
+      throw new SvcHttpError(failure.code, failure.message, { status: httpStatus });
+    }
+    throw error;
+  }
+  if (key) {
+    const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
+    if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
+  }
+
+  const owner: HistoryOwner = { serviceId, callerKey: caller.key };
+  const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 ? generatedQueueName() : undefined);
+  const record: ForwardRecord = {
+    id: newPublicId(now),
+    method: prepared.method,
+    url: prepared.url,
+    queue_name: queue ?? null,
+    status: 'pending',
+    created: now,
+    updated: now,
+    ...(dispatch.data !== undefined ? { request_body: JSON.stringify(dispatch.data) } : {}),
+    ...(dispatch.multipart ? { request_body: JSON.stringify(`<multipart body, ${dispatch.multipart.base64.length} base64 characters>`) } : {}),
+    ...(dispatch.expires !== undefined ? { expires_at: now + dispatch.expires * 1000 } : {}),
+  };
+
+  if (queue !== undefined) {
+    const enqueued = await context.queues.enqueue({
+      owner,
+      caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
+      prepared,
+      record: { ...record, queue_name: queue },
+      ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
+    });
+    if (!enqueued.ok) throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
+    return { kind: 'queued', envelope: enqueued.envelope };
+  }
+
+  const outcome = await sendPrepared(prepared, key, env);
+  const settledRecord: ForwardRecord = outcome.ok
+    ? { ...record, status: 'resolved', executed: now, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
+    : { ...record, status: 'failed', executed: now, updated: Date.now(), error: outcome.error };
+  context.waitUntil(historyUpsert(env.DB, owner, settledRecord).run());
+  if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
+  return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
+}

@@ -1,0 +1,34 @@
+/**
+ * What the forwarding path needs of the store of a caller's queues; ForwardQueueDO (durable-objects/)
+ * implements it, so src/forward/ never imports the object.
+ */
+import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../../schemas/forward-rules';
+import type { ForwardCaller } from './caller';
+import type { HistoryOwner } from './history';
+import type { PreparedRequest } from './prepare';
+import type { ForwardRecord } from './record';
+
+/** What a queued request keeps besides its record: how to send it and whom for. */
+export interface QueuedPlan {
+  owner: HistoryOwner;
+  caller: Pick<ForwardCaller, 'signedIn' | 'accessGroup'>;
+  prepared: PreparedRequest;
+}
+
+export interface QueuedDispatch extends QueuedPlan {
+  record: ForwardRecord & { queue_name: string };
+  /** The key's limit of this caller's unresolved requests using it (queued_per_caller). */
+  queuedLimit?: number;
+}
+
+export type EnqueueAnswer = { ok: true; envelope: ForwardStatusEnvelope } | { ok: false; message: string };
+
+export interface ForwardQueueStore {
+  /** Stores a request at the end of its queue; refused when the caller's queued limit is full. */
+  enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer>;
+  /** null when the store does not hold the request (it may be in the history). */
+  status(address: RequestAddress): Promise<ForwardStatusEnvelope | null>;
+  cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
+  withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
+  queueCount(queue: string): Promise<number>;
+}

@@ -1,0 +1,111 @@
+/**
+ * A forwarded request as it is kept (in its queue's Durable Object while it is live, in D1's history
+ * for good) and the shapes it is read in: the status envelope of a poll and the history item.
+ */
+import type { ErrorCode } from '../../schemas/error-body';
+import type {
+  ForwardMethod,
+  ForwardStatus,
+  ForwardStatusEnvelope,
+  RequestHistory,
+} from '../../schemas/forward-rules';
+
+export interface ForwardError {
+  code: ErrorCode;
+  message: string;
+}
+
+export interface ForwardRecord {
+  id: string;
+  method: ForwardMethod;
+  url: string;
+  /** null for a direct request. */
+  queue_name: string | null;
+  status: ForwardStatus;
+  created: number;
+  updated: number;
+  executed?: number;
+  responded?: number;
+  status_code?: number;
+  /** JSON text of what the caller sent as data (absent when it sent none). */
+  request_body?: string;
+  /** JSON text of the destination's answer: parsed when it parses, else its text. */
+  response_body?: string;
+  error?: ForwardError;
+  /** ms; from then on the request is gone for every reader. */
+  expires_at?: number;
+}
+
+/** How much of each body a compact history item shows. */
+export const COMPACT_TEXT_LENGTH = 200;
+
+/** The destination's answer as it is kept: parsed when it parses as JSON, else the text itself. */
+export function keptBody(text: string): string {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    return JSON.stringify(text);
+  }
+}
+
+const parsed = (json: string | undefined): unknown => (json === undefined ? undefined : JSON.parse(json));
+
+function optional<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
+}
+
+/** The answer of a poll; `inQueue` counts the unresolved requests up to this one (0 once settled). */
+export function envelopeOf(record: ForwardRecord, inQueue: number): ForwardStatusEnvelope {
+  return {
+    id: record.id,
+    status: record.status,
+    queue_name: record.queue_name ?? '',
+    in_queue: inQueue,
+    created: record.created,
+    updated: record.updated,
+    ...optional({
+      executed: record.executed,
+      responded: record.responded,
+      status_code: record.status_code,
+      response_body: parsed(record.response_body),
+      error: record.error,
+    }),
+  };
+}
+
+/** Text of a body for a compact item: a string as it is, anything else as JSON. */
+function bodyText(json: string | undefined): string {
+  if (json === undefined) return '';
+  const value: unknown = JSON.parse(json);
+  return typeof value === 'string' ? value : json;
+}
+
+export function historyItemOf(record: ForwardRecord, compact: boolean): RequestHistory {
+  const head = {
+    id: record.id,
+    status: record.status,
+    queue_name: record.queue_name,
+    method: record.method,
+    url: record.url,
+    created: record.created,
+    updated: record.updated,
+    ...optional({
+      executed: record.executed,
+      responded: record.responded,
+      status_code: record.status_code,
+      error: record.error,
+    }),
+  };
+  if (!compact) {
+    return { ...head, request_body: parsed(record.request_body) ?? null, response_body: parsed(record.response_body) ?? null };
+  }
+  const response = bodyText(record.response_body);
+  return {
+    ...head,
+    compact: true,
+    request_text: bodyText(record.request_body).slice(0, COMPACT_TEXT_LENGTH),
+    response_text: response.slice(0, COMPACT_TEXT_LENGTH),
+    response_complete_marker: response.length <= COMPACT_TEXT_LENGTH,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Poll, cancel and withdraw one of the caller's requests: its queue's store holds it while it is live, the
+ * history once it settled (or when it never had a queue). Another caller's id finds nothing.
+ */
+import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../../schemas/forward-rules';
+import { SvcHttpError } from '../http/errors';
+import { findHistory, type HistoryOwner } from './history';
+import type { ForwardQueueStore } from './queue-store';
+import { envelopeOf } from './record';
+
+export const REQUEST_NOT_FOUND = 'Request not found.';
+
+export interface RequestPlaces {
+  queues: ForwardQueueStore;
+  db: D1Database;
+  owner: HistoryOwner;
+}
+
+export async function pollRequest(places: RequestPlaces, address: RequestAddress): Promise<ForwardStatusEnvelope> {
+  const live = await places.queues.status(address);
+  if (live) return live;
+  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  if (!kept) throw new SvcHttpError('NOT_FOUND', REQUEST_NOT_FOUND, { status: 404 });
+  return envelopeOf(kept, 0);
+}
+
+async function settledOrUnknown(places: RequestPlaces, address: RequestAddress): Promise<RemovalAnswer> {
+  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  return { removed: false, message: kept ? 'The request already settled.' : REQUEST_NOT_FOUND };
+}
+
+/** cancelForwardRequest: a pending request is removed, a running one ended and removed. */
+export async function cancelRequest(places: RequestPlaces, address: RequestAddress): Promise<RemovalAnswer> {
+  return (await places.queues.cancel(address)) ?? settledOrUnknown(places, address);
+}
+
+/** A client stopped polling: a request still waiting in its queue is removed; any other is left alone. */
+export async function withdrawRequest(places: RequestPlaces, address: RequestAddress): Promise<RemovalAnswer> {
+  return (await places.queues.withdraw(address)) ?? settledOrUnknown(places, address);
+}

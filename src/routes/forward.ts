@@ -1,0 +1,90 @@
+import { checkForwardDispatch, forwardHistoryQuerySchema } from '../../schemas/forward';
+import { MAX_DISPATCH_BYTES, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
+import { checked, type FieldIssue } from '../../schemas/field-issue';
+import { parseOrRefuse } from '../../schemas/issues';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { createRouter } from '../app';
+import { SvcHttpError } from '../http/errors';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { pageRequest } from '../http/paging';
+import { forwardCaller, type ForwardCaller } from '../forward/caller';
+import { dispatchForward } from '../forward/dispatch';
+import { listHistory, type HistoryOwner } from '../forward/history';
+import { cancelRequest, pollRequest, withdrawRequest, type RequestPlaces } from '../forward/requests';
+import { readJsonBody } from '../platform/validation';
+import type { Env } from '../env';
+import type { Caller, Project } from '../platform/types';
+
+/** Request forwarding (spec 4.3): signed-in users and visitors alike; each reaches only their own requests. */
+export const forwardRoutes = createRouter();
+
+const anyone = guard('visitor');
+const FORWARD_PATH = `${PROJECT_PATH}/forward`;
+
+const refusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
+
+/** What a guarded route hands these helpers: the Worker's env, the project, the caller and the request. */
+interface Guarded {
+  env: Env;
+  get(key: 'project'): Project;
+  get(key: 'caller'): Caller;
+  req: { raw: Request; query(name: string): string | undefined };
+}
+
+function callerOf(c: Guarded): Promise<ForwardCaller> {
+  const headers = c.req.raw.headers;
+  return forwardCaller(c.get('caller'), headers.get('cf-connecting-ip') ?? '0.0.0.0', headers.get('user-agent') ?? '');
+}
+
+async function placesOf(c: Guarded): Promise<RequestPlaces> {
+  const owner: HistoryOwner = { serviceId: c.get('project').service_id, callerKey: (await callerOf(c)).key };
+  return { owner, db: c.env.DB, queues: forwardQueueStub(c.env, owner) };
+}
+
+async function addressOf(c: Guarded) {
+  const address = await checked(() => requestAddressOf({ id: c.req.query('id'), url: c.req.query('url'), method: c.req.query('method') }));
+  if (!address.ok) throw refusal(address.issue);
+  return address.value;
+}
+
+forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
+  const dispatch = await checkForwardDispatch(await readJsonBody(c, undefined, { maxBytes: MAX_DISPATCH_BYTES }));
+  if (!dispatch.ok) throw refusal(dispatch.issue);
+  const serviceId = c.get('project').service_id;
+  const caller = await callerOf(c);
+  const answer = await dispatchForward(
+    {
+      env: c.env,
+      serviceId,
+      caller,
+      queues: forwardQueueStub(c.env, { serviceId, callerKey: caller.key }),
+      waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+    },
+    dispatch.value,
+  );
+  if (answer.kind === 'queued') return c.json(answer.envelope);
+  if (answer.kind === 'check') return c.json(answer.answer);
+  const headers: Record<string, string> = { [STATUS_CODE_HEADER]: String(answer.statusCode), [REQUEST_ID_HEADER]: answer.id };
+  if (answer.contentType) headers['content-type'] = answer.contentType;
+  return new Response(answer.body, { status: 200, headers });
+});
+
+forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(await pollRequest(await placesOf(c), await addressOf(c))));
+
+forwardRoutes.delete(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(await cancelRequest(await placesOf(c), await addressOf(c))));
+
+forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, anyone, async (c) => c.json(await withdrawRequest(await placesOf(c), await addressOf(c))));
+
+forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
+  const queue = c.req.query('queue');
+  if (!queue) throw refusal({ code: 'INVALID_PARAMETER', message: 'queue: is required', field: 'queue' });
+  const places = await placesOf(c);
+  return c.json({ queue_name: queue, in_queue: await places.queues.queueCount(queue) });
+});
+
+forwardRoutes.get(`${FORWARD_PATH}/history`, anyone, async (c) => {
+  const parsed = await checked(() => parseOrRefuse(forwardHistoryQuerySchema, c.req.query()));
+  if (!parsed.ok) throw refusal(parsed.issue);
+  const places = await placesOf(c);
+  return c.json(await listHistory(c.env.DB, places.owner, parsed.value, pageRequest(c.req), Date.now()));
+});

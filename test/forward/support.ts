@@ -1,0 +1,50 @@
+/** Calls of the forwarding routes through the real Worker, and waiting for a queued request to settle. */
+import { inject } from 'vitest';
+import { call, type TestProject } from '../helpers/api';
+
+export const origin = inject('loopbackOrigin');
+
+/** A visitor by default; pass a token (an id token or the owner key) to call as someone. */
+export interface As {
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export const forward = (project: TestProject, body: Record<string, unknown>, as: As = {}) =>
+  call('POST', `/v1/projects/${project.service_id}/forward`, { body, ...as });
+
+const addressQuery = (address: { id: string; url?: string; method?: string }) =>
+  new URLSearchParams(Object.entries(address).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+
+export const poll = (project: TestProject, address: { id: string; url?: string; method?: string }, as: As = {}) =>
+  call('GET', `/v1/projects/${project.service_id}/forward/request?${addressQuery(address)}`, as);
+
+export const cancel = (project: TestProject, address: { id: string; url?: string; method?: string }, as: As = {}) =>
+  call('DELETE', `/v1/projects/${project.service_id}/forward/request?${addressQuery(address)}`, as);
+
+export const withdraw = (project: TestProject, address: { id: string; url?: string; method?: string }, as: As = {}) =>
+  call('POST', `/v1/projects/${project.service_id}/forward/request/withdraw?${addressQuery(address)}`, as);
+
+export const queueCount = (project: TestProject, queue: string, as: As = {}) =>
+  call('GET', `/v1/projects/${project.service_id}/forward/queue?queue=${encodeURIComponent(queue)}`, as);
+
+export const history = (project: TestProject, query: Record<string, string>, as: As = {}) =>
+  call('GET', `/v1/projects/${project.service_id}/forward/history?${new URLSearchParams(query)}`, as);
+
+/** Polls every 20 ms (at most 15 s) until the request settles; answers the last envelope. */
+export async function settledEnvelope(project: TestProject, address: { id: string; url: string; method: string }, as: As = {}) {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const res = await poll(project, address, as);
+    if (res.status !== 200) throw new Error(`poll failed: ${res.status} ${res.text}`);
+    if (res.json.status === 'resolved' || res.json.status === 'failed') return res.json;
+    if (Date.now() > until) throw new Error(`request did not settle: ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** How many requests the loopback server received for this path. */
+export async function received(path: string): Promise<number> {
+  const res = await fetch(`${origin}/received?path=${encodeURIComponent(path)}`);
+  return ((await res.json()) as { count: number }).count;
+}
