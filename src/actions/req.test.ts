@@ -148,7 +148,7 @@ describe('req action', () => {
       expect(failure).toEqual({
         code: 'ACTION_FORBIDDEN',
         message: 'Destination is not allowed for this client secret.',
-        detail: { reason: 'destination_not_allowed', secretName: 'pinned' },
+        detail: { reason: 'destination_not_allowed', refusal: 'not_listed', secretName: 'pinned' },
       });
       expect(answered(await run({ ...withSecret, secretName: 'loopback-only' })).status).toBe(200);
     });

@@ -9,7 +9,7 @@ import { MAX_JSON_DEPTH } from '../limits';
 import { encodeBody } from '../outbound/body';
 import { CLIENT_SECRET_TEXT, fillRequestSecret } from '../outbound/client-secret';
 import { OutboundError } from '../outbound/errors';
-import { sendOutbound, type OutboundEnv } from '../outbound/fetch';
+import { checkDestination, sendOutbound, type OutboundEnv } from '../outbound/fetch';
 import { buildHeaders, headerValueText } from '../outbound/headers';
 import { appendParams, normalizeUrl, percentEncodeValue } from '../outbound/url';
 import { loadSecretKey, type SecretKey } from '../platform/secrets';
@@ -97,6 +97,8 @@ export const reqAction: ActionModule = {
       if (typeof rendered.url !== 'string') throw new OutboundError('invalid_url', 'The request URL is not text.');
       const url = normalizeUrl(rendered.url);
       sent.url = url.href;
+      // The Destinations judge the url as the templates filled it: normalizing hides a `..` or a backslash.
+      checkDestination(rendered.url, services.env as OutboundEnv, key?.destinations ?? []);
       const parts = { ...rendered, url: url.href };
       // The url is not a place ${CLIENT_SECRET} may stand in a req (registration refuses it there).
       const filled = key ? fillRequestSecret(parts, { secret: key.value, token: CLIENT_SECRET_TEXT, inUrl: false }) : parts;

@@ -4,7 +4,10 @@ export type OutboundFailureReason =
   | 'invalid_url'
   /** The host is loopback, private, link-local, reserved, or a local-only name. Nothing was sent. */
   | 'private_destination'
-  /** The URL matches none of the Secret Key's Destinations. Nothing was sent. */
+  /**
+   * The Secret Key's Destinations refuse the URL: detail.refusal says why (a DestinationRefusal of
+   * ./destinations: not_listed, userinfo, space, backslash, dot_segment, placeholder_before_path). Nothing was sent.
+   */
   | 'destination_not_allowed'
   /** A header name or value cannot travel in HTTP (line break, NUL, character outside Latin-1). */
   | 'invalid_header'

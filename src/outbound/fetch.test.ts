@@ -94,8 +94,14 @@ describe('the outbound fetch wrapper', () => {
 
   it("holds the call to the Secret Key's Destinations", async () => {
     const failure = await failureOf(sendOutbound(get('/echo'), options({ destinations: ['https://api.example.com/'] })));
-    expect(failure).toMatchObject({ reason: 'destination_not_allowed', message: 'Destination is not allowed for this client secret.' });
-    const allowed = await sendOutbound(get('/echo'), options({ destinations: [`${origin}/ec`] }));
+    expect(failure).toMatchObject({
+      reason: 'destination_not_allowed',
+      message: 'Destination is not allowed for this client secret.',
+      detail: { refusal: 'not_listed' },
+    });
+    // A path prefix admits only at a / boundary: /ec does not admit /echo.
+    expect(await failureOf(sendOutbound(get('/echo'), options({ destinations: [`${origin}/ec`] })))).toMatchObject({ detail: { refusal: 'not_listed' } });
+    const allowed = await sendOutbound(get('/echo'), options({ destinations: [`${origin}/echo`] }));
     expect(allowed.status).toBe(200);
   });
 

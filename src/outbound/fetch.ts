@@ -10,7 +10,7 @@ import { isTrue } from '../env';
 import { OUTBOUND_CALL_MS } from '../limits';
 import { privateHostRefusal } from './address-guard';
 import { cappedStream, readWhole } from './capped-stream';
-import { destinationAllows } from './destinations';
+import { destinationVerdict } from './destinations';
 import { OutboundError } from './errors';
 import { redactSecret, SearchTimeout, type SearchBudget } from './redact/redact';
 import { normalizeUrl } from './url';
@@ -86,7 +86,11 @@ export function callLimitMs(env: OutboundEnv, override?: number): number {
   return Number.isFinite(configured) && configured > 0 ? Math.min(configured, OUTBOUND_CALL_MS) : OUTBOUND_CALL_MS;
 }
 
-/** Checks the URL against the address guard and the Destinations; returns the normalized URL. */
+/**
+ * Checks the URL against the address guard and the Destinations (src/outbound/destinations.ts); returns the
+ * normalized URL. Pass the URL as the caller wrote it: the Destinations judge its raw text (a `..` segment or
+ * a backslash is gone once normalized). A refusal of the Destinations carries its reason as detail.refusal.
+ */
 export function checkDestination(rawUrl: string, env: OutboundEnv, destinations: readonly string[] = []): URL {
   const url = normalizeUrl(rawUrl);
   if (!isTrue(env.ALLOW_PRIVATE_DESTINATIONS)) {
@@ -95,8 +99,9 @@ export function checkDestination(rawUrl: string, env: OutboundEnv, destinations:
       throw new OutboundError('private_destination', `The destination is not a public address: ${refusal}.`, { host: url.hostname });
     }
   }
-  if (!destinationAllows(url, destinations)) {
-    throw new OutboundError('destination_not_allowed', 'Destination is not allowed for this client secret.');
+  const verdict = destinationVerdict(rawUrl, destinations);
+  if (!verdict.allowed) {
+    throw new OutboundError('destination_not_allowed', 'Destination is not allowed for this client secret.', { refusal: verdict.reason });
   }
   return url;
 }

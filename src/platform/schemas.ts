@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { destinationTextProblem } from '../outbound/destinations';
 import { DEV_ISSUER_PREFIX, RESERVED_CLAIMS } from './claims';
 
 /**
@@ -74,7 +75,16 @@ export type SecretKeyLimits = z.infer<typeof secretKeyLimits>;
 export const SecretKeyBody = z.strictObject({
   value: z.string().min(1).max(MAX_SECRET_VALUE),
   destinations: z
-    .array(z.string().max(2048).regex(/^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/u, 'must start with http:// or https:// and hold no whitespace or control characters'))
+    .array(
+      z
+        .string()
+        .max(2048)
+        .regex(/^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/u, 'must start with http:// or https:// and hold no whitespace or control characters')
+        .superRefine((text, ctx) => {
+          const problem = destinationTextProblem(text);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
     .max(MAX_DESTINATIONS)
     .optional(),
   access_group: z.int().min(0).max(99).optional(),

@@ -131,6 +131,25 @@ describe('secret keys', () => {
     expect(await secretExists(env, project.service_id, 'K')).toBe(false);
   });
 
+  it('refuses a destination with user info, a query or fragment, or a * other than the first host label, saying so', async () => {
+    const project = await newProject();
+    const cases: Array<[string, string]> = [
+      ['https://name@api.example.com/', 'Invalid "destinations[1]": may not hold a user name or password.'],
+      ['https://api.example.com/v1?key=1', 'Invalid "destinations[1]": may not hold a query or fragment (a query is never compared).'],
+      ['https://api.example.com/v1#top', 'Invalid "destinations[1]": may not hold a query or fragment (a query is never compared).'],
+      ['https://api.*.com/', 'Invalid "destinations[1]": may hold "*" only as the whole first label of the host, as in https://*.example.com.'],
+      ['https://api.example.com/v1/../admin', 'Invalid "destinations[1]": may not hold a "." or ".." path segment.'],
+    ];
+    for (const [destination, message] of cases) {
+      const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, {
+        token: project.owner_key,
+        body: { value: SECRET, destinations: ['https://*.example.com/v1', destination] },
+      });
+      expect([destination, res.status, res.json.code, res.json.message, res.json.detail]).toEqual([destination, 400, 'INVALID_PARAMETER', message, { field: 'destinations[1]' }]);
+    }
+    expect(await secretExists(env, project.service_id, 'K')).toBe(false);
+  });
+
   it('accepts a value of exactly 4096 characters', async () => {
     const project = await newProject();
     const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'x'.repeat(4096) } });
