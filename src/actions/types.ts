@@ -32,6 +32,14 @@ export type ActionResult =
   | { ok: true; answer?: unknown; row?: Record<string, unknown> }
   | { ok: false; failure: ActionFailure; row?: Record<string, unknown> };
 
+/** One row of a consumption's action log: what one action did, numbered across the run and its continuation. */
+export interface ActionRow {
+  seq: number;
+  path: string;
+  act: string;
+  detail: Record<string, unknown>;
+}
+
 /** One module per action kind (src/actions/<kind>.ts), registered in src/actions/registry.ts. */
 export interface ActionModule {
   run(run: ActionRun): Promise<ActionResult>;
