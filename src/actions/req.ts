@@ -22,7 +22,7 @@ const storedReqExeSchema = reqExeSchema.omit({ actions: true });
 type StoredReqExe = z.infer<typeof storedReqExeSchema>;
 
 /** The answer of a req action, and what its Then chain reads as ${response}. */
-export interface ReqAnswer {
+interface ReqAnswer {
   status: number;
   headers: Record<string, string>;
   body: unknown;

@@ -16,10 +16,8 @@ import { respBody, respResume, respStatus } from './resp';
 import { runWithRetry } from './retry';
 import type { ActionModule, ActionResult, ActionRow, ActionRun, ActionServices } from './types';
 
-export type { ActionContext, ErrorValue } from '../engine/context';
-
 /** One chain being run: the ticket's actions, a Then chain or an err chain. */
-export interface RunFrame {
+interface RunFrame {
   kind: 'main' | 'then' | 'err';
   /** Where the chain stands, e.g. 'actions', 'actions[0].exe.actions', 'actions[1].err'. */
   path: string;

@@ -2,7 +2,7 @@ import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
 import type { ActionFailure } from '../http/errors';
 import type { RenderOptions } from '../engine/template';
-import type { ActionContext } from './runner';
+import type { ActionContext } from '../engine/context';
 
 /** I/O available to action modules. */
 export interface ActionServices {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
-export type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token';
+type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token';
 
 export interface QueryParameter {
   description: string;
