@@ -23,7 +23,7 @@ const LOG_EXPORT_BATCH = 100;
  * saved action), so a run lost with an evicted instance is finished by the next one. Longer than a run's
  * 25-second budget and its grace, so a live run is never started twice.
  */
-export const CONTINUATION_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS + 4_000;
+const CONTINUATION_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS + 4_000;
 
 /**
  * One object per project + ticket: the definition the engine runs, the remaining count, the

@@ -1,6 +1,7 @@
 import type { StoredTicket } from '../schemas/ticket-types';
 import type { ConsumeStore, Reservation } from '../src/consume/store';
-import type { ActionRow, LogRow } from '../src/consume/types';
+import type { ActionRow } from '../src/actions/types';
+import type { LogRow } from '../src/consume/types';
 import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/consume/log-size';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';

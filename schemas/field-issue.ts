@@ -4,7 +4,7 @@
  */
 
 /** The codes a refusal of schemas/ carries. */
-export type FieldIssueCode = 'INVALID_PARAMETER';
+type FieldIssueCode = 'INVALID_PARAMETER';
 
 /** One refused field: `field` is its path (`actions[0].exe.url`, '' for the whole input); `message` starts with it. */
 export interface FieldIssue {

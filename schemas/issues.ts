@@ -22,7 +22,7 @@ function readable(message: string): string {
 }
 
 /** Turns the first zod issue (an older-format key first) into INVALID_PARAMETER naming the field path. */
-export function issueToError(issues: readonly Issue[], base = '') {
+function issueToError(issues: readonly Issue[], base = '') {
   const first = issues.find((i) => i.code === 'unrecognized_keys' && i.keys.some(isTellingKey)) ?? issues[0];
   const { issue, path } = deepestIssue(first, []);
   if (issue.code === 'unrecognized_keys') path.push(pickUnknownKey(issue.keys));

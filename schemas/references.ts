@@ -4,7 +4,7 @@
  */
 import { invalidField } from './paths';
 
-export const REFERENCE_ROOTS = [
+const REFERENCE_ROOTS = [
   'body',
   'params',
   'headers',
@@ -19,7 +19,7 @@ export const REFERENCE_ROOTS = [
   'ticket',
   'CLIENT_SECRET',
 ] as const;
-export type ReferenceRoot = (typeof REFERENCE_ROOTS)[number];
+type ReferenceRoot = (typeof REFERENCE_ROOTS)[number];
 
 export interface Reference {
   root: ReferenceRoot;
@@ -29,8 +29,8 @@ export interface Reference {
 export type Segment = { kind: 'literal'; text: string } | { kind: 'ref'; ref: Reference; raw: string };
 
 export const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const ERROR_KEYS = ['code', 'message', 'detail', 'action', 'path'] as const;
-export const TICKET_KEYS = ['id', 'service', 'owner', 'consume_id', 'timestamp', 'hash'] as const;
+const ERROR_KEYS = ['code', 'message', 'detail', 'action', 'path'] as const;
+const TICKET_KEYS = ['id', 'service', 'owner', 'consume_id', 'timestamp', 'hash'] as const;
 
 export const VALID_REFERENCE_FORMS =
   'Valid forms: ${body}, ${body[key]...}, ${params}, ${params[key]...}, ${headers[name]}, ' +
@@ -110,7 +110,7 @@ function refuse(inner: string, why: string): never {
 }
 
 /** Parses the text between `${` and `}`. `data` (the older name of body) parses as body. */
-export function parseReference(inner: string): Reference {
+function parseReference(inner: string): Reference {
   const shape = REFERENCE_SHAPE.exec(inner);
   if (!shape) refuse(inner, 'is not a valid reference');
   const name = shape[1];
@@ -183,11 +183,6 @@ export function hasReference(text: string): boolean {
   } catch {
     return true;
   }
-}
-
-/** Writes a reference back as template text, e.g. `${body[order][id]}`. */
-export function formatReference(ref: Reference): string {
-  return `\${${ref.root}${ref.path.map((key) => `[${key}]`).join('')}}`;
 }
 
 /** Rewrites the older `${data...}` to `${body...}`; everything else is left byte for byte. */

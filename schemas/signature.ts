@@ -31,13 +31,13 @@ export const signatureInputSchema = z.strictObject({
 export type SignatureInput = z.infer<typeof signatureInputSchema>;
 
 /** A part pattern: literal prefix, at most one ${name} capture, literal suffix. */
-export interface SignaturePart {
+interface SignaturePart {
   prefix: string;
   capture?: string;
   suffix: string;
 }
 
-export type SignatureToken =
+type SignatureToken =
   | { kind: 'literal'; text: string }
   | { kind: 'body' }
   | { kind: 'method' }
@@ -48,7 +48,7 @@ export type SignatureToken =
 const RESERVED_CAPTURES = new Set(['body', 'method']);
 
 /** Parses one part pattern such as 'v1=${signature}'. Throws Error with a reason. */
-export function parseSignaturePart(pattern: string): SignaturePart {
+function parseSignaturePart(pattern: string): SignaturePart {
   const captures = [...pattern.matchAll(/\$\{([^}]*)\}/g)];
   if (captures.length > 1) throw new Error('holds more than one ${name} capture');
   if (captures.length === 0) {
@@ -65,7 +65,7 @@ export function parseSignaturePart(pattern: string): SignaturePart {
 }
 
 /** Parses a signed or timestamp template: ${body}, ${method}, ${header:Name} and the captures of parts. */
-export function parseSignatureTemplate(template: string, captures: ReadonlySet<string>): SignatureToken[] {
+function parseSignatureTemplate(template: string, captures: ReadonlySet<string>): SignatureToken[] {
   const tokens: SignatureToken[] = [];
   let rest = template;
   while (rest) {

@@ -7,7 +7,7 @@
 export const OPERATORS = ['=', '!=', '>', '>=', '<', '<=', 'eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-export type Scalar = string | number | boolean | null;
+type Scalar = string | number | boolean | null;
 
 /** A row of body, params (and of a cond action's response). Absent operator = capture-only row. */
 export interface ConditionRow {

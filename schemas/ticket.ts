@@ -57,7 +57,6 @@ export const ticketRegistrationSchema = strictObject({
   rules_version: z.number().optional().describe('Read-only; ignored (saving applies rules_version 2).'),
   legacy: z.boolean().optional().describe('Read-only; ignored.'),
 });
-export type TicketRegistrationInput = z.input<typeof ticketRegistrationSchema>;
 
 /** Validates a registration body: the stored form, or the first issue (INVALID_PARAMETER naming the field). */
 export function validateTicketRegistration(

@@ -30,6 +30,15 @@ function refsIn(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
+/** JSON pointers of the schemas marked nullable with no type beside it (OpenAPI 3.0 wants one). */
+function untypedNullables(value: unknown, at = '#'): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => untypedNullables(item, `${at}/${i}`));
+  if (value === null || typeof value !== 'object') return [];
+  const schema = value as Record<string, unknown>;
+  const here = schema.nullable === true && schema.type === undefined ? [at] : [];
+  return [...here, ...Object.entries(schema).flatMap(([key, item]) => untypedNullables(item, `${at}/${key}`))];
+}
+
 describe('the OpenAPI document', () => {
   it('documents every route the Worker answers', () => {
     const documented = new Set(ROUTES.map((r) => `${r.method.toUpperCase()} ${shape(r.path)}`));
@@ -65,6 +74,14 @@ describe('the OpenAPI document', () => {
       return !match || !(match[1] in doc.components.schemas);
     });
     expect(unresolved).toEqual([]);
+  });
+
+  it('writes a type beside every nullable, a nullable named schema included (OpenAPI 3.0)', async () => {
+    const doc = await servedDocument();
+    expect(untypedNullables(doc)).toEqual([]);
+    const register = doc.paths['/v1/projects/{service_id}/tickets/{ticket_id}'].put;
+    const body = doc.components.schemas[register.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    expect(body.properties.condition).toMatchObject({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/TicketCondition' }] });
   });
 
   it('gives every operation a unique operationId, a declared tag and typed parameters', async () => {

@@ -23,7 +23,7 @@ interface ChainPlace {
 }
 
 /** Every action of the list, its Then chains and its err chains. */
-export function countActions(actions: readonly ActionInput[]): number {
+function countActions(actions: readonly ActionInput[]): number {
   return actions.reduce((total, action) => {
     const then = (action.exe.actions as ActionInput[] | undefined) ?? [];
     return total + 1 + countActions(then) + countActions(action.err ?? []);

@@ -25,7 +25,7 @@ const noThenChain = (act: string) => ({
   actions: `${act} has no Then chain (exe.actions); put the actions after it in the same chain`,
 });
 
-export const acsgExeSchema = strictObject({
+const acsgExeSchema = strictObject({
   group: z.union([z.int().min(1).max(99), z.string().min(1)], {
     error: requiredOr("must be a number 1..99, 'admin' or a reference such as ${placeholder[GROUP]}"),
   }),
@@ -33,7 +33,7 @@ export const acsgExeSchema = strictObject({
   actions: chainSchema.optional(),
 });
 
-export const acsrExeSchema = strictObject({
+const acsrExeSchema = strictObject({
   record_id: z.string().min(1),
   user_id: z
     .union([z.string().min(1), z.array(z.string().min(1))], { error: 'must be a string or a list of strings' })
@@ -108,7 +108,7 @@ export const reqExeSchema = strictObject({
   actions: chainSchema.optional(),
 });
 
-export const mailExeSchema = strictObject({
+const mailExeSchema = strictObject({
   template: z.string().min(1),
   to: z.string().min(1),
   placeholders: z
@@ -117,7 +117,7 @@ export const mailExeSchema = strictObject({
   actions: chainSchema.optional(),
 });
 
-export const nlsdExeSchema = strictObject({
+const nlsdExeSchema = strictObject({
   group: z.union([z.int().min(2).max(99), z.string().min(1)], {
     error: requiredOr("must be 'public', 'authorized', a number 2..99 or a group name"),
   }),
@@ -125,7 +125,7 @@ export const nlsdExeSchema = strictObject({
   actions: chainSchema.optional(),
 });
 
-export const respExeSchema = strictObject(
+const respExeSchema = strictObject(
   {
     status: z
       .union([z.int().min(100).max(599), z.string()], { error: 'must be a number 100..599 or a reference' })
@@ -140,7 +140,7 @@ export const respExeSchema = strictObject(
   noThenChain('resp'),
 );
 
-export const condExeSchema = strictObject({ response: z.array(conditionRowSchema) }, noThenChain('cond'));
+const condExeSchema = strictObject({ response: z.array(conditionRowSchema) }, noThenChain('cond'));
 
 export type AcsgExe = z.infer<typeof acsgExeSchema>;
 export type AcsrExe = z.infer<typeof acsrExeSchema>;
@@ -159,7 +159,7 @@ const withoutRetry = <A extends ActKind, E extends z.ZodType>(act: A, exe: E) =>
     { ...ACTION_KEY_FIXES, retry: 'retry is not available on resp and cond actions' },
   );
 
-export const ACT_KINDS: readonly ActKind[] = ['acsg', 'acsr', 'pstr', 'req', 'mail', 'nlsd', 'resp', 'cond'];
+const ACT_KINDS: readonly ActKind[] = ['acsg', 'acsr', 'pstr', 'req', 'mail', 'nlsd', 'resp', 'cond'];
 
 export const actionSchema: z.ZodType<ActionInput> = z.discriminatedUnion(
   'act',

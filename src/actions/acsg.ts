@@ -4,11 +4,11 @@ import { oneUserId } from './target-users';
 import { ActionError } from '../http/errors';
 import type { ActionModule } from './types';
 
-export const ACCESS_GROUP_GRANTED = 'SUCCESS: The user has been granted the access group.';
+const ACCESS_GROUP_GRANTED = 'SUCCESS: The user has been granted the access group.';
 const INTEGER_TEXT = /^[1-9][0-9]?$/;
 
 /** A rendered group: an integer 1..99 (or its text, e.g. from a header), or 'admin' (= 99). */
-export function accessGroup(value: unknown): number {
+function accessGroup(value: unknown): number {
   const group = value === 'admin' ? 99 : typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value;
   if (typeof group !== 'number' || !Number.isInteger(group) || group < 1 || group > 99) {
     throw new ActionError('ACTION_FAILED', "group must be an integer 1..99 or 'admin'.", { group: value ?? null });

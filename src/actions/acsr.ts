@@ -3,7 +3,7 @@ import { userIdList } from './target-users';
 import { ActionError } from '../http/errors';
 import type { ActionModule } from './types';
 
-export const RECORD_ACCESS_GRANTED = 'SUCCESS: Access to the record has been granted.';
+const RECORD_ACCESS_GRANTED = 'SUCCESS: Access to the record has been granted.';
 
 export const acsr: ActionModule = {
   async run({ exe, render, ctx, services }) {

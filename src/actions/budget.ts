@@ -4,7 +4,7 @@ import type { ActionResult } from './types';
 /** When a run that starts at `start` runs out of time (25 s per consumption, spec 8). */
 export const deadlineFrom = (start: number): number => start + CONSUMPTION_BUDGET_MS;
 
-export const timeoutFailure = (message: string): ActionResult => ({ ok: false, failure: { code: 'TIMEOUT', message } });
+const timeoutFailure = (message: string): ActionResult => ({ ok: false, failure: { code: 'TIMEOUT', message } });
 
 /**
  * Waits for an action at most until the deadline plus a short grace, so a module that honours

@@ -3,6 +3,8 @@
  * { status, headers, body }; a status of 300 or more fails the action with REQUEST_FAILED { status, body }.
  * Everything that leaves the service goes through src/outbound.
  */
+import type { z } from 'zod';
+import { reqExeSchema } from '../../schemas/actions/schema';
 import type { ErrorCode } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
 import { MAX_JSON_DEPTH } from '../limits';
@@ -15,18 +17,12 @@ import { appendParams, normalizeUrl, percentEncodeValue } from '../outbound/url'
 import { loadSecretKey, type SecretKey } from '../platform/secrets';
 import type { ActionModule, ActionResult, ActionRun } from './types';
 
-/** exe of a req action as registration stores it (schemas/actions/req.ts). */
-interface StoredReqExe {
-  url: string;
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  secretName?: string;
-  headers?: Record<string, string>;
-  data?: unknown;
-  params?: Record<string, unknown>;
-}
+/** exe of a req action as registration stores it (schemas/actions/req.ts), without its Then chain. */
+const storedReqExeSchema = reqExeSchema.omit({ actions: true });
+type StoredReqExe = z.infer<typeof storedReqExeSchema>;
 
 /** The answer of a req action, and what its Then chain reads as ${response}. */
-export interface ReqAnswer {
+interface ReqAnswer {
   status: number;
   headers: Record<string, string>;
   body: unknown;
@@ -67,7 +63,8 @@ function renderExe(run: ActionRun, exe: StoredReqExe) {
 
 export const reqAction: ActionModule = {
   async run(run: ActionRun): Promise<ActionResult> {
-    const exe = run.exe as unknown as StoredReqExe;
+    const { actions: _thenChain, ...stored } = run.exe;
+    const exe = storedReqExeSchema.parse(stored);
     const method = exe.method ?? 'GET';
     const { services } = run;
     // A reference that does not resolve throws here, before anything is sent.

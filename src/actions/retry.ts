@@ -29,7 +29,7 @@ const FINAL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'TIMEOUT',
 ]);
 
-export const isRetryable = (code: ErrorCode): boolean => !FINAL_CODES.has(code);
+const isRetryable = (code: ErrorCode): boolean => !FINAL_CODES.has(code);
 
 /**
  * Runs `attempt`, and on a retryable failure tries again up to 3 more times, 1, 2 and 4 seconds

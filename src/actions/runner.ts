@@ -6,7 +6,6 @@
  * resp can be stored as JSON and picked up later (by the TicketDO's alarm).
  */
 import type { ConditionRow, TicketAction } from '../../schemas/ticket-types';
-import type { ActionRow } from '../consume/types';
 import { renderValue, type TemplateScope } from '../engine/template';
 import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
 import { withinDeadline } from './budget';
@@ -15,12 +14,10 @@ import { checkAnswer } from './cond';
 import { ACTION_MODULES } from './registry';
 import { respBody, respResume, respStatus } from './resp';
 import { runWithRetry } from './retry';
-import type { ActionModule, ActionResult, ActionRun, ActionServices } from './types';
-
-export type { ActionContext, ErrorValue } from '../engine/context';
+import type { ActionModule, ActionResult, ActionRow, ActionRun, ActionServices } from './types';
 
 /** One chain being run: the ticket's actions, a Then chain or an err chain. */
-export interface RunFrame {
+interface RunFrame {
   kind: 'main' | 'then' | 'err';
   /** Where the chain stands, e.g. 'actions', 'actions[0].exe.actions', 'actions[1].err'. */
   path: string;

@@ -3,7 +3,7 @@ import type { ActionContext } from '../engine/context';
 import { ActionError } from '../http/errors';
 
 /** Most users one acsr grants at once (each is a bound parameter of one D1 statement). */
-export const MAX_GRANTEES = 50;
+const MAX_GRANTEES = 50;
 const MAX_USER_ID_LENGTH = 256;
 
 function userId(value: unknown): string {
@@ -14,7 +14,7 @@ function userId(value: unknown): string {
 }
 
 /** The consumer's user id; AUTH_REQUIRED when the request is not signed in (as ${user} would be). */
-export function consumerId(ctx: ActionContext): string {
+function consumerId(ctx: ActionContext): string {
   const id = ctx.user?.user_id;
   if (typeof id !== 'string') {
     throw new ActionError('AUTH_REQUIRED', 'Without user_id the action acts on the consumer, and this request is not signed in.');

@@ -2,7 +2,7 @@ import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
 import type { ActionFailure } from '../http/errors';
 import type { RenderOptions } from '../engine/template';
-import type { ActionContext } from './runner';
+import type { ActionContext } from '../engine/context';
 
 /** I/O available to action modules. */
 export interface ActionServices {
@@ -31,6 +31,14 @@ export interface ActionRun {
 export type ActionResult =
   | { ok: true; answer?: unknown; row?: Record<string, unknown> }
   | { ok: false; failure: ActionFailure; row?: Record<string, unknown> };
+
+/** One row of a consumption's action log: what one action did, numbered across the run and its continuation. */
+export interface ActionRow {
+  seq: number;
+  path: string;
+  act: string;
+  detail: Record<string, unknown>;
+}
 
 /** One module per action kind (src/actions/<kind>.ts), registered in src/actions/registry.ts. */
 export interface ActionModule {

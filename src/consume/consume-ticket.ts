@@ -11,7 +11,7 @@ import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
 import type { ConsumeStore } from './store';
 import type { ConsumeInput, ConsumeOutcome, LogRow } from './types';
 
-export const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
+const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
 
 export interface ConsumePorts {
   verifySignature(config: SignatureConfig): Promise<boolean>;

@@ -1,4 +1,5 @@
-import type { ActionRow, LogRow } from './types';
+import type { ActionRow } from '../actions/types';
+import type { LogRow } from './types';
 
 /** The D1 statements that write one outbox entry; ON CONFLICT DO NOTHING makes a repeat harmless. */
 export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow[]): D1PreparedStatement[] {

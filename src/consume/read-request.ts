@@ -1,4 +1,4 @@
-import { readCapped } from '../engine/bytes';
+import { readCapped } from '../bytes/read-capped';
 import { SvcHttpError } from '../http/errors';
 import { jsonDepth } from '../http/json-depth';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_QUERY_KEYS } from '../limits';

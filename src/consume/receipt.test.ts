@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { consumeIdTime, consumerName, fromBase62, newConsumeId, receiptHash, tkidOf, toBase62 } from './receipt';
+import { toBase62 } from '../bytes/base62';
+import { consumeIdTime, consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
 
 describe('receipts', () => {
   it('consume_id is base62 of the ms timestamp followed by 4 random characters', () => {
@@ -8,10 +9,6 @@ describe('receipts', () => {
     expect(id).toMatch(/^[0-9A-Za-z]+$/);
     expect(id.slice(0, -4)).toBe(toBase62(now));
     expect(consumeIdTime(id)).toBe(now);
-  });
-
-  it('base62 round-trips', () => {
-    for (const n of [0, 1, 61, 62, 3843, 1_790_000_000_123, Number.MAX_SAFE_INTEGER]) expect(fromBase62(toBase62(n))).toBe(n);
   });
 
   it('tkid has the shape #<ticket_id>#<consume_id>#<consumer>', () => {

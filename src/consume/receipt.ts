@@ -1,31 +1,8 @@
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-export function toBase62(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError('base62 takes a non-negative safe integer');
-  let out = '';
-  do {
-    out = BASE62[n % 62] + out;
-    n = Math.floor(n / 62);
-  } while (n > 0);
-  return out;
-}
-
-export function fromBase62(text: string): number {
-  let n = 0;
-  for (const ch of text) {
-    const digit = BASE62.indexOf(ch);
-    if (digit < 0) throw new RangeError(`not a base62 digit: ${ch}`);
-    n = n * 62 + digit;
-  }
-  return n;
-}
+import { fromBase62, randomBase62, toBase62 } from '../bytes/base62';
 
 /** consume_id: base62 of the ms timestamp followed by 4 random base62 characters (spec 8). */
 export function newConsumeId(nowMs: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(4));
-  let suffix = '';
-  for (const byte of random) suffix += BASE62[byte % 62];
-  return toBase62(nowMs) + suffix;
+  return toBase62(nowMs) + randomBase62(4);
 }
 
 /** The ms timestamp a consume_id was made at. */

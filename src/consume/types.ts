@@ -38,10 +38,3 @@ export interface LogRow {
   timestamp: number;
   description: Record<string, unknown>;
 }
-
-export interface ActionRow {
-  seq: number;
-  path: string;
-  act: string;
-  detail: Record<string, unknown>;
-}

@@ -10,7 +10,7 @@ export interface ConditionPorts {
   hasRecordAccess(recordId: string, user: ProjectUser): Promise<boolean>;
 }
 
-export type ConditionFailureCode = 'METHOD_NOT_ALLOWED' | 'CONDITION_FAILED' | 'AUTH_REQUIRED';
+type ConditionFailureCode = 'METHOD_NOT_ALLOWED' | 'CONDITION_FAILED' | 'AUTH_REQUIRED';
 
 export type ConditionResult =
   | { ok: true; placeholders: Record<string, unknown>; body: unknown; params: Record<string, unknown> }

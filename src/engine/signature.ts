@@ -3,8 +3,8 @@
  * caller hands in the raw body, the stored secret and the clock. Any failure is `false`, never a throw.
  */
 import type { SignatureConfig } from '../../schemas/ticket-types';
-import { concatBytes } from './bytes';
-import { constantTimeEqual } from './constant-time';
+import { concatBytes } from '../bytes/read-capped';
+import { constantTimeEqual } from '../bytes/constant-time';
 
 export interface SignedRequest {
   rawBody: Uint8Array;

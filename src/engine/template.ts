@@ -25,7 +25,7 @@ export interface TemplateScope {
 }
 
 /** What authorization and cookie headers read, so a credential never leaves through a template. */
-export const REDACTED = '<redacted>';
+const REDACTED = '<redacted>';
 const REDACTED_HEADERS = new Set(['authorization', 'cookie']);
 const CLIENT_SECRET_TOKEN = '${CLIENT_SECRET}';
 
@@ -111,7 +111,7 @@ function readAt(root: unknown, path: string[], raw: string): unknown {
 }
 
 /** The value of one reference, or ActionError PATH_NOT_FOUND / PLACEHOLDER_MISSING / AUTH_REQUIRED. */
-export function resolveReference(ref: Reference, raw: string, scope: TemplateScope): unknown {
+function resolveReference(ref: Reference, raw: string, scope: TemplateScope): unknown {
   const { ctx } = scope;
   switch (ref.root) {
     case 'body':

@@ -2,8 +2,7 @@
  * Whether a caller may use a Secret Key for a url (spec 4.3, 5.5): judged at dispatch and again right
  * before a queued request is sent. Pure.
  */
-import { destinationAllows } from '../outbound/destinations';
-import { normalizeUrl } from '../outbound/url';
+import { destinationVerdict } from '../outbound/destinations';
 import type { ForwardCaller } from './caller';
 
 export const DESTINATION_REFUSAL = 'Destination is not allowed for this client secret.';
@@ -28,12 +27,7 @@ export function accessRefusal(key: KeyRules, caller: Pick<ForwardCaller, 'signed
 
 /** Why the url may not receive the key; undefined when it may (judged on the url as written, token included). */
 export function destinationRefusal(url: string, key: KeyRules): string | undefined {
-  if (key.destinations.length === 0) return undefined;
-  try {
-    return destinationAllows(normalizeUrl(url), key.destinations) ? undefined : DESTINATION_REFUSAL;
-  } catch {
-    return DESTINATION_REFUSAL;
-  }
+  return destinationVerdict(url, key.destinations).allowed ? undefined : DESTINATION_REFUSAL;
 }
 
 export const missingKey = (name: string) => `No client secret is named "${name}".`;

@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import { constantTimeEqualText } from '../engine/constant-time';
+import { constantTimeEqualText } from '../bytes/constant-time';
 import { type IdentityProject, authRequired, verifyIdToken } from '../platform/identity';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { Caller, Project } from '../platform/types';

@@ -22,7 +22,7 @@ export function fillPlaceholders(template: string, values: Record<string, string
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
+const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 const oneLine = (value: string): string => value.replace(/[\r\n]+/g, ' ');
 
 export function composeMail(content: MailContent, values: Record<string, string>): MailContent {

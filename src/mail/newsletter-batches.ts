@@ -5,8 +5,8 @@ export const NEWSLETTER_BATCH_SIZE = 100;
 /** Batches one planning step puts on the queue before it hands the rest to the next step. */
 export const BATCHES_PER_PLAN_STEP = 20;
 /** Queue limits of one sendBatch call (Cloudflare Queues: 100 messages, 256 KB), with room to spare. */
-export const MAX_MESSAGES_PER_SEND = 100;
-export const MAX_BYTES_PER_SEND = 200_000;
+const MAX_MESSAGES_PER_SEND = 100;
+const MAX_BYTES_PER_SEND = 200_000;
 
 export interface RecipientBatch {
   batch: number;

@@ -4,7 +4,7 @@ import type { Env } from '../env';
  * Mail settings of the Worker. With MAIL_PROVIDER_URL set, mail goes to that HTTP e-mail provider;
  * otherwise it stays in the local D1 outbox (npm start, tests), which the owner lists.
  */
-export interface MailBindings {
+interface MailBindings {
   /** Endpoint of the provider's send call, e.g. https://api.resend.com/emails. A Worker secret or var. */
   MAIL_PROVIDER_URL?: string;
   /** Bearer token of the provider. A Worker secret. */
@@ -19,7 +19,7 @@ export interface MailSettings {
 }
 
 /** The sender address when MAIL_FROM is not set. */
-export const DEFAULT_FROM_ADDRESS = 'no-reply@localhost';
+const DEFAULT_FROM_ADDRESS = 'no-reply@localhost';
 
 export function mailSettings(env: Env): MailSettings {
   const bindings: MailBindings = env;

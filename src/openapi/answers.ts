@@ -109,7 +109,7 @@ const publicTicket = {
   time_to_live: z.number().optional().describe('Expiry, ms since the epoch; absent = never.'),
 };
 /** The public subset a signed-in user sees. */
-export const publicTicketAnswer = z.object(publicTicket);
+const publicTicketAnswer = z.object(publicTicket);
 /** The stored ticket as the owner lists it; it registers again unchanged (PUT it back). */
 export const ownerTicketAnswer = z.object({
   ...publicTicket,
@@ -128,7 +128,7 @@ const loggedConsumption = {
   description: z.string(),
 };
 export const consumedAnswer = z.object({ ...loggedConsumption, user_id: z.string() });
-export const ticketLogAnswer = consumedAnswer.extend({
+const ticketLogAnswer = consumedAnswer.extend({
   log_key: z.string(),
   failed: z.literal(true).optional(),
   check: z.literal(true).optional(),
@@ -136,7 +136,7 @@ export const ticketLogAnswer = consumedAnswer.extend({
   retried: z.literal(true).optional(),
   warning: z.string().optional(),
 });
-export const actionRowAnswer = z.object({
+const actionRowAnswer = z.object({
   ...loggedConsumption,
   seq: z.int(),
   path: z.string(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
-export type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone';
+type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone';
 
 export interface QueryParameter {
   description: string;
@@ -117,7 +117,29 @@ function componentSchemas(routes: readonly RouteDoc[]): { schemas: Record<string
   for (const [id, { $id: _id, ...schema }] of Object.entries(named)) components[id] = schema;
   const sharedRef = new RegExp(`${ref('__shared').$ref}#/definitions/(\\w+)`, 'g');
   const cleaned = JSON.parse(JSON.stringify(components).replace(sharedRef, (_, id: string) => ref(`Shared${pascal(id)}`).$ref));
+  typeNullableRefs(cleaned, cleaned);
   return { schemas: cleaned, nameOf };
+}
+
+type SchemaNode = { [key: string]: unknown };
+
+/**
+ * OpenAPI 3.0 wants a `type` beside `nullable`; zod writes a nullable named schema as
+ * { nullable: true, allOf: [{ $ref }] }, so the type of the component it names is written next to it.
+ */
+function typeNullableRefs(node: unknown, components: Record<string, SchemaNode>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) typeNullableRefs(item, components);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as SchemaNode;
+  const only = Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as SchemaNode) : undefined;
+  if (schema.nullable === true && schema.type === undefined && typeof only?.$ref === 'string') {
+    const type = components[only.$ref.slice(ref('').$ref.length)]?.type;
+    if (type !== undefined) schema.type = type;
+  }
+  for (const value of Object.values(schema)) typeNullableRefs(value, components);
 }
 
 function operation(route: RouteDoc, nameOf: Map<z.ZodType, string>): Record<string, unknown> {

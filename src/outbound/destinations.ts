@@ -9,7 +9,7 @@
  * compared is refused whatever they say: user info, whitespace or control characters, backslashes, `.`
  * or `..` path segments (percent-encoded too), or a placeholder before the path.
  */
-import { FORWARD_SECRET_TOKEN } from './client-secret';
+import { FORWARD_SECRET_TOKEN } from '../../schemas/forward-rules';
 
 /** Why a URL may not be called with a key that has Destinations. */
 export type DestinationRefusal = 'not_listed' | 'userinfo' | 'space' | 'backslash' | 'dot_segment' | 'placeholder_before_path';

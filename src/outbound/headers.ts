@@ -2,7 +2,7 @@
 import { OutboundError } from './errors';
 
 /** Set by the engine on every call; a ticket may not set them (registration refuses them too). */
-export const ENGINE_HEADERS: ReadonlySet<string> = new Set(['host', 'x-svc-ticket']);
+const ENGINE_HEADERS: ReadonlySet<string> = new Set(['host', 'x-svc-ticket']);
 
 /** An HTTP token (RFC 9110 field-name): ASCII, no ':', space, line break or NUL. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

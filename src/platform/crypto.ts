@@ -25,17 +25,17 @@ export function randomId(length: number, alphabet: string = ID_ALPHABET): string
   return out;
 }
 
-export function bytesToBase64Url(bytes: Uint8Array): string {
+function bytesToBase64Url(bytes: Uint8Array): string {
   return bytesToBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-export function bytesToBase64(bytes: Uint8Array): string {
+function bytesToBase64(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary);
 }
 
-export function base64ToBytes(text: string): Uint8Array {
+function base64ToBytes(text: string): Uint8Array {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -48,7 +48,7 @@ export const randomBase64Url = (bytes: number): string => bytesToBase64Url(crypt
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
 /** The AES-GCM key of SECRETS_KEY. Missing or malformed: INTERNAL_ERROR 500 (the deployment is misconfigured). */
-export function secretsKey(env: Pick<Env, 'SECRETS_KEY'>): Promise<CryptoKey> {
+function secretsKey(env: Pick<Env, 'SECRETS_KEY'>): Promise<CryptoKey> {
   const encoded = env.SECRETS_KEY?.trim();
   if (!encoded) {
     throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) is not configured.', { status: 500 });

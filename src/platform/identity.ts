@@ -21,7 +21,7 @@ import { devPrivateJwkContext, invalidService } from './projects';
 import type { Project, ProjectUser } from './types';
 import { ensureUser } from './users';
 
-export const DEV_TOKEN_LIFETIME = '24h';
+const DEV_TOKEN_LIFETIME = '24h';
 /** How far the issuer's clock may run ahead of or behind ours (exp, nbf, iat). */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 const DEV_ALGORITHMS = ['ES256'];
@@ -34,7 +34,7 @@ export type IdentityProject = Pick<Project, 'service_id' | 'identity'>;
 export const authRequired = (message: string) => new SvcHttpError('AUTH_REQUIRED', message, { status: 401 });
 
 /** Three base64url segments: the shape of a compact JWS. */
-export const looksLikeJwt = (token: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
+const looksLikeJwt = (token: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token);
 
 // --- external issuers: one remote key set per JWKS URL, kept for the life of the isolate ---
 
@@ -42,7 +42,7 @@ const remoteKeySets = new Map<string, JWTVerifyGetKey>();
 let jwksFetch: FetchImplementation | undefined;
 
 /** The remote key set of a JWKS URL, created once per URL (jose caches and refreshes the keys inside it). */
-export function remoteJwks(jwksUrl: string): JWTVerifyGetKey {
+function remoteJwks(jwksUrl: string): JWTVerifyGetKey {
   let keySet = remoteKeySets.get(jwksUrl);
   if (!keySet) {
     keySet = createRemoteJWKSet(new URL(jwksUrl), jwksFetch ? { [customFetch]: jwksFetch } : {});
@@ -136,7 +136,7 @@ function explain(err: unknown): SvcHttpError {
 }
 
 /** Checks signature, issuer, audience and expiry of a token against the project's issuers; returns its claims. */
-export async function verifyIdTokenClaims(env: Env, project: IdentityProject, token: string): Promise<JWTPayload> {
+async function verifyIdTokenClaims(env: Env, project: IdentityProject, token: string): Promise<JWTPayload> {
   if (!looksLikeJwt(token)) throw authRequired('The id token is malformed.');
   let issuer: string | undefined;
   try {

@@ -4,8 +4,8 @@ import { RESOURCE_NAME_PATTERN } from './schemas';
 /** A newsletter group: 'public', 'authorized', a number 2..99, or a named group. */
 export type NewsletterGroup = 'public' | 'authorized' | number | string;
 
-export const MIN_NUMERIC_GROUP = 2;
-export const MAX_NUMERIC_GROUP = 99;
+const MIN_NUMERIC_GROUP = 2;
+const MAX_NUMERIC_GROUP = 99;
 
 /**
  * The stored key of a group (numbers in plain decimal), or null when the group is not valid.

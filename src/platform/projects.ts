@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair } from 'jose';
 import type { Env } from '../env';
 import { type Stage, SvcHttpError } from '../http/errors';
-import { constantTimeEqualText } from '../engine/constant-time';
+import { constantTimeEqualText } from '../bytes/constant-time';
 import { decryptText, encryptText, hashSha256Hex, randomBase64Url, randomId } from './crypto';
 import type { CreateProjectBody, UpdateProjectBody } from './schemas';
 import type { IdentitySettings, Plan, Project } from './types';

@@ -3,7 +3,7 @@ import type { ClaimedUser } from './claims';
 import type { ProjectUser } from './types';
 
 /** Access group of a user seen for the first time. */
-export const DEFAULT_ACCESS_GROUP = 1;
+const DEFAULT_ACCESS_GROUP = 1;
 
 interface UserRow {
   user_id: string;

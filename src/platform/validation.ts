@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { readCapped } from '../engine/bytes';
+import { readCapped } from '../bytes/read-capped';
 import { invalidParameter } from '../http/errors';
 import { jsonDepth, pathBeyondDepth } from '../http/json-depth';
 import { MAX_BODY_BYTES, MAX_DEFINITION_JSON_DEPTH } from '../limits';

@@ -1,7 +1,7 @@
 import { pstrExeSchema } from '../../schemas/actions/schema';
 import { ActionError } from '../http/errors';
 import { describeIssue, issueField } from '../platform/validation';
-import { type AccessGroupInput, accessGroupOf } from './access-group';
+import { accessGroupOf } from './access-group';
 import type { AccessGroup, IndexValue, SourceSettings, SubscriptionSettings } from './types';
 
 /** A pstr exe after templating, in the shape the records store writes. */
@@ -36,13 +36,18 @@ export function parseRecordInput(rendered: unknown): RecordInput {
       ? { name: exe.table }
       : {
           name: exe.table.name,
-          ...(exe.table.access_group !== undefined ? { access_group: accessGroupOf(exe.table.access_group as AccessGroupInput) } : {}),
+          ...(exe.table.access_group !== undefined ? { access_group: accessGroupOf(exe.table.access_group) } : {}),
           ...(exe.table.subscription !== undefined ? { subscription: exe.table.subscription } : {}),
         };
   const input: RecordInput = { table };
   if (exe.data !== undefined) input.data = { value: exe.data };
-  for (const key of ['index', 'tags', 'unique_id', 'record_id', 'reference', 'readonly', 'source', 'user_id'] as const) {
-    if (exe[key] !== undefined) (input as unknown as Record<string, unknown>)[key] = exe[key];
-  }
+  if (exe.index !== undefined) input.index = exe.index;
+  if (exe.tags !== undefined) input.tags = exe.tags;
+  if (exe.unique_id !== undefined) input.unique_id = exe.unique_id;
+  if (exe.record_id !== undefined) input.record_id = exe.record_id;
+  if (exe.reference !== undefined) input.reference = exe.reference;
+  if (exe.readonly !== undefined) input.readonly = exe.readonly;
+  if (exe.source !== undefined) input.source = exe.source;
+  if (exe.user_id !== undefined) input.user_id = exe.user_id;
   return input;
 }

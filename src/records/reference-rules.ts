@@ -17,7 +17,7 @@ export interface ReferenceFacts {
   index?: { name: string; value: IndexValue };
 }
 
-export type ReferenceRefusalReason =
+type ReferenceRefusalReason =
   | 'no_access'
   | 'only_granted_can_reference'
   | 'referencing_limit'

@@ -29,7 +29,7 @@ export interface WriteRecordOptions {
 }
 
 /** Absent user_id = the project owner; otherwise the UUID of an existing project user, else ACTION_FAILED. */
-export async function resolveActor(env: Env, serviceId: string, ownerId: string, userId: string | undefined): Promise<Actor> {
+async function resolveActor(env: Env, serviceId: string, ownerId: string, userId: string | undefined): Promise<Actor> {
   if (userId === undefined) return { kind: 'owner', owner_id: ownerId };
   const user = UUID.test(userId) ? await loadUser(env, serviceId, userId) : null;
   if (!user) {

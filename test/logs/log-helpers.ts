@@ -2,7 +2,8 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { logStatements } from '../../src/consume/log-export';
-import type { ActionRow, LogRow } from '../../src/consume/types';
+import type { ActionRow } from '../../src/actions/types';
+import type { LogRow } from '../../src/consume/types';
 import { call, type TestProject } from '../helpers/api';
 
 /** Writes the TicketDO's log outbox to D1 now (the alarm would, 200 ms later). */

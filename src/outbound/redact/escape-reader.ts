@@ -27,7 +27,7 @@ const MAX_CODE_POINT = 0x10ffff;
  * Every escape of more than one character begins with one of these as written, whatever its depth. Escape
  * syntax is read through these alone: '+' (a space in form encoding) never reads as a character of one.
  */
-export const isEscapeStart = (cp: number): boolean => cp === PERCENT || cp === BACKSLASH || cp === AMPERSAND;
+const isEscapeStart = (cp: number): boolean => cp === PERCENT || cp === BACKSLASH || cp === AMPERSAND;
 
 export interface EscapeReaderOptions {
   /**

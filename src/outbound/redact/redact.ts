@@ -13,7 +13,7 @@
 import { EscapeReader } from './escape-reader';
 
 export const REDACTED = '${CLIENT_SECRET}';
-export const MAX_ESCAPE_DEPTH = 3;
+const MAX_ESCAPE_DEPTH = 3;
 
 /** The consumption's time budget; the search yields now and then so the clock can move. */
 export interface SearchBudget {

@@ -1,6 +1,6 @@
 /** Owner routes of tickets: register, delete, list (getTickets), clearTicketLog, and getConsumedTickets. */
 import { expect } from 'vitest';
-import { MAX_ACTIONS_PER_TICKET, MAX_DESCRIPTION, MAX_MAIL_PLACEHOLDERS } from '../../../src/limits';
+import { MAX_ACTIONS_PER_TICKET, MAX_DESCRIPTION, MAX_MAIL_PLACEHOLDERS } from '../../../schemas/limits';
 import { bodyShapeCases, described, missingFieldCases, wrongValueCases, type BodyRules } from '../bodies';
 import { BROKEN_ESCAPES, invalidParameter, type BadInputCase, type Expected, type PathParam, type Target } from '../case';
 import { OWNER_ROUTE_CREDENTIALS, credentialCases } from '../credentials';
