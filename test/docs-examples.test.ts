@@ -7,6 +7,8 @@ import { call, createProject, type TestProject } from './helpers/api';
  * comment right before a block says what it is:
  *   `<!-- example: NAME -->` (or none): a ticket, registered, then saved back as getTickets lists it;
  *   `<!-- example: signature NAME -->`: a stored condition.signature, registered and listed unchanged;
+ *   `<!-- example: forward NAME -->`: a forwardRequest dispatch, sent as a dry run (check: true) that must
+ *   find nothing to refuse;
  *   `<!-- not a ticket: WHY -->`: anything else (an answer, an error body), not registered.
  */
 const markdown: Record<string, string> = {
@@ -14,7 +16,7 @@ const markdown: Record<string, string> = {
   ...import.meta.glob('/README.md', { query: '?raw', import: 'default', eager: true }),
 };
 
-type BlockKind = 'ticket' | 'signature' | 'other';
+type BlockKind = 'ticket' | 'signature' | 'forward' | 'other';
 interface JsonBlock {
   name: string;
   kind: BlockKind;
@@ -23,7 +25,13 @@ interface JsonBlock {
 
 function jsonBlocks(file: string, text: string): JsonBlock[] {
   return [...text.matchAll(/(?:<!--\s*(.*?)\s*-->\n)?```json\n([\s\S]*?)```/g)].map(([, marker = '', body], i) => {
-    const kind: BlockKind = marker.startsWith('not a ticket') ? 'other' : marker.startsWith('example: signature ') ? 'signature' : 'ticket';
+    const kind: BlockKind = marker.startsWith('not a ticket')
+      ? 'other'
+      : marker.startsWith('example: signature ')
+        ? 'signature'
+        : marker.startsWith('example: forward ')
+          ? 'forward'
+          : 'ticket';
     const name = `${file} #${i + 1}${marker ? ` (${marker})` : ''}`;
     let json: unknown;
     try {
@@ -88,6 +96,13 @@ describe('every JSON block in docs/ and the README', () => {
     const saved = await put(ticketId, first);
     expect(saved.status).toBe(200);
     expect({ ...(await listed(ticketId)), updated: first.updated }).toEqual(first);
+  });
+
+  it.each(of('forward'))('%s is a dispatch the service would send as written (dry run)', async (_name, dispatch) => {
+    await provideNamedResources(project, dispatch);
+    const res = await call('POST', `/v1/projects/${project.service_id}/forward`, { body: { ...dispatch, check: true } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ check: true, outcome: 'send' });
   });
 
   it.each(of('signature'))('%s registers as a signature condition and is listed unchanged (the stored form)', async (_name, signature) => {
