@@ -2,7 +2,7 @@
  * The ticket condition (spec 2.2, 2.3): input schemas and the stored form. Condition keys and values
  * are literal text, so ${...} in them is not a reference and is not checked here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   OPERATORS,
   type ConditionRow,

@@ -3,7 +3,7 @@
  * history query with. The rules they apply, the limits and the answers are in forward-rules.ts, which
  * the client imports too.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { checked, type Checked } from './field-issue';
 import {
   BODILESS_FORWARD_METHODS,

@@ -2,7 +2,7 @@
  * The signature condition part (spec 2.2.1): its input schema, the grammar of parts and of the
  * signed/timestamp templates (shared with the verifier), and the stored form with defaults filled.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SignatureConfig } from './ticket-types';
 import type { ExistenceCheck } from './lookups';
 import { childPath, invalidField } from './paths';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Unknown keys that mean an older ticket format or a misplaced member; reported before any other key. */
 const TELLING_KEYS = ['request', 'condition', 'match', 'retry', 'actions'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Checked, FieldIssue } from './field-issue';
 import { VALID_REFERENCE_FORMS } from './references';
 import {

@@ -2,7 +2,7 @@
  * Ticket registration (PUT /v1/projects/{service_id}/tickets/{ticket_id}): validates the JSON body
  * against spec 2.1-2.5 and produces the stored form (rules_version 2, current names, defaults filled).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_DESCRIPTION } from './limits';
 import { actionSchema, type ActionInput } from './actions/schema';
 import { normalizeActions } from './actions/chain';

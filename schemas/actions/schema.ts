@@ -2,7 +2,7 @@
  * Input schemas of ticket actions (spec 2.4): the shape of each kind's exe. Rules that depend on
  * where an action stands (templates, cond placement, ${CLIENT_SECRET}) are checked by chain.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActKind } from '../ticket-types';
 import { conditionRowSchema, operatorSchema } from '../condition';
 import { ACTION_KEY_FIXES, strictObject } from '../strict';
