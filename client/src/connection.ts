@@ -1,6 +1,6 @@
 import { apiAnswer } from './answers.js';
 import { invalidParameter } from './errors.js';
-import type { Transport } from './transport.js';
+import type { OutgoingRequest, Transport } from './transport.js';
 import type { FetchOptions } from './types.js';
 
 /** What every surface of the client (tickets, then forwarding) sends through. */
@@ -15,14 +15,19 @@ export interface Connection {
 
 export const positiveInteger = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0;
 
-/** Calls a project route (/v1/projects/<serviceId><route>) with the id token: the JSON body on 2xx, else SvcError. */
-export async function callProjectRoute(connection: Connection, method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> {
+/** A request to a project route (/v1/projects/<serviceId><route>), with the id token when there is one. */
+export function projectRequest(connection: Connection, method: OutgoingRequest['method'], route: string, body?: unknown): OutgoingRequest {
   const headers: Record<string, string> = {};
   const idToken = connection.idToken();
   if (idToken) headers.authorization = `Bearer ${idToken}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const url = `${connection.baseUrl}/v1/projects/${encodeURIComponent(connection.serviceId)}${route}`;
-  return apiAnswer(await connection.transport.send({ method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  return { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+
+/** Calls a project route with the id token: the JSON body on 2xx, else SvcError. */
+export async function callProjectRoute(connection: Connection, method: OutgoingRequest['method'], route: string, body?: unknown): Promise<unknown> {
+  return apiAnswer(await connection.transport.send(projectRequest(connection, method, route, body)));
 }
 
 /** The paging query of a listing; a limit that is not a positive integer is refused before sending. */

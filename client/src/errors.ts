@@ -11,12 +11,13 @@ export type SvcErrorCause = Error | TicketError | ServiceErrorBody;
 /** Codes the client itself raises, besides the codes of the server (spec section 7). */
 export type ClientErrorCode =
   | 'INVALID_PARAMETER' // bad input, refused before sending
-  | 'INVALID_REQUEST' // legacy plain-text failure '<CODE>: <message>'
+  | 'INVALID_REQUEST' // legacy plain-text failure '<CODE>: <message>'; a signal already aborted (forwardRequest)
   | 'ERROR' // legacy plain-text 'Internal server error'
   | 'INVALID_RESPONSE' // an answer that is not the service's JSON (a proxy's HTML error page)
   | 'NETWORK_ERROR' // the service could not be reached (offline, DNS, refused, CORS)
   | 'TIMEOUT' // no complete answer within timeoutMs
-  | 'TOO_MANY_REQUESTS'; // 429 without Retry-After, or still 429 after 6 retries
+  | 'TOO_MANY_REQUESTS' // 429 without Retry-After, or still 429 after 6 retries
+  | 'NOT_SUPPORTED'; // the environment lacks what an option needs (multipart without FormData or Response)
 
 export interface SvcErrorOptions {
   code: ClientErrorCode | (string & {});

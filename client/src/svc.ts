@@ -1,5 +1,31 @@
 import { positiveInteger, type Connection } from './connection.js';
 import { invalidParameter } from './errors.js';
+import { clientSecretRequest } from './forward-aliases.js';
+import {
+  cancelForwardRequest,
+  forwardContext,
+  forwardRequest,
+  forwardRequestHistory,
+  forwardRequestQueueCount,
+  stopForwardRequestPolling,
+  type ForwardContext,
+} from './forward.js';
+import type {
+  CancelForwardRequestParams,
+  ClientSecretRequestParams,
+  ForwardCheckAnswer,
+  ForwardForm,
+  ForwardHistoryParams,
+  ForwardRequestOptions,
+  ForwardStatusObject,
+  QueueCountAnswer,
+  QueueCountParams,
+  RemovalAnswer,
+  RequestHistoryItem,
+  StopPollingParams,
+  StoppedPoll,
+} from './forward-types.js';
+import { isPollStopped } from './polls.js';
 import type { TicketReceipt } from './receipt.js';
 import { clearTicketLog, consumeTicket, getConsumedTickets, getTickets } from './tickets.js';
 import { Transport } from './transport.js';
@@ -36,12 +62,13 @@ export const DEFAULT_BATCH_SIZE = 50;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 
-/** The browser client of the service (spec 4.2): one facade over the methods of each surface (tickets.ts). */
+/** The browser client of the service (spec 4.2, 4.3): one facade over the methods of each surface (tickets.ts, forward.ts). */
 export class Svc {
   readonly serviceId: string;
   readonly baseUrl: string;
   private idToken: string | null;
   private readonly connection: Connection;
+  private readonly forwarding: ForwardContext;
 
   constructor(options: SvcOptions) {
     if (typeof options?.serviceId !== 'string' || options.serviceId === '') throw invalidParameter('serviceId: required.');
@@ -60,6 +87,7 @@ export class Svc {
       fetch: fetchImpl,
     });
     this.connection = { serviceId: this.serviceId, baseUrl: this.baseUrl, transport, idToken: () => this.idToken };
+    this.forwarding = forwardContext(this.connection);
   }
 
   /** Sets the signed-in user's id token (null signs out). Logging in is the application's business. */
@@ -102,5 +130,93 @@ export class Svc {
   /** Deletes a ticket's log rows before `before` (default now), in the background (project owner only). */
   async clearTicketLog(params: ClearTicketLogParams): Promise<ClearTicketLogResult> {
     return clearTicketLog(this.connection, params);
+  }
+
+  /**
+   * Has the service send an HTTP request for the page (spec 4.3), as the signed-in user of setIdToken
+   * or as a visitor; `$CLIENT_SECRET` in url, headers, data and params becomes the value of the Secret
+   * Key `secretName`, server side. `form` (submit event, form element, FormData, object or null) is
+   * flattened into params (GET, DELETE, HEAD) or data, the options' own keys winning, or relayed as its
+   * multipart bytes with `multipart: true`.
+   *
+   * Resolves with:
+   * - no queue and no poll: the destination's body (JSON when it parses, else text; any status is an
+   *   answer), also handed to onResponse;
+   * - a queue and poll 0 or omitted: the status object `{ id, status: 'pending', queue_name, in_queue }`
+   *   with poll();
+   * - poll > 0: the final result once polling ends, or onResponse's return value; `{ id, status:
+   *   'stopped' }` when the poll was stopped or its signal aborted (isPollStopped tells);
+   * - check: true: what would be sent and the verdicts, nothing sent.
+   *
+   * Options that are wrong reject with INVALID_PARAMETER before anything is sent (an aborted signal
+   * with INVALID_REQUEST). A failure after that (a refusal of the server, a failed request, a poll that
+   * cannot read its request) goes to onError when given, and the promise resolves with what onError
+   * returns; without onError the promise rejects with SvcError.
+   */
+  forwardRequest(form: ForwardForm, options: ForwardRequestOptions & { check: true }): Promise<ForwardCheckAnswer>;
+  forwardRequest(form: ForwardForm, options: ForwardRequestOptions & { queue: string; poll?: 0 }): Promise<ForwardStatusObject>;
+  forwardRequest<T = unknown>(form: ForwardForm, options: ForwardRequestOptions): Promise<T | StoppedPoll>;
+  async forwardRequest(form: ForwardForm, options: ForwardRequestOptions): Promise<unknown> {
+    return forwardRequest(this.forwarding, form, options);
+  }
+
+  /** Removes a pending request or aborts a running one; with queue, this client also stops polling it. */
+  async cancelForwardRequest(params: CancelForwardRequestParams): Promise<RemovalAnswer> {
+    return cancelForwardRequest(this.forwarding, params);
+  }
+
+  /**
+   * Stops this client's polls (the requests carry on): `{ url, method, id }` one request, `{ queue }`
+   * every poll on that queue, nothing every live poll. A stopped poll resolves `{ id, status: 'stopped' }`
+   * without calling onResponse or onError; a request still waiting in its queue is also removed there.
+   * Returns how many polls were stopped (0 for an unknown or finished request).
+   */
+  stopForwardRequestPolling(params?: StopPollingParams): number {
+    return stopForwardRequestPolling(this.forwarding, params);
+  }
+
+  /** True when `res` is what a stopped poll resolved with, not an answer of the server. */
+  isPollStopped(res: unknown): res is StoppedPoll {
+    return isPollStopped(res);
+  }
+
+  /** How many requests wait in one of the caller's queues. */
+  async forwardRequestQueueCount(params: QueueCountParams): Promise<QueueCountAnswer> {
+    return forwardRequestQueueCount(this.forwarding, params);
+  }
+
+  /**
+   * The caller's own requests to one url and method, paged by startKey. The queue filters apply after
+   * the read, so a page may be short while endOfList is false. Pending and running items carry poll().
+   */
+  async forwardRequestHistory(params: ForwardHistoryParams, fetchOptions?: FetchOptions): Promise<DatabaseResponse<RequestHistoryItem>> {
+    return forwardRequestHistory(this.forwarding, params, fetchOptions);
+  }
+
+  /** @deprecated Use forwardRequest(null, { secretName, ... }). One params object with a required clientSecretName and method GET, POST, DELETE or PUT. */
+  clientSecretRequest(params: ClientSecretRequestParams & { queue: string; poll?: 0 }): Promise<ForwardStatusObject>;
+  clientSecretRequest<T = unknown>(params: ClientSecretRequestParams): Promise<T | StoppedPoll>;
+  async clientSecretRequest(params: ClientSecretRequestParams): Promise<unknown> {
+    return clientSecretRequest(this.forwarding, params);
+  }
+
+  /** @deprecated Use cancelForwardRequest. */
+  async cancelClientSecretRequest(params: CancelForwardRequestParams): Promise<RemovalAnswer> {
+    return this.cancelForwardRequest(params);
+  }
+
+  /** @deprecated Use stopForwardRequestPolling. */
+  stopClientSecretPolling(params?: StopPollingParams): number {
+    return this.stopForwardRequestPolling(params);
+  }
+
+  /** @deprecated Use forwardRequestHistory. */
+  async clientSecretRequestHistory(params: ForwardHistoryParams, fetchOptions?: FetchOptions): Promise<DatabaseResponse<RequestHistoryItem>> {
+    return this.forwardRequestHistory(params, fetchOptions);
+  }
+
+  /** @deprecated Use forwardRequestQueueCount. */
+  async clientSecretRequestQueueCount(params: QueueCountParams): Promise<QueueCountAnswer> {
+    return this.forwardRequestQueueCount(params);
   }
 }

@@ -13,7 +13,7 @@ export interface TransportOptions {
 }
 
 export interface OutgoingRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   body?: string;
@@ -24,6 +24,7 @@ export interface RawAnswer {
   status: number;
   contentType: string;
   text: string;
+  headers: Headers;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -61,7 +62,8 @@ export class Transport {
         credentials: 'omit',
       });
       const text = await res.text();
-      return { answer: { status: res.status, contentType: res.headers.get('content-type') ?? '', text }, retryAfter: res.headers.get('retry-after') };
+      const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text, headers: res.headers };
+      return { answer, retryAfter: res.headers.get('retry-after') };
     } catch (err) {
       if (controller.signal.aborted) {
         throw new SvcError(`No answer from ${describe(request)} within ${this.options.timeoutMs} ms.`, { code: 'TIMEOUT' });

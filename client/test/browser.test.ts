@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc } from '../src/index.js';
 import { EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
 import { launchChromium } from './helpers/chromium.js';
+import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
 
 // The built client (client/dist) in Debian's Chromium, calling the Worker cross-origin.
@@ -12,6 +13,7 @@ let worker: TestWorker;
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 let page: Page;
+let dest: ScriptedServer;
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -21,12 +23,14 @@ beforeAll(async () => {
   await worker.registerTicket('verified-only', { condition: { user: [{ key: 'email_verified', operator: '=', value: true }] }, actions: [] });
   pages = await startPageServer({ serviceId: worker.project.service_id, baseUrl: worker.url });
   page = await browser.newPage();
+  dest = await startScriptedServer();
 });
 
 afterAll(async () => {
   await worker?.stop();
   await pages?.close();
   await browser?.close();
+  await dest?.close();
 });
 
 const remaining = async (ticketId: string) => {
@@ -83,5 +87,50 @@ describe('the client in a browser page', () => {
     expect(result.get).toMatchObject({ ticket_id: 'open', is_test: false });
     expect(result.signedIn.user_id).toBe(user.user_id);
     expect(result.refusal).toEqual({ isSvcError: true, code: 'TICKET_NOT_FOUND', status: 400, stage: 'ticket' });
+  });
+});
+
+describe('forwardRequest in a browser page', () => {
+  it('a form submit event with multipart: the default is prevented and the destination gets the bytes the browser would post', async () => {
+    dest.handle((_req, res) => json(res, 200, { received: true }));
+    await page.goto(`${pages.url}/module.html`);
+    await page.waitForFunction(() => 'svcClient' in window);
+    const result = await page.evaluate(
+      async ({ serviceId, baseUrl, url }) => {
+        const { Svc } = (window as unknown as { svcClient: typeof import('../src/index.js') }).svcClient;
+        const svc = new Svc({ serviceId, baseUrl });
+        document.body.innerHTML = '<form id="upload"><input name="title" value="Grüße"><input type="file" name="file"><button name="go" value="yes">Send</button></form>';
+        const form = document.getElementById('upload') as HTMLFormElement;
+        const files = new DataTransfer();
+        files.items.add(new File([new Uint8Array([0, 255, 1, 254, 13, 10])], 'raw.bin', { type: 'application/octet-stream' }));
+        (form.elements.namedItem('file') as HTMLInputElement).files = files.files;
+        const button = form.querySelector('button') as HTMLButtonElement;
+        const answered = new Promise<{ value: unknown; prevented: boolean }>((resolve, reject) =>
+          form.addEventListener('submit', (event) => {
+            svc.forwardRequest(event, { url, multipart: true }).then((value) => resolve({ value, prevented: event.defaultPrevented }), reject);
+          }),
+        );
+        button.click();
+        const { value, prevented } = await answered;
+        const reference = new Response(new FormData(form, button));
+        return {
+          value,
+          prevented,
+          stayed: location.pathname,
+          referenceType: reference.headers.get('content-type') ?? '',
+          referenceBytes: Array.from(new Uint8Array(await reference.arrayBuffer())),
+        };
+      },
+      { serviceId: worker.project.service_id, baseUrl: worker.url, url: `${dest.url}/upload` },
+    );
+    expect(result).toMatchObject({ value: { received: true }, prevented: true, stayed: '/module.html' });
+    expect(dest.requests).toHaveLength(1);
+    const [arrived] = dest.requests;
+    const boundaryOf = (type: string) => /boundary=(.+)$/.exec(type)![1];
+    const normalize = (bytes: Buffer, boundary: string) => bytes.toString('latin1').split(boundary).join('BOUNDARY');
+    const reference = Buffer.from(result.referenceBytes);
+    expect(normalize(arrived.bytes, boundaryOf(String(arrived.headers['content-type'])))).toBe(normalize(reference, boundaryOf(result.referenceType)));
+    expect(reference.includes(Buffer.from([0, 255, 1, 254, 13, 10]))).toBe(true);
+    expect(reference.toString('latin1')).toContain('name="go"'); // the submitter, as the browser posts it
   });
 });

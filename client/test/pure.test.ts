@@ -4,6 +4,7 @@ import { SvcError } from '../src/errors.js';
 import { RequestLimiter } from '../src/limiter.js';
 import { toQueryString } from '../src/query.js';
 import { consumeIdTime, receiptOf } from '../src/receipt.js';
+import { bodyOf, reshape } from '../src/responses.js';
 import { retryAfterMs, withJitter } from '../src/retry.js';
 
 describe('receipt from the wire body { tkid, hash }', () => {
@@ -99,7 +100,7 @@ describe('request batch', () => {
 });
 
 describe('consumption answers without a body', () => {
-  const answer = (status: number, text: string, contentType = '') => ({ status, text, contentType });
+  const answer = (status: number, text: string, contentType = '') => ({ status, text, contentType, headers: new Headers() });
   const thrown = (run: () => unknown): SvcError => {
     try {
       run();
@@ -128,5 +129,24 @@ describe('consumption answers without a body', () => {
   it('a resp body of JSON null resolves null, distinguishable from no body', () => {
     expect(consumeAnswer(answer(200, 'null', 'application/json'))).toBeNull();
     expect(consumeAnswer(answer(402, 'null', 'application/json'))).toBeNull();
+  });
+});
+
+describe('responseType (spec 4.3)', () => {
+  it("'text' stringifies a value that is not a string; 'json' parses a string and hands it back unchanged when it does not parse; absent, as it is", () => {
+    expect(reshape({ a: 1 }, 'text')).toBe('{"a":1}');
+    expect(reshape(null, 'text')).toBe('null');
+    expect(reshape('already', 'text')).toBe('already');
+    expect(reshape('{"a":1}', 'json')).toEqual({ a: 1 });
+    expect(reshape('not json', 'json')).toBe('not json');
+    expect(reshape({ a: 1 }, 'json')).toEqual({ a: 1 });
+    expect(reshape('{"a":1}', undefined)).toBe('{"a":1}');
+  });
+
+  it("a direct body is JSON when it parses, else its text; 'text' keeps the text exactly", () => {
+    expect(bodyOf('{ "a": 1 }', undefined)).toEqual({ a: 1 });
+    expect(bodyOf('hello', undefined)).toBe('hello');
+    expect(bodyOf('', undefined)).toBe('');
+    expect(bodyOf('{ "a": 1 }', 'text')).toBe('{ "a": 1 }');
   });
 });

@@ -201,7 +201,7 @@ describe('getConsumedTickets and clearTicketLog against the Worker', () => {
 });
 
 describe('CORS', () => {
-  it('a preflight from another origin is allowed with the asked headers, and Retry-After is exposed', async () => {
+  it("a preflight from another origin is allowed with the asked headers; Retry-After and a forwarded answer's status and id are exposed", async () => {
     const res = await fetch(`${worker.url}/tpa/${worker.project.service_id}/open`, {
       method: 'OPTIONS',
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
@@ -213,7 +213,7 @@ describe('CORS', () => {
     const answer = await fetch(`${worker.url}/tp/${worker.project.service_id}/no-such-ticket`, { method: 'POST', headers: { origin: 'https://shop.example' } });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
-    expect(answer.headers.get('access-control-expose-headers')).toBe('Retry-After');
+    expect(answer.headers.get('access-control-expose-headers')).toBe('Retry-After,x-svc-status-code,x-svc-request-id');
   });
 });
 

@@ -6,6 +6,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The body as it arrived, byte for byte. */
+  bytes: Buffer;
 }
 
 export type Handler = (request: RecordedRequest, res: ServerResponse) => void;
@@ -26,7 +28,8 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const bytes = Buffer.concat(chunks);
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: bytes.toString('utf8'), bytes };
       requests.push(recorded);
       handler(recorded, res);
     });

@@ -25,6 +25,8 @@ export interface TestWorker {
   project: TestProject;
   /** Registers (or replaces) a ticket as the project owner. */
   registerTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
+  /** Stores (or replaces) a Secret Key as the project owner: value, and optionally destinations, access_group, locked. */
+  putSecretKey(name: string, body: Record<string, unknown>): Promise<void>;
   /** A signed-in user of the project: the built-in development issuer's id token. */
   mintUser(attributes?: Record<string, unknown>): Promise<{ user_id: string; id_token: string }>;
   stop(): Promise<void>;
@@ -78,6 +80,10 @@ export async function startTestWorker(): Promise<TestWorker> {
       async registerTicket(ticketId, ticket) {
         const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);
         if (res.status !== 200 && res.status !== 201) throw new Error(`registration of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
+      },
+      async putSecretKey(name, body) {
+        const res = await call(`${projectUrl}/secrets/${name}`, 'PUT', project.owner_key, body);
+        if (res.status !== 200 && res.status !== 201) throw new Error(`storing secret key ${name} failed: ${res.status} ${JSON.stringify(res.json)}`);
       },
       async mintUser(attributes = {}) {
         const res = await call(`${projectUrl}/dev/users`, 'POST', project.owner_key, { email: `user${Date.now()}@example.com`, attributes });
