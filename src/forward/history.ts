@@ -156,6 +156,11 @@ export function listHistory(
   });
 }
 
-/** Drops rows whose expiry passed (the daily cron; readers already skip them). */
+/** Rows one cleanup statement deletes at most (the daily cron; a later run takes the rest). */
+const CLEANUP_ROWS = 10_000;
+
+/** Drops rows whose expiry passed (readers already skip them). */
 export const expiredHistory = (db: D1Database, now: number) =>
-  db.prepare('DELETE FROM forward_requests WHERE expires_at IS NOT NULL AND expires_at <= ?').bind(now);
+  db
+    .prepare('DELETE FROM forward_requests WHERE rowid IN (SELECT rowid FROM forward_requests WHERE expires_at <= ? LIMIT ?)')
+    .bind(now, CLEANUP_ROWS);

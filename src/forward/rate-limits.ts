@@ -59,8 +59,7 @@ export async function takeRateLimits(db: D1Database, serviceId: string, keyName:
 }
 
 /** Drops the counters of minutes that ended (the daily cron). */
-export const pastRateWindows = (db: D1Database, now: number) =>
-  db.prepare('DELETE FROM forward_rate WHERE window_start < ?').bind(now - WINDOW_MS);
+export const pastRateWindows = (db: D1Database, now: number) => db.prepare('DELETE FROM forward_rate WHERE window_start < ?').bind(now - WINDOW_MS);
 
 /** The verdict takeRateLimits would give now, counting nothing (a dry run). */
 export async function peekRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, now: number): Promise<RateVerdict> {
