@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc } from '../src/index.js';
-import { EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
+import { EXAMPLE_PAGE, FORWARD_EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
 import { launchChromium } from './helpers/chromium.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
@@ -14,6 +14,7 @@ let pages: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 let page: Page;
 let dest: ScriptedServer;
+const ASSISTANT_KEY = 'sk-readme-example-2f9c';
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -21,9 +22,10 @@ beforeAll(async () => {
   await worker.registerTicket('newsletter-signup', { count: 10, condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] }, actions: [] });
   await worker.registerTicket('open', { actions: [] });
   await worker.registerTicket('verified-only', { condition: { user: [{ key: 'email_verified', operator: '=', value: true }] }, actions: [] });
-  pages = await startPageServer({ serviceId: worker.project.service_id, baseUrl: worker.url });
-  page = await browser.newPage();
   dest = await startScriptedServer();
+  await worker.putSecretKey('assistant', { value: ASSISTANT_KEY, destinations: [`${dest.url}/v1`] });
+  pages = await startPageServer({ serviceId: worker.project.service_id, baseUrl: worker.url, apiOrigin: dest.url });
+  page = await browser.newPage();
 });
 
 afterAll(async () => {
@@ -91,8 +93,30 @@ describe('the client in a browser page', () => {
 });
 
 describe('forwardRequest in a browser page', () => {
+  it('the README forwarding page asks a JSON API with a key the page never holds, and shows the answer', async () => {
+    dest.handle((req, res) => {
+      const authorized = req.headers.authorization === `Bearer ${ASSISTANT_KEY}`;
+      json(res, authorized ? 200 : 401, authorized ? { answer: `You asked: ${JSON.parse(req.body).question}` } : { error: 'bad key' });
+    });
+    const seen: string[] = [];
+    page.on('response', (response) => void response.text().then((text) => seen.push(text), () => undefined));
+    await page.goto(`${pages.url}/ask.html`);
+    await page.fill('input[name=question]', 'Is it raining?');
+    await page.click('button');
+    await expect.poll(() => page.textContent('#answer'), { timeout: 15_000 }).toBe('You asked: Is it raining?');
+    expect(dest.requests.at(-1)).toMatchObject({ method: 'POST', url: '/v1/answers' });
+    expect(await page.content()).not.toContain(ASSISTANT_KEY);
+    expect(seen.join('\n')).not.toContain(ASSISTANT_KEY);
+  });
+
+  it('the README shows the forwarding page exactly as tested', async () => {
+    const readme = await readFile(path.resolve(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toContain((await readFile(FORWARD_EXAMPLE_PAGE, 'utf8')).trim());
+  });
+
   it('a form submit event with multipart: the default is prevented and the destination gets the bytes the browser would post', async () => {
     dest.handle((_req, res) => json(res, 200, { received: true }));
+    const before = dest.requests.length;
     await page.goto(`${pages.url}/module.html`);
     await page.waitForFunction(() => 'svcClient' in window);
     const result = await page.evaluate(
@@ -124,8 +148,8 @@ describe('forwardRequest in a browser page', () => {
       { serviceId: worker.project.service_id, baseUrl: worker.url, url: `${dest.url}/upload` },
     );
     expect(result).toMatchObject({ value: { received: true }, prevented: true, stayed: '/module.html' });
-    expect(dest.requests).toHaveLength(1);
-    const [arrived] = dest.requests;
+    expect(dest.requests).toHaveLength(before + 1);
+    const arrived = dest.requests[before];
     const boundaryOf = (type: string) => /boundary=(.+)$/.exec(type)![1];
     const normalize = (bytes: Buffer, boundary: string) => bytes.toString('latin1').split(boundary).join('BOUNDARY');
     const reference = Buffer.from(result.referenceBytes);
