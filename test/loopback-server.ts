@@ -29,6 +29,9 @@
  *                    a repeated Idempotency-Key answers the first id and keeps nothing new
  *   /mail/inbox      GET ?to=<address>: JSON list of the mails kept for that address, with their
  *                    idempotency key
+ *   /seq/<k>/<n>     records the arrival of request <n> under key <k> and answers 200 { n } 25 ms later;
+ *                    /seq-state/<k> answers { order, maxInFlight, inFlight }: the <n>s in arrival order and the
+ *                    most requests of <k> that were ever open at once
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -134,6 +137,23 @@ function handleEndless(res: http.ServerResponse, key: string): void {
   pump();
 }
 
+/** Arrival order and concurrency of /seq/<key>/<n>. */
+const sequences = new Map<string, { order: number[]; inFlight: number; maxInFlight: number }>();
+
+function handleSeq(res: http.ServerResponse, key: string, n: number): void {
+  const state = sequences.get(key) ?? { order: [], inFlight: 0, maxInFlight: 0 };
+  sequences.set(key, state);
+  state.order.push(n);
+  state.inFlight += 1;
+  state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+  // Held a little, so a second request sent before this one is answered would be seen in flight beside it.
+  setTimeout(() => {
+    state.inFlight -= 1;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ n }));
+  }, 25);
+}
+
 /** Requests held at /gate/hold/<key> until /gate/open/<key>; a caller that gives up leaves the gate. */
 const gates = new Map<string, Set<http.ServerResponse>>();
 
@@ -193,6 +213,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       const levels = Number(url.pathname.slice('/deep/'.length));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+    } else if (/^\/seq\/[^/]+\/\d+$/.test(url.pathname)) {
+      const [, , key, n] = url.pathname.split('/');
+      handleSeq(res, key, Number(n));
+    } else if (/^\/seq-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(sequences.get(url.pathname.slice('/seq-state/'.length)) ?? { order: [], inFlight: 0, maxInFlight: 0 }));
     } else if (url.pathname === '/stall') {
       // Never answers.
     } else if (url.pathname === '/stall-body') {

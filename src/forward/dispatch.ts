@@ -14,10 +14,10 @@ import { historyUpsert, type HistoryOwner } from './history';
 import { generatedQueueName, newPublicId } from './ids';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
-import { peekRateLimits, takeRateLimits } from './rate-limits';
+import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
 import type { ForwardRecord } from './record';
 import { failureOf, sendPrepared } from './send';
-import { keyRefusal, missingKey } from './verdicts';
+import { accessRefusal, destinationRefusal, keyRefusal, missingKey } from './verdicts';
 
 export interface ForwardContext {
   env: Env;
@@ -53,6 +53,22 @@ function outboundRefusal(prepared: PreparedRequest, key: SecretKey | null, env: 
   }
 }
 
+/** Runs `build`, answering an OutboundError (a url or header that cannot go out) with its refusal. */
+function refusingUnbuildable<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    const { error: failure, httpStatus } = failureOf(error);
+    const field = UNBUILDABLE_FIELDS[error.reason];
+    if (field) throw new SvcHttpError(failure.code, `${field}: ${failure.message}`, { status: httpStatus, detail: { field } });
+    throw new SvcHttpError(failure.code, failure.message, { status: httpStatus });
+  }
+}
+
+/** The dispatch field an outbound refusal of bad input is about. */
+const UNBUILDABLE_FIELDS: Partial<Record<OutboundError['reason'], string>> = { invalid_url: 'url', invalid_header: 'headers' };
+
 function checkAnswer(prepared: PreparedRequest, verdicts: ForwardCheckAnswer['verdicts']): ForwardCheckAnswer {
   // Built without the value: the token stays where the key would go.
   const shown = outboundOf(prepared, undefined);
@@ -76,26 +92,18 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
 
   if (dispatch.check) {
     const rate = key ? await peekRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now) : { ok: true as const };
-    return {
-      kind: 'check',
-      answer: checkAnswer(prepared, {
-        secret: name === undefined ? 'unused' : (secretVerdict ?? 'allowed'),
-        destination: (secretVerdict === undefined ? outboundRefusal(prepared, key, env) : undefined) ?? 'allowed',
-        limits: rate.ok ? 'allowed' : rate.message,
-      }),
+    // Access is the key's verdict; its Destinations and the address guard are the destination's.
+    const verdicts: ForwardCheckAnswer['verdicts'] = {
+      secret: name === undefined ? 'unused' : key ? (accessRefusal(key, caller) ?? 'allowed') : missingKey(name),
+      destination: (key ? destinationRefusal(prepared.url, key) : undefined) ?? outboundRefusal(prepared, key, env) ?? 'allowed',
+      limits: rate.ok ? 'allowed' : rate.message,
     };
+    // A request that cannot be built (a url with user info) is refused as a real dispatch would be.
+    return { kind: 'check', answer: refusingUnbuildable(() => checkAnswer(prepared, verdicts)) };
   }
 
   if (secretVerdict !== undefined) throw refused(secretVerdict);
-  try {
-    checkDestination(outboundOf(prepared, key?.value).url, env);
-  } catch (error) {
-    if (error instanceof OutboundError) {
-      const { error: failure, httpStatus } = failureOf(error);
-      throw new SvcHttpError(failure.code, failure.message, { status: httpStatus });
-    }
-    throw error;
-  }
+  refusingUnbuildable(() => checkDestination(outboundOf(prepared, key?.value).url, env));
   if (key) {
     const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
     if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
@@ -124,7 +132,10 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
       record: { ...record, queue_name: queue },
       ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
     });
-    if (!enqueued.ok) throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
+    if (!enqueued.ok) {
+      if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
+      throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
+    }
     return { kind: 'queued', envelope: enqueued.envelope };
   }
 

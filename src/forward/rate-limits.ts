@@ -42,20 +42,27 @@ export async function takeRateLimits(db: D1Database, serviceId: string, keyName:
   );
   const full = counters.findIndex((_, i) => taken[i].results.length === 0);
   if (full < 0) return { ok: true };
-  const giveBack = counters.filter((_, i) => taken[i].results.length > 0);
-  if (giveBack.length > 0) {
-    await db.batch(
-      giveBack.map((counter) =>
-        db.prepare('UPDATE forward_rate SET calls = calls - 1 WHERE service_id = ? AND scope = ? AND window_start = ?').bind(serviceId, counter.scope, windowStart),
-      ),
-    );
-  }
+  await giveBack(db, serviceId, counters.filter((_, i) => taken[i].results.length > 0), windowStart);
   const { limit, what } = counters[full];
   return {
     ok: false,
     retryAfterSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
     message: `Too many requests: at most ${limit} ${what}.`,
   };
+}
+
+async function giveBack(db: D1Database, serviceId: string, counters: Counter[], windowStart: number): Promise<void> {
+  if (counters.length === 0) return;
+  await db.batch(
+    counters.map((counter) =>
+      db.prepare('UPDATE forward_rate SET calls = calls - 1 WHERE service_id = ? AND scope = ? AND window_start = ? AND calls > 0').bind(serviceId, counter.scope, windowStart),
+    ),
+  );
+}
+
+/** Gives back the call takeRateLimits took at `takenAt` (the call was refused afterwards and sent nothing). */
+export function returnRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, takenAt: number): Promise<void> {
+  return giveBack(db, serviceId, countersOf(keyName, callerKey, limits), takenAt - (takenAt % WINDOW_MS));
 }
 
 /** Drops the counters of minutes that ended (the daily cron). */

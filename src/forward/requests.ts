@@ -16,16 +16,25 @@ export interface RequestPlaces {
   owner: HistoryOwner;
 }
 
+/**
+ * The settled request the history keeps. An unresolved row there belongs to a request its queue no longer
+ * holds (cancelled, withdrawn or expired; the row's deletion is still on its way to D1): it is gone.
+ */
+async function settledInHistory(places: RequestPlaces, address: RequestAddress) {
+  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  return kept && (kept.status === 'resolved' || kept.status === 'failed') ? kept : null;
+}
+
 export async function pollRequest(places: RequestPlaces, address: RequestAddress): Promise<ForwardStatusEnvelope> {
   const live = await places.queues.status(address);
   if (live) return live;
-  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  const kept = await settledInHistory(places, address);
   if (!kept) throw new SvcHttpError('NOT_FOUND', REQUEST_NOT_FOUND, { status: 404 });
   return envelopeOf(kept, 0);
 }
 
 async function settledOrUnknown(places: RequestPlaces, address: RequestAddress): Promise<RemovalAnswer> {
-  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  const kept = await settledInHistory(places, address);
   return { removed: false, message: kept ? 'The request already settled.' : REQUEST_NOT_FOUND };
 }
 

@@ -1,5 +1,5 @@
 import { checkForwardDispatch, forwardHistoryQuerySchema } from '../../schemas/forward';
-import { MAX_DISPATCH_BYTES, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
+import { CONTROL_CHARACTER, MAX_DISPATCH_BYTES, MAX_QUEUE_NAME, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
 import { checked, type FieldIssue } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
@@ -20,6 +20,14 @@ export const forwardRoutes = createRouter();
 
 const anyone = guard('visitor');
 const FORWARD_PATH = `${PROJECT_PATH}/forward`;
+
+/** Why a queue name cannot name a queue (the rules of a dispatch's queue); undefined when it can. */
+function queueNameRefusal(queue: string | undefined): string | undefined {
+  if (!queue) return 'is required';
+  if (queue.length > MAX_QUEUE_NAME) return `must be at most ${MAX_QUEUE_NAME} characters`;
+  if (CONTROL_CHARACTER.test(queue)) return 'holds a control character';
+  return undefined;
+}
 
 const refusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
 
@@ -48,7 +56,11 @@ async function addressOf(c: Guarded) {
 }
 
 forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
-  const dispatch = await checkForwardDispatch(await readJsonBody(c, undefined, { maxBytes: MAX_DISPATCH_BYTES }));
+  const body = await readJsonBody(c, undefined, { maxBytes: MAX_DISPATCH_BYTES });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw refusal({ code: 'INVALID_PARAMETER', message: 'Invalid "body": a JSON object is required.', field: 'body' });
+  }
+  const dispatch = await checkForwardDispatch(body);
   if (!dispatch.ok) throw refusal(dispatch.issue);
   const serviceId = c.get('project').service_id;
   const caller = await callerOf(c);
@@ -77,7 +89,8 @@ forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, anyone, async (c) => c.js
 
 forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
   const queue = c.req.query('queue');
-  if (!queue) throw refusal({ code: 'INVALID_PARAMETER', message: 'queue: is required', field: 'queue' });
+  const problem = queueNameRefusal(queue);
+  if (problem !== undefined || queue === undefined) throw refusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
   const places = await placesOf(c);
   return c.json({ queue_name: queue, in_queue: await places.queues.queueCount(queue) });
 });

@@ -7,6 +7,7 @@ import type { BadInputCase } from './case';
 import { send } from './runner';
 import { ROUTE_LABELS } from './routes';
 import { consumeControls } from './tables/consume';
+import { forwardControls } from './tables/forward';
 import { mailControls } from './tables/mail';
 import { projectControls } from './tables/projects';
 import { secretsAndUsersControls } from './tables/secrets-and-users';
@@ -16,7 +17,7 @@ import { buildWorld, type World } from './world';
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
 // names the secret key, template and newsletter) before those are deleted, the project change (it
 // disables the project) last.
-const controls: BadInputCase[] = [...consumeControls(), ...ticketControls(), ...secretsAndUsersControls(), ...mailControls(), ...projectControls()];
+const controls: BadInputCase[] = [...forwardControls(), ...consumeControls(), ...ticketControls(), ...secretsAndUsersControls(), ...mailControls(), ...projectControls()];
 
 let world: World;
 beforeAll(async () => {

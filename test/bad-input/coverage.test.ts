@@ -4,12 +4,13 @@ import { ROUTES } from '../../src/openapi/catalogue';
 import { caseName } from './runner';
 import { ROUTES_WITHOUT_INPUT, ROUTE_LABELS, routeKey } from './routes';
 import { consumeCases } from './tables/consume';
+import { forwardCases } from './tables/forward';
 import { mailCases } from './tables/mail';
 import { projectCases } from './tables/projects';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { ticketCases } from './tables/tickets';
 
-const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases()];
+const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases()];
 
 describe('bad-input coverage', () => {
   it('every documented route with input has bad-input cases', () => {

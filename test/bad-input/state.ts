@@ -2,9 +2,11 @@
  * Everything a request could have stored for a project: its D1 rows in every table, what each watched
  * TicketDO holds (the ticket and its remaining count), and how many projects exist.
  */
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { ticketStub } from '../../durable-objects/ticket-do';
+import { forwardCaller } from '../../src/forward/caller';
 
 /** Every D1 table keyed by service_id (migrations/). */
 const PROJECT_TABLES = [
@@ -24,7 +26,12 @@ const PROJECT_TABLES = [
   'mail_usage',
   'newsletter_sends',
   'newsletter_batches',
+  'forward_requests',
+  'forward_rate',
 ] as const;
+
+/** The caller the runner sends as when a case has no credential (runner.ts: its IP address and user agent). */
+const VISITOR = { ip: '203.0.113.7', userAgent: 'bad-input-suite' };
 
 export interface LogEntry {
   ticket_id: string;
@@ -42,6 +49,15 @@ export interface Snapshot {
   /** What each watched TicketDO holds. */
   tickets: Record<string, { exists: boolean; remaining: number | null }>;
   projectCount: number;
+  /** What the visitor's ForwardQueueDO holds: its requests and its waiting history changes. */
+  visitorQueue: string;
+}
+
+async function visitorQueue(serviceId: string): Promise<string> {
+  const { key } = await forwardCaller({ kind: 'anonymous' }, VISITOR.ip, VISITOR.userAgent);
+  return runInDurableObject(forwardQueueStub(env, { serviceId, callerKey: key }), (_instance, state) =>
+    JSON.stringify([state.storage.sql.exec('SELECT * FROM requests').toArray(), state.storage.sql.exec('SELECT * FROM outbox').toArray()]),
+  );
 }
 
 /** Writes each TicketDO's log outbox to D1 now, so the log is read from one place. */
@@ -71,7 +87,7 @@ export async function snapshot(serviceId: string, watchedTickets: readonly strin
   }));
   const tickets: Snapshot['tickets'] = {};
   await Promise.all(watchedTickets.map(async (id) => (tickets[id] = await ticketStub(env, serviceId, id).status())));
-  return { tables, logs, tickets, projectCount: Number(count.results[0].n) };
+  return { tables, logs, tickets, projectCount: Number(count.results[0].n), visitorQueue: await visitorQueue(serviceId) };
 }
 
 /** The log rows of `after` that `before` did not have. */

@@ -48,3 +48,30 @@ export async function received(path: string): Promise<number> {
   const res = await fetch(`${origin}/received?path=${encodeURIComponent(path)}`);
   return ((await res.json()) as { count: number }).count;
 }
+
+/** GET a loopback control route (gate, seq-state, endless-state) and read its JSON. */
+export async function loopback(path: string): Promise<any> {
+  const res = await fetch(`${origin}${path}`);
+  return res.json();
+}
+
+/** Waits until `n` requests are held at /gate/hold/<key> (at most 15 s). */
+export async function heldAtGate(key: string, n = 1): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (((await loopback(`/gate/waiting/${key}`)) as { waiting: number }).waiting < n) {
+    if (Date.now() > until) throw new Error(`gate ${key} never held ${n} request(s)`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Polls `check` every 20 ms (at most 15 s) until it answers true. */
+export async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A path of the test's own under `route`, so loopback counts are not shared between tests. */
+export const uniquePath = (route: string) => `${route}/${crypto.randomUUID()}`;
