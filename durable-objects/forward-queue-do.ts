@@ -233,10 +233,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
       this.jobs.reschedule(job.id, started + RUN_LEASE_MS);
       this.save(head, running);
-      // On disk before anything is sent: from here a crash can fail this request, never send it again.
-      await this.ctx.storage.sync();
       const controller = new AbortController();
       this.inFlight.set(head.seq, controller);
+      // On disk before anything is sent: from here a crash can fail this request, never send it again.
+      await this.ctx.storage.sync();
+      // Cancelled or expired while that was written: never sent.
+      if (controller.signal.aborted) continue;
       const outcome = await this.send(JSON.parse(head.plan) as QueuedPlan, controller.signal);
       this.inFlight.delete(head.seq);
       if (controller.signal.aborted) continue;
