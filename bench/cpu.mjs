@@ -45,17 +45,22 @@ export function machineCpuSeconds() {
   return { busy: (total - idle - steal) / TICKS_PER_SECOND, steal: steal / TICKS_PER_SECOND, total: total / TICKS_PER_SECOND };
 }
 
+const groupsCpuSeconds = (groups) => groups.reduce((s, g) => s + groupCpuSeconds(g), 0);
+
 /**
- * Starts a CPU meter over the server process groups and this process; `stop(requests, seconds)`
- * returns server CPU ms per request, client CPU ms per request, the cores other processes kept busy
- * and the cores the hypervisor took from this machine (steal).
+ * Starts a CPU meter over the server process groups, the bench's own helper groups (the loopback
+ * destination) and this process; `stop(requests, seconds)` returns server CPU ms per request, client
+ * CPU ms per request, helper CPU ms per request, the cores other processes kept busy and the cores the
+ * hypervisor took from this machine (steal).
  */
-export function startCpuMeter(serverGroups) {
-  const server0 = serverGroups.reduce((s, g) => s + groupCpuSeconds(g), 0);
+export function startCpuMeter(serverGroups, helperGroups = []) {
+  const server0 = groupsCpuSeconds(serverGroups);
+  const helper0 = groupsCpuSeconds(helperGroups);
   const client0 = process.cpuUsage();
   const machine0 = machineCpuSeconds();
   return (requests, seconds) => {
-    const server = serverGroups.reduce((s, g) => s + groupCpuSeconds(g), 0) - server0;
+    const server = groupsCpuSeconds(serverGroups) - server0;
+    const helper = groupsCpuSeconds(helperGroups) - helper0;
     const c = process.cpuUsage(client0);
     const client = (c.user + c.system) / 1e6;
     const machine1 = machineCpuSeconds();
@@ -63,7 +68,8 @@ export function startCpuMeter(serverGroups) {
     return {
       server_cpu_ms: (server * 1000) / requests,
       client_cpu_ms: (client * 1000) / requests,
-      other_cores: Math.max(0, (busy - server - client) / seconds),
+      helper_cpu_ms: (helper * 1000) / requests,
+      other_cores: Math.max(0, (busy - server - client - helper) / seconds),
       steal_cores: (machine1.steal - machine0.steal) / seconds,
     };
   };

@@ -1,7 +1,9 @@
 // `npm run bench`: starts the gateway and the hand-written baseline locally (wrangler dev, state in
-// a temp folder), then measures throughput and p50/p99 latency of five scenarios with a closed-loop
-// load of fixed concurrency over loopback, and prints the ratios c/b and d/e.
+// a temp folder) and a loopback destination for forwarding, then measures throughput and p50/p99
+// latency of scenarios (a)–(g) with a closed-loop load of fixed concurrency over loopback, prints the
+// ratios c/b, d/e and f/g, and the start latencies of queued forwarding (h).
 //   npm run bench -- --seconds=5 --warmup=1.5 --rounds=5 --concurrency=16 --only=b,c --json=out.json
+//   npm run bench -- --only=f,g,h --h-idle=20 --h-bursts=2 --h-burst-size=10   (h's samples per round)
 //   npm run bench -- --profile=c,d  also writes .bench/profile-<id>.cpuprofile and prints where the time went
 //   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
@@ -12,11 +14,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, applyMigrations } from '../scripts/local-worker.mjs';
 import { startCpuMeter } from './cpu.mjs';
+import { startDestination } from './destination.mjs';
 import { runLoad, send } from './load.mjs';
 import { machine } from './machine.mjs';
 import { startCpuProfile, summarizeProfile } from './profile.mjs';
+import { measureQueueRound } from './queue-latency.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
-import { median, summarize } from './stats.mjs';
+import { median, quantile, summarize } from './stats.mjs';
 import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, benchGatewayConfig, startWranglerDev } from './wrangler-dev.mjs';
 
 const { values: opts } = parseArgs({
@@ -26,7 +30,10 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     'max-requests': { type: 'string', default: '100000' },
-    only: { type: 'string', default: 'a,b,c,d,e' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g,h' },
+    'h-idle': { type: 'string', default: '20' },
+    'h-bursts': { type: 'string', default: '2' },
+    'h-burst-size': { type: 'string', default: '10' },
     profile: { type: 'string' },
     assets: { type: 'string', default: 'none' },
     json: { type: 'string' },
@@ -39,6 +46,8 @@ const CONCURRENCY = Number(opts.concurrency);
 const MAX_REQUESTS = Number(opts['max-requests']);
 const ONLY = new Set(opts.only.split(','));
 const PROFILE = new Set(opts.profile?.split(',') ?? []);
+/** (h) per round: requests on an idle queue, and bursts of requests dispatched at once to one queue. */
+const H = { idle: Number(opts['h-idle']), bursts: Number(opts['h-bursts']), burstSize: Number(opts['h-burst-size']) };
 /**
  * Who runs behind wrangler's local static-assets routing. Default none: both Workers are measured
  * the same way, without the two extra local Workers (RPC proxy, asset router) that assets add in
@@ -46,7 +55,10 @@ const PROFILE = new Set(opts.profile?.split(',') ?? []);
  */
 const ASSETS = opts.assets;
 if (!['none', 'both', 'gateway'].includes(ASSETS)) throw new Error(`--assets must be none, both or gateway, not ${ASSETS}`);
-const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 } };
+/** Goals on the throughput ratio; `p50: true` when the p50 ratio has the same goal. */
+const GOALS = { 'c/b': { of: ['c', 'b'], goal: 0.7 }, 'd/e': { of: ['d', 'e'], goal: 0.8 }, 'f/g': { of: ['f', 'g'], goal: 0.8, p50: true } };
+/** (h)'s goals in ms, reported, not asserted: an idle queue starts within 50 ms, the next request within 20 ms of the previous settling. */
+const H_GOALS_MS = { idle: 50, next: 20 };
 /**
  * A round in which other work (other processes, or the hypervisor's steal time) kept more than this
  * many cores busy during any of its scenarios is measured again, at most MAX_REPEATS times per phase;
@@ -64,16 +76,23 @@ const STARTUP_BUDGET_MS = 150_000;
  * run on one pair of fresh Workers, d/e on another, instead of the gateway serving four scenarios
  * for every one of the baseline's.
  */
-const PHASES = [['a', 'b', 'c'], ['d', 'e']].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
-const budgetMs = PHASES.length * STARTUP_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
+// (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
+const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h']].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const FORWARDING = ['f', 'g', 'h'].some((id) => ONLY.has(id));
+/** Generous: 0.5 s per idle sample, 5 s per burst. */
+const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
+const budgetMs = PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
+/** The loopback destination of (f), (g) and (h), for the whole run. */
+let destination;
 const stopWorkers = async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()));
 };
 const cleanUp = async () => {
   await stopWorkers();
+  await destination?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => cleanUp().then(() => process.exit(130)));
@@ -86,24 +105,30 @@ setTimeout(() => {
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function startWorkers(phase, operatorToken, stripeSecret) {
+async function startWorkers(phase, operatorToken, stripeSecret, withBaseline) {
   const gatewayState = path.join(stateDir, `gateway-${phase}`);
+  // The destination is on loopback: the bench's gateway may reach private addresses (the shipped default is "false").
+  const forwardingVars = (vars) => (destination ? { ...vars, ALLOW_PRIVATE_DESTINATIONS: 'true' } : vars);
   // Both start at once; every one that started is stopped at the end, even when the other failed.
   const settled = await Promise.allSettled([
     applyMigrations(gatewayState, { quiet: true }).then(() =>
       startWranglerDev({
         config: benchGatewayConfig({ assets: ASSETS !== 'none' }),
         persistTo: gatewayState,
-        vars: { OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64') },
+        vars: forwardingVars({ OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64') }),
         healthPath: '/v1/health',
       }),
     ),
-    startWranglerDev({
-      config: ASSETS === 'both' ? BASELINE_WITH_ASSETS_CONFIG : BASELINE_CONFIG,
-      persistTo: path.join(stateDir, `baseline-${phase}`),
-      vars: { STRIPE_WEBHOOK_SECRET: stripeSecret },
-      healthPath: '/health',
-    }),
+    ...(withBaseline
+      ? [
+          startWranglerDev({
+            config: ASSETS === 'both' ? BASELINE_WITH_ASSETS_CONFIG : BASELINE_CONFIG,
+            persistTo: path.join(stateDir, `baseline-${phase}`),
+            vars: { STRIPE_WEBHOOK_SECRET: stripeSecret, ...(destination ? { API_URL: destination.apiUrl, API_KEY: destination.key } : {}) },
+            healthPath: '/health',
+          }),
+        ]
+      : []),
   ]);
   for (const s of settled) if (s.status === 'fulfilled') workers.push(s.value);
   const failed = settled.find((s) => s.status === 'rejected');
@@ -118,7 +143,7 @@ async function measure(scenario, profile) {
   const warm = await load(WARMUP_SECONDS);
   if (warm.errors > 0) throw new Error(`(${scenario.id}) ${warm.errors} failed requests in warm-up, first: ${warm.firstError}`);
   const stopProfile = profile ? await startCpuProfile(scenario.worker.inspectorPort) : undefined;
-  const stopMeter = startCpuMeter([scenario.worker.pgid]);
+  const stopMeter = startCpuMeter([scenario.worker.pgid], destination ? [destination.pgid] : []);
   const run = await load(SECONDS);
   const cpu = stopMeter(run.latencies.length, run.elapsedMs / 1000);
   const cpuProfile = await stopProfile?.();
@@ -142,20 +167,73 @@ function printProfile(id, profile) {
   show('inclusive time by function', s.inclusiveByFunction, 30);
 }
 
+/** (h): ROUNDS rounds of idle and burst samples on a fresh gateway; the machine's other work is printed per round. */
+async function measureQueue(gateway, serviceId) {
+  const rounds = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const stopMeter = startCpuMeter([gateway.pgid], [destination.pgid]);
+    const t0 = performance.now();
+    const samples = await measureQueueRound({ base: gateway.url, serviceId, destination, round, ...H });
+    const cpu = stopMeter(1, (performance.now() - t0) / 1000);
+    rounds.push({ ...samples, other_cores: cpu.other_cores, steal_cores: cpu.steal_cores });
+    const p50 = (xs) => fmt(quantile(Float64Array.from(xs).sort(), 0.5), 1);
+    console.log(
+      `  round ${round} (h) queued forwardRequest: idle dispatch→start p50 ${p50(samples.idle.map((x) => x.dispatchToStart))} ms, previous settled→next start p50 ${p50(samples.gaps.map((x) => x.settleToStart))} ms  others ${fmt(cpu.other_cores, 2)} steal ${fmt(cpu.steal_cores, 2)} cores`,
+    );
+  }
+  return rounds;
+}
+
+/** Prints p50/p99 of (h)'s samples over all rounds and returns them for --json. */
+function printQueueLatency(rounds) {
+  const pooled = (kind, key) => Float64Array.from(rounds.flatMap((r) => r[kind].map((x) => x[key]))).sort();
+  const rows = [
+    ['idle', 'dispatchToStart', 'idle queue: dispatch → start (executed − bench clock at dispatch)', H_GOALS_MS.idle],
+    ['idle', 'dispatchToArrival', 'idle queue: dispatch → arrival at the destination', H_GOALS_MS.idle],
+    ['idle', 'createdToStart', 'idle queue: created → executed (server clock only)'],
+    ['idle', 'dispatchToSeen', 'idle queue: dispatch → settled answer seen by polling every 50 ms'],
+    ['gaps', 'settleToStart', 'burst: previous responded → next executed (server clock)', H_GOALS_MS.next],
+    ['gaps', 'answerToArrival', 'burst: previous answer left → next arrival (destination clock)', H_GOALS_MS.next],
+  ];
+  const out = {};
+  console.log(`
+(h) queued forwardRequest, ${ROUNDS} round(s) of ${H.idle} idle requests and ${H.bursts} burst(s) of ${H.burstSize}, polled every 50 ms (reported, not asserted):`);
+  console.log('| measure | n | p50 ms | p99 ms | max ms | goal |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const [kind, key, label, goal] of rows) {
+    const xs = pooled(kind, key);
+    const figures = { n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: xs[xs.length - 1] };
+    out[key] = figures;
+    const verdict = goal === undefined ? '' : `≤ ${goal}: p50 ${figures.p50 <= goal ? 'met' : 'NOT met'}, p99 ${figures.p99 <= goal ? 'met' : 'NOT met'}`;
+    console.log(`| ${label} | ${figures.n} | ${fmt(figures.p50, 1)} | ${fmt(figures.p99, 1)} | ${fmt(figures.max, 1)} | ${verdict} |`);
+  }
+  const overlaps = rounds.reduce((n, r) => n + r.gaps.filter((g) => g.overlap).length, 0);
+  console.log(`  requests of one queue overlapping at the destination: ${overlaps}; other processes ${rounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${rounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round`);
+  return { rounds, summary: out, overlaps };
+}
+
 async function main() {
   const info = machine();
   console.log(`bench: ${info.nproc} CPUs (${info.cpu}), ${info.memory_gib} GiB, node ${info.node}, wrangler ${info.wrangler}; state in ${stateDir}`);
   const operatorToken = `op_${randomBytes(24).toString('base64url')}`;
   const stripeSecret = newStripeSecret();
   const started = performance.now();
+  if (FORWARDING) destination = await startDestination();
   const results = {};
+  let queueRounds = [];
   let list = [];
   for (const [phase, ids] of PHASES.entries()) {
     const t0 = performance.now();
-    const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret);
+    const queueOnly = ids.length === 1 && ids[0] === 'h';
+    const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret, !queueOnly);
     console.log(`bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
-    const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret);
-    const phaseList = scenarios({ gateway, baseline, serviceId, stripeSecret }).filter((s) => ids.includes(s.id));
+    const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret, destination);
+    if (queueOnly) {
+      queueRounds = await measureQueue(gateway, serviceId);
+      await stopWorkers();
+      continue;
+    }
+    const phaseList = scenarios({ gateway, baseline, serviceId, stripeSecret, destination }).filter((s) => ids.includes(s.id));
     for (const scenario of phaseList) {
       const res = await send(undefined, scenario.base, (await scenario.prepare())(0));
       if (res.status !== 200 || !scenario.accepts(res.body)) throw new Error(`(${scenario.id}) unexpected answer: ${res.status} ${res.body}`);
@@ -184,10 +262,14 @@ async function main() {
     list = [...list, ...phaseList];
     await stopWorkers();
   }
+  if (destination) {
+    const { unauthorized } = await destination.stats();
+    if (unauthorized > 0) throw new Error(`the destination had ${unauthorized} request(s) without the key`);
+  }
   list.sort((x, y) => x.id.localeCompare(y.id));
 
   // Per scenario, the median over rounds of each figure.
-  const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'other_cores', 'steal_cores'];
+  const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'helper_cpu_ms', 'other_cores', 'steal_cores'];
   const summary = Object.fromEntries(
     list.map((s) => [s.id, { name: s.name, requests: results[s.id].reduce((n, r) => n + r.requests, 0), ...Object.fromEntries(keys.map((k) => [k, median(results[s.id].map((r) => r[k]))])) }]),
   );
@@ -208,7 +290,7 @@ async function main() {
   // background load), then the median over rounds is reported.
   const ratios = {};
   console.log('\nratios, median over rounds of the per-round ratio (throughput; latency and CPU as denominator/numerator, so 1.00 = as fast):');
-  for (const [label, { of: [n, d], goal }] of Object.entries(GOALS)) {
+  for (const [label, { of: [n, d], goal, p50: p50Goal }] of Object.entries(GOALS)) {
     if (!results[n] || !results[d]) continue;
     const per = (f) => results[n].map((rn, i) => f(rn, results[d][i]));
     const r = {
@@ -219,10 +301,11 @@ async function main() {
     };
     ratios[label] = Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, { median: median(xs), rounds: xs }]));
     const show = (xs) => `${fmt(median(xs), 2)}${xs.length > 1 ? ` (${xs.map((x) => fmt(x, 2)).join(', ')})` : ''}`;
-    const met = median(r.rps) >= goal ? 'met' : 'NOT met';
-    console.log(`  ${label}: throughput ${show(r.rps)} — goal ≥ ${goal}: ${met}`);
-    console.log(`       p50 ${show(r.p50)}   p99 ${show(r.p99)}   server CPU per request ${show(r.cpu)}`);
+    const met = (x) => (x >= goal ? 'met' : 'NOT met');
+    console.log(`  ${label}: throughput ${show(r.rps)} — goal ≥ ${goal}: ${met(median(r.rps))}`);
+    console.log(`       p50 ${show(r.p50)}${p50Goal ? ` — goal ≥ ${goal}: ${met(median(r.p50))}` : ''}   p99 ${show(r.p99)}   server CPU per request ${show(r.cpu)}`);
   }
+  const queue = queueRounds.length > 0 ? printQueueLatency(queueRounds) : undefined;
   const others = Object.values(summary).map((s) => s.other_cores);
   const steal = Object.values(summary).map((s) => s.steal_cores);
   console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
@@ -230,7 +313,7 @@ async function main() {
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
   const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
   console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS }, machine: info, results, summary, ratios }, null, 2));
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H }, machine: info, results, summary, ratios, queue }, null, 2));
   console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
 }
 

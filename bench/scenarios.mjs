@@ -1,9 +1,11 @@
-// What the benchmark sends: the gateway project, secret and tickets it registers, the Stripe events
-// it signs, and the five scenarios (a)–(e) as request builders with a check of one answer.
+// What the benchmark sends: the gateway project, secrets and tickets it registers, the Stripe events
+// it signs, and the scenarios (a)–(g) as request builders with a check of one answer.
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 
 export const STRIPE_SECRET_NAME = 'stripe_webhook_secret';
+/** The Secret Key the forwarding scenarios (f, h) send to the loopback destination. */
+export const API_SECRET_NAME = 'bench_api_key';
 const EVENT_TYPE = 'payment_intent.succeeded';
 /** Distinct signed bodies per Stripe scenario; each header is made once and reused (t= stays valid 300 s). */
 const DISTINCT_EVENTS = 64;
@@ -41,11 +43,18 @@ async function call(base, method, route, token, body) {
   return JSON.parse(text);
 }
 
-/** Creates the bench project, its Stripe secret key and the tickets of (c) and (d), over HTTP. */
-export async function setupGateway(base, operatorToken, stripeSecret) {
+/**
+ * Creates the bench project, its Stripe secret key, the tickets of (c) and (d) and, given the loopback
+ * destination, the Secret Key of (f) and (h), limited to the destination's origin, over HTTP.
+ */
+export async function setupGateway(base, operatorToken, stripeSecret, destination) {
   const project = await call(base, 'POST', '/v1/projects', operatorToken, { name: 'Benchmark' });
   const sid = project.service_id;
   await call(base, 'PUT', `/v1/projects/${sid}/secrets/${STRIPE_SECRET_NAME}`, project.owner_key, { value: stripeSecret });
+  if (destination) {
+    const { origin } = new URL(destination.apiUrl);
+    await call(base, 'PUT', `/v1/projects/${sid}/secrets/${API_SECRET_NAME}`, project.owner_key, { value: destination.key, destinations: [`${origin}/`] });
+  }
   for (const [ticketId, ticket] of Object.entries(TICKETS)) {
     const stored = await call(base, 'PUT', `/v1/projects/${sid}/tickets/${ticketId}`, project.owner_key, ticket);
     if (stored.count !== undefined) throw new Error(`the bench ticket ${ticketId} should have no count limit`);
@@ -94,13 +103,26 @@ const json = (text) => {
     return undefined;
   }
 };
+/** What a browser page sends to a JSON API (about 200 bytes), the same for (f), (g) and (h). */
+export const apiData = (i) => ({ model: 'bench-1', input: `Summarize order ${i} in one sentence for the customer.`, max_tokens: 64, temperature: 0.2, user: `visitor-${i % 32}` });
+
+/** The body of a forwardRequest to the destination with the key in a header (queued when `queue` is given). */
+export const forwardDispatch = (destination, data, queue) => ({
+  url: destination.apiUrl,
+  method: 'POST',
+  secretName: API_SECRET_NAME,
+  headers: { authorization: 'Bearer $CLIENT_SECRET' },
+  data,
+  ...(queue === undefined ? {} : { queue }),
+});
+
 const isReceipt = (body) => typeof body?.tkid === 'string' && /^[0-9a-f]{64}$/.test(body?.hash ?? '');
 
 /**
- * The five scenarios. Each has `prepare()` (=> nextRequest(i)), the `worker` it targets (its `base`
+ * The scenarios (h, queued latency, is measured by queue-latency.mjs). Each has `prepare()` (=> nextRequest(i)), the `worker` it targets (its `base`
  * URL) and `accepts(body)`, checked on one answer before it is measured.
  */
-export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, serviceId, stripeSecret }) {
+export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, serviceId, stripeSecret, destination }) {
   const gateway = { worker: gatewayWorker, base: gatewayWorker.url };
   const baseline = { worker: baselineWorker, base: baselineWorker.url };
   const stripePost = (path) => async () => {
@@ -111,11 +133,30 @@ export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, se
     };
   };
   const get = (path) => async () => () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT } });
+  const postJson = (path, bodyOf) => async () => (i) => ({
+    method: 'POST',
+    path,
+    body: JSON.stringify(bodyOf(i)),
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+  });
+  const authorizedAnswer = (b) => json(b)?.authorized === true;
   return [
     { id: 'a', name: 'bare route GET /v1/health', ...gateway, prepare: get('/v1/health'), accepts: (b) => json(b)?.ok === true },
     { id: 'b', name: 'bare TicketDO round trip', ...gateway, prepare: get('/v1/bench/ticket-do'), accepts: (b) => json(b)?.exists === false },
     { id: 'c', name: 'consume, params condition (GET /tg)', ...gateway, prepare: get(`/tg/${serviceId}/params?qty=2&sku=abc-123`), accepts: (b) => isReceipt(json(b)) },
     { id: 'd', name: 'consume, Stripe-signed + body condition (POST /tp)', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`), accepts: (b) => isReceipt(json(b)) },
     { id: 'e', name: 'baseline: hand-written Stripe verify + DO counter', ...baseline, prepare: stripePost('/webhooks/stripe'), accepts: (b) => json(b)?.received === true },
+    ...(destination
+      ? [
+          {
+            id: 'f',
+            name: 'forwardRequest, key in a header (POST /forward)',
+            ...gateway,
+            prepare: postJson(`/v1/projects/${serviceId}/forward`, (i) => forwardDispatch(destination, apiData(i))),
+            accepts: authorizedAnswer,
+          },
+          { id: 'g', name: 'baseline: hand-written proxy adding the key', ...baseline, prepare: postJson('/api/proxy', apiData), accepts: authorizedAnswer },
+        ]
+      : []),
   ];
 }

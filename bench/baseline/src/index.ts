@@ -1,7 +1,8 @@
 /**
- * The hand-written baseline of `npm run bench`: a Stripe webhook handler that verifies the
- * Stripe-Signature header with crypto.subtle, checks one field of the event, and counts the event
- * in a Durable Object. Written the way a developer would without the gateway.
+ * The hand-written baselines of `npm run bench`, written the way a developer would without the gateway:
+ * (e) a Stripe webhook handler that verifies the Stripe-Signature header with crypto.subtle, checks one
+ * field of the event, and counts the event in a Durable Object; (g) a route that adds an API key from
+ * `env` to the browser's JSON and `fetch`es the API.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { Hono } from 'hono';
@@ -9,6 +10,9 @@ import { Hono } from 'hono';
 interface Env {
   COUNTER: DurableObjectNamespace<Counter>;
   STRIPE_WEBHOOK_SECRET: string;
+  /** The API the proxy route calls and its key (--var API_URL:… --var API_KEY:…). */
+  API_URL: string;
+  API_KEY: string;
 }
 
 const TOLERANCE_SECONDS = 300;
@@ -41,6 +45,15 @@ app.post('/webhooks/stripe', async (c) => {
   const counter = c.env.COUNTER.get(c.env.COUNTER.idFromName('payment_intent.succeeded'));
   const count = await counter.increment();
   return c.json({ received: true, count });
+});
+
+app.post('/api/proxy', async (c) => {
+  const upstream = await fetch(c.env.API_URL, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.env.API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(await c.req.json()),
+  });
+  return new Response(upstream.body, { status: upstream.status, headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' } });
 });
 
 async function verifyStripeSignature(payload: string, header: string, secret: string): Promise<boolean> {
