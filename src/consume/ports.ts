@@ -1,5 +1,6 @@
 import type { SigningKeys } from '../engine/signature';
 import type { Env } from '../env';
+import { IsolateCache } from '../platform/isolate-cache';
 import { loadSecretKey } from '../platform/secrets';
 
 /** How long a TicketDO keeps a decrypted secret in memory (never in storage) before reading it again. */
@@ -10,18 +11,15 @@ const SECRET_CACHE_MS = 30_000;
  * the HMAC keys imported from it (they go with the value when it is read again).
  */
 export class SecretCache {
-  private readonly entries = new Map<string, { secret: { value: string; keys: SigningKeys } | null; expires: number }>();
+  private readonly entries = new IsolateCache<{ value: string; keys: SigningKeys } | null>(SECRET_CACHE_MS);
 
   constructor(private readonly env: Env) {}
 
-  async value(serviceId: string, name: string): Promise<{ value: string; keys: SigningKeys } | null> {
-    const key = `${serviceId}/${name}`;
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > Date.now()) return hit.secret;
-    const stored = await loadSecretKey(this.env, serviceId, name);
-    const secret = stored ? { value: stored.value, keys: new Map() } : null;
-    this.entries.set(key, { secret, expires: Date.now() + SECRET_CACHE_MS });
-    return secret;
+  value(serviceId: string, name: string): Promise<{ value: string; keys: SigningKeys } | null> {
+    return this.entries.get(`${serviceId}/${name}`, async () => {
+      const stored = await loadSecretKey(this.env, serviceId, name);
+      return stored ? { value: stored.value, keys: new Map() } : null;
+    });
   }
 }
 

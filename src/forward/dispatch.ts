@@ -8,15 +8,16 @@ import type { Env } from '../env';
 import { SvcHttpError } from '../http/errors';
 import { OutboundError } from '../outbound/errors';
 import { checkDestination } from '../outbound/fetch';
-import { loadSecretKey, type SecretKey } from '../platform/secrets';
+import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
 import { historyUpsert, type HistoryOwner } from './history';
+import { writeHistorySoon } from './history-batch';
 import { generatedQueueName, newPublicId } from './ids';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
 import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
 import type { ForwardRecord } from './record';
-import { failureOf, sendPrepared } from './send';
+import { failureOf, sendBuilt } from './send';
 import { accessRefusal, destinationRefusal, keyRefusal, missingKey } from './verdicts';
 
 export interface ForwardContext {
@@ -86,7 +87,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   const { env, serviceId, caller } = context;
   const prepared = prepareRequest(dispatch, caller, serviceId);
   const name = prepared.secretName;
-  const key = name === undefined ? null : await loadSecretKey(env, serviceId, name);
+  const key = name === undefined ? null : await loadSecretKeyCached(env, serviceId, name);
   const secretVerdict = name === undefined ? undefined : key ? keyRefusal(key, caller, prepared.url) : missingKey(name);
   const now = Date.now();
 
@@ -103,7 +104,8 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   }
 
   if (secretVerdict !== undefined) throw refused(secretVerdict);
-  refusingUnbuildable(() => checkDestination(outboundOf(prepared, key?.value).url, env));
+  const request = refusingUnbuildable(() => outboundOf(prepared, key?.value));
+  refusingUnbuildable(() => checkDestination(request.url, env));
   if (key) {
     const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
     if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
@@ -139,11 +141,11 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
     return { kind: 'queued', envelope: enqueued.envelope };
   }
 
-  const outcome = await sendPrepared(prepared, key, env);
+  const outcome = await sendBuilt(request, key, env);
   const settledRecord: ForwardRecord = outcome.ok
     ? { ...record, status: 'resolved', executed: now, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
     : { ...record, status: 'failed', executed: now, updated: Date.now(), error: outcome.error };
-  context.waitUntil(historyUpsert(env.DB, owner, settledRecord).run());
+  writeHistorySoon(env.DB, historyUpsert(env.DB, owner, settledRecord), (promise) => context.waitUntil(promise));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
 }

@@ -7,7 +7,7 @@ import type { ErrorCode } from '../../schemas/error-body';
 import { FORWARD_SECRET_TOKEN, MAX_FORWARD_ANSWER_BYTES } from '../../schemas/forward-rules';
 import { CONSUMPTION_BUDGET_MS } from '../limits';
 import { OutboundError, type OutboundFailureReason } from '../outbound/errors';
-import { sendOutbound, type OutboundEnv } from '../outbound/fetch';
+import { sendOutbound, type OutboundEnv, type OutboundRequest } from '../outbound/fetch';
 import { outboundOf, type PreparedRequest } from './prepare';
 import { type ForwardError, keptBody } from './record';
 
@@ -48,15 +48,22 @@ export interface SendKey {
   destinations: readonly string[];
 }
 
-export async function sendPrepared(
-  prepared: PreparedRequest,
-  key: SendKey | null,
-  env: OutboundEnv,
-  signal?: AbortSignal,
-): Promise<ForwardOutcome> {
+/** Builds the request with the key's value filled in, then sends it (see sendBuilt). */
+export async function sendPrepared(prepared: PreparedRequest, key: SendKey | null, env: OutboundEnv, signal?: AbortSignal): Promise<ForwardOutcome> {
+  let request: OutboundRequest;
+  try {
+    request = outboundOf(prepared, key?.value);
+  } catch (error) {
+    if (error instanceof OutboundError) return { ok: false, ...failureOf(error) };
+    throw error;
+  }
+  return sendBuilt(request, key, env, signal);
+}
+
+/** Sends a request built with the key's value; the answer comes back with every copy of the key replaced. */
+export async function sendBuilt(request: OutboundRequest, key: SendKey | null, env: OutboundEnv, signal?: AbortSignal): Promise<ForwardOutcome> {
   const now = Date.now();
   try {
-    const request = outboundOf(prepared, key?.value);
     const answer = await sendOutbound(request, {
       env,
       deadline: now + CONSUMPTION_BUDGET_MS,

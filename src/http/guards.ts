@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Env } from '../env';
-import { loadActiveProject } from '../platform/projects';
+import { loadActiveProject, loadActiveProjectCached } from '../platform/projects';
 import type { Caller, Project } from '../platform/types';
 import { type OwnerCaller, requireOperator, requireOwner, resolveCaller } from './auth';
 import { SvcHttpError } from './errors';
@@ -19,7 +19,7 @@ type GuardedEnv<C extends Caller> = { Bindings: Env; Variables: { project: Proje
  * (INVALID_SERVICE / SERVICE_DISABLED, 400) and lets in
  * - 'owner': the owner key only (see requireOwner); a signed-in user is 403 INVALID_REQUEST `refusal`;
  * - 'user': the owner or a signed-in user; no credential is 401 UNAUTHORIZED `refusal`;
- * - 'visitor': anyone, anonymous included.
+ * - 'visitor': anyone, anonymous included (the project read through a 5-second cache: a public route).
  * With 'user' and 'visitor' a wrong owner key or an id token that does not verify is 401 AUTH_REQUIRED.
  */
 export function guard(who: 'owner', refusal: string): MiddlewareHandler<GuardedEnv<OwnerCaller>>;
@@ -30,7 +30,9 @@ export function guard(
   refusal = '',
 ): MiddlewareHandler<GuardedEnv<OwnerCaller>> | MiddlewareHandler<GuardedEnv<SignedInCaller>> | MiddlewareHandler<GuardedEnv<Caller>> {
   return createMiddleware<GuardedEnv<Caller>>(async (c, next) => {
-    const project = await loadActiveProject(c.env, c.req.param('service_id') ?? '');
+    const serviceId = c.req.param('service_id') ?? '';
+    // Public routes read the project through a short cache, as the consume path does.
+    const project = await (who === 'visitor' ? loadActiveProjectCached : loadActiveProject)(c.env, serviceId);
     const header = c.req.header('authorization');
     const caller = who === 'owner' ? await requireOwner(c.env, project, header, refusal) : await resolveCaller(c.env, project, header);
     if (who === 'user' && caller.kind === 'anonymous') throw new SvcHttpError('UNAUTHORIZED', refusal, { status: 401 });

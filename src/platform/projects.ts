@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair } from 'jose';
+import { IsolateCache } from './isolate-cache';
 import type { Env } from '../env';
 import { type Stage, SvcHttpError } from '../http/errors';
 import { constantTimeEqualText } from '../bytes/constant-time';
@@ -94,6 +95,15 @@ export async function loadActiveProject(env: Env, serviceId: string): Promise<Pr
   return activeOrRefused(await loadProject(env, serviceId));
 }
 
+/** Projects read by the public routes: a change reaches every isolate within this time. */
+const PUBLIC_PROJECT_CACHE_MS = 5_000;
+const publicProjects = new IsolateCache<Project | null>(PUBLIC_PROJECT_CACHE_MS);
+
+/** loadActiveProject for the public routes (forwarding), read through a 5-second cache of this isolate. */
+export async function loadActiveProjectCached(env: Env, serviceId: string): Promise<Project> {
+  return activeOrRefused(await publicProjects.get(serviceId, () => loadProject(env, serviceId)));
+}
+
 /** Applies the operator's changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
 export async function updateProject(env: Env, serviceId: string, patch: UpdateProjectBody): Promise<Project> {
   if (!SERVICE_ID_PATTERN.test(serviceId)) throw invalidService();
@@ -116,6 +126,7 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
     .bind(...values, serviceId)
     .first<ProjectRow>();
   if (!row) throw invalidService();
+  publicProjects.delete(serviceId);
   return toProject(row);
 }
 

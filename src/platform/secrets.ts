@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import { decryptText, encryptText } from './crypto';
+import { IsolateCache } from './isolate-cache';
 import type { SecretKeyBody, SecretKeyLimits } from './schemas';
 
 /** A secret key as the owner sees it: everything but the value. */
@@ -63,6 +64,7 @@ export async function putSecretKey(env: Env, serviceId: string, name: string, bo
   )
     .bind(serviceId, name, sealed, JSON.stringify(body.destinations ?? []), body.access_group ?? 0, body.locked ? 1 : 0, now, JSON.stringify(body.limits ?? {}))
     .first<SecretKeyRow>();
+  dispatchKeys.delete(cacheKey(serviceId, name));
   return toInfo(row as SecretKeyRow);
 }
 
@@ -82,7 +84,21 @@ export async function getSecretKeyInfo(env: Env, serviceId: string, name: string
 
 export async function deleteSecretKey(env: Env, serviceId: string, name: string): Promise<boolean> {
   const result = await env.DB.prepare('DELETE FROM secret_keys WHERE service_id = ? AND name = ?').bind(serviceId, name).run();
+  dispatchKeys.delete(cacheKey(serviceId, name));
   return result.meta.changes > 0;
+}
+
+/** Keys read at dispatch of a forwarded request: a change reaches every isolate within this time. */
+const DISPATCH_KEY_CACHE_MS = 5_000;
+const dispatchKeys = new IsolateCache<SecretKey | null>(DISPATCH_KEY_CACHE_MS);
+const cacheKey = (serviceId: string, name: string) => `${serviceId}/${name}`;
+
+/**
+ * loadSecretKey through a 5-second cache of this isolate, for the checks at dispatch of a forwarded
+ * request; a queued request is checked again right before it is sent with loadSecretKey itself.
+ */
+export function loadSecretKeyCached(env: Env, serviceId: string, name: string): Promise<SecretKey | null> {
+  return dispatchKeys.get(cacheKey(serviceId, name), () => loadSecretKey(env, serviceId, name));
 }
 
 /** The secret key with its decrypted value, or null. Never log or return the value. */
