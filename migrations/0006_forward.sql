@@ -23,7 +23,8 @@ CREATE TABLE forward_requests (
   expires_at INTEGER,               -- ms; the row is gone for every reader from then on
   PRIMARY KEY (service_id, caller_key, method, url, id)
 );
-CREATE INDEX forward_requests_by_time ON forward_requests (service_id, caller_key, method, url, created DESC, id DESC);
+-- No index by time: an id starts with the base62 of its ms stamp (same length, digits ordered as ASCII),
+-- so the primary key already lists a caller's requests to a url and method in the order they were made.
 CREATE INDEX forward_requests_expiring ON forward_requests (expires_at) WHERE expires_at IS NOT NULL;
 
 -- Calls counted against a Secret Key's per-minute limits: one row per key or caller scope per minute.

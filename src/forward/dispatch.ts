@@ -10,7 +10,7 @@ import { OutboundError } from '../outbound/errors';
 import { checkDestination } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import { historyUpsert, type HistoryOwner } from './history';
+import type { HistoryOwner } from './history';
 import { writeHistorySoon } from './history-batch';
 import { generatedQueueName, newPublicId } from './ids';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
@@ -145,7 +145,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   const settledRecord: ForwardRecord = outcome.ok
     ? { ...record, status: 'resolved', executed: now, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
     : { ...record, status: 'failed', executed: now, updated: Date.now(), error: outcome.error };
-  writeHistorySoon(env.DB, historyUpsert(env.DB, owner, settledRecord), (promise) => context.waitUntil(promise));
+  writeHistorySoon(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
 }

@@ -1,31 +1,47 @@
 /**
  * History rows of direct requests, written to D1 in batches: the rows of requests that settle within
- * BATCH_MS of each other share one round trip instead of one each. Every request keeps the flush its row
- * rides on alive (waitUntil), so no row is left behind when the isolate goes idle.
+ * BATCH_MS of each other go in one statement instead of one round trip each. Every request keeps the
+ * flush its row rides on alive (waitUntil), so no row is left behind when the isolate goes idle.
  */
-const BATCH_MS = 20;
-/** Statements per D1 batch. */
-const MAX_BATCH = 100;
+import { historyUpsert, type HistoryEntry } from './history';
 
-let waiting: D1PreparedStatement[] = [];
+const BATCH_MS = 100;
+/** Rows per statement are cut at about this much JSON: a D1 value holds at most 2 MB. */
+const STATEMENT_CHARS = 1_000_000;
+
+let waiting: HistoryEntry[] = [];
 let flush: Promise<void> | undefined;
+
+/** The waiting rows in groups of at most STATEMENT_CHARS of JSON (a larger row goes alone). */
+function groups(entries: HistoryEntry[]): HistoryEntry[][] {
+  const out: HistoryEntry[][] = [];
+  let size = 0;
+  for (const entry of entries) {
+    const entrySize = (entry.record.request_body?.length ?? 0) + (entry.record.response_body?.length ?? 0) + entry.record.url.length + 200;
+    if (out.length === 0 || size + entrySize > STATEMENT_CHARS) {
+      out.push([]);
+      size = 0;
+    }
+    out[out.length - 1].push(entry);
+    size += entrySize;
+  }
+  return out;
+}
 
 async function writeWaiting(db: D1Database): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, BATCH_MS));
-  const rows = waiting;
+  const entries = waiting;
   waiting = [];
   flush = undefined;
-  for (let i = 0; i < rows.length; i += MAX_BATCH) {
-    try {
-      await db.batch(rows.slice(i, i + MAX_BATCH));
-    } catch (error) {
-      console.error('forward history write failed', error instanceof Error ? error.message : String(error));
-    }
+  try {
+    await db.batch(groups(entries).map((group) => historyUpsert(db, group)));
+  } catch (error) {
+    console.error('forward history write failed', error instanceof Error ? error.message : String(error));
   }
 }
 
-export function writeHistorySoon(db: D1Database, row: D1PreparedStatement, waitUntil: (promise: Promise<unknown>) => void): void {
-  waiting.push(row);
+export function writeHistorySoon(db: D1Database, entry: HistoryEntry, waitUntil: (promise: Promise<unknown>) => void): void {
+  waiting.push(entry);
   flush ??= writeWaiting(db);
   waitUntil(flush);
 }

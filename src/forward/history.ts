@@ -55,36 +55,52 @@ function recordOf(row: HistoryRow): ForwardRecord {
   return record;
 }
 
-/** Writes the record as it is now (a later snapshot of the same request replaces an earlier one). */
-export function historyUpsert(db: D1Database, owner: HistoryOwner, record: ForwardRecord): D1PreparedStatement {
+/** One request's row as it is now, and whose it is. */
+export interface HistoryEntry {
+  owner: HistoryOwner;
+  record: ForwardRecord;
+}
+
+const entryValues = ({ owner, record }: HistoryEntry) => [
+  owner.serviceId,
+  owner.callerKey,
+  record.id,
+  record.method,
+  record.url,
+  record.queue_name,
+  record.status,
+  record.created,
+  record.updated,
+  record.executed ?? null,
+  record.responded ?? null,
+  record.status_code ?? null,
+  record.request_body ?? null,
+  record.response_body ?? null,
+  record.error ? JSON.stringify(record.error) : null,
+  record.expires_at ?? null,
+];
+
+const ENTRY_COLUMNS = `service_id, caller_key, ${COLUMNS}`;
+const FROM_JSON = ENTRY_COLUMNS.split(', ')
+  .map((_, i) => `json_extract(value, '$[${i}]')`)
+  .join(', ');
+
+/**
+ * Writes rows as they are now, in one statement however many (they travel as one JSON parameter); a
+ * later state of a request replaces an earlier one, also within the same call.
+ */
+export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO forward_requests (service_id, caller_key, ${COLUMNS})
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+      `INSERT INTO forward_requests (${ENTRY_COLUMNS})
+       SELECT ${FROM_JSON} FROM json_each(?) WHERE true
        ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
          expires_at = excluded.expires_at`,
     )
-    .bind(
-      owner.serviceId,
-      owner.callerKey,
-      record.id,
-      record.method,
-      record.url,
-      record.queue_name,
-      record.status,
-      record.created,
-      record.updated,
-      record.executed ?? null,
-      record.responded ?? null,
-      record.status_code ?? null,
-      record.request_body ?? null,
-      record.response_body ?? null,
-      record.error ? JSON.stringify(record.error) : null,
-      record.expires_at ?? null,
-    );
+    .bind(JSON.stringify(entries.map(entryValues)));
 }
 
 export function historyDelete(db: D1Database, owner: HistoryOwner, address: RequestAddress): D1PreparedStatement {
@@ -105,9 +121,9 @@ export async function findHistory(db: D1Database, owner: HistoryOwner, address: 
   return row ? recordOf(row) : null;
 }
 
-type Position = [created: number, id: string];
-const isPosition = (value: unknown): value is Position =>
-  Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string';
+/** Where a page ended: the id of its last request (ids sort as their stamps: see migration 0006). */
+type Position = string;
+const isPosition = (value: unknown): value is Position => typeof value === 'string' && value.length <= 64;
 
 /** The queue filters of a listing as SQL (applied in the read, so pages are full while more remain). */
 function queueFilter(query: ForwardHistoryQuery): { sql: string; binds: unknown[] } {
@@ -144,14 +160,14 @@ export function listHistory(
         .prepare(
           `SELECT ${COLUMNS} FROM forward_requests
            WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
-             ${after ? 'AND (created < ? OR (created = ? AND id < ?))' : ''}${filter.sql}
-           ORDER BY created DESC, id DESC LIMIT ?`,
+             ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+           ORDER BY id DESC LIMIT ?`,
         )
-        .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after ? [after[0], after[0], after[1]] : []), ...filter.binds, count)
+        .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
         .all<HistoryRow>();
       return results;
     },
-    position: (row): Position => [row.created, row.id],
+    position: (row): Position => row.id,
     shape: (row) => historyItemOf(recordOf(row), query.compact === true),
   });
 }
@@ -162,5 +178,8 @@ const CLEANUP_ROWS = 10_000;
 /** Drops rows whose expiry passed (readers already skip them). */
 export const expiredHistory = (db: D1Database, now: number) =>
   db
-    .prepare('DELETE FROM forward_requests WHERE rowid IN (SELECT rowid FROM forward_requests WHERE expires_at <= ? LIMIT ?)')
+    .prepare(
+      `DELETE FROM forward_requests WHERE (service_id, caller_key, method, url, id) IN
+         (SELECT service_id, caller_key, method, url, id FROM forward_requests WHERE expires_at <= ? LIMIT ?)`,
+    )
     .bind(now, CLEANUP_ROWS);
