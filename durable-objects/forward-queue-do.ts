@@ -264,7 +264,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   private historyStatement(change: HistoryChange): D1PreparedStatement {
-    return change.op === 'put' ? historyUpsert(this.env.DB, change.owner, change.record) : historyDelete(this.env.DB, change.owner, change.address);
+    return change.op === 'put' ? historyUpsert(this.env.DB, [{ owner: change.owner, record: change.record }]) : historyDelete(this.env.DB, change.owner, change.address);
   }
 
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
