@@ -7,7 +7,7 @@ import type { ForwardCheckAnswer, ForwardStatusEnvelope } from '../../schemas/fo
 import type { Env } from '../env';
 import { SvcHttpError } from '../http/errors';
 import { OutboundError } from '../outbound/errors';
-import { checkDestination } from '../outbound/fetch';
+import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
 import type { HistoryOwner } from './history';
@@ -83,37 +83,24 @@ function checkAnswer(prepared: PreparedRequest, verdicts: ForwardCheckAnswer['ve
   };
 }
 
-export async function dispatchForward(context: ForwardContext, dispatch: ForwardDispatch): Promise<DispatchAnswer> {
+/** A dry run: the request as it would go and a verdict for the key, the destination and the limits. */
+async function dryRun(context: ForwardContext, prepared: PreparedRequest, key: SecretKey | null, now: number): Promise<DispatchAnswer> {
   const { env, serviceId, caller } = context;
-  const prepared = prepareRequest(dispatch, caller, serviceId);
   const name = prepared.secretName;
-  const key = name === undefined ? null : await loadSecretKeyCached(env, serviceId, name);
-  const secretVerdict = name === undefined ? undefined : key ? keyRefusal(key, caller, prepared.url) : missingKey(name);
-  const now = Date.now();
+  const rate = key ? await peekRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now) : { ok: true as const };
+  // Access is the key's verdict; its Destinations and the address guard are the destination's.
+  const verdicts: ForwardCheckAnswer['verdicts'] = {
+    secret: name === undefined ? 'unused' : key ? (accessRefusal(key, caller) ?? 'allowed') : missingKey(name),
+    destination: (key ? destinationRefusal(prepared.url, key) : undefined) ?? outboundRefusal(prepared, key, env) ?? 'allowed',
+    limits: rate.ok ? 'allowed' : rate.message,
+  };
+  // A request that cannot be built (a url with user info) is refused as a real dispatch would be.
+  return { kind: 'check', answer: refusingUnbuildable(() => checkAnswer(prepared, verdicts)) };
+}
 
-  if (dispatch.check) {
-    const rate = key ? await peekRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now) : { ok: true as const };
-    // Access is the key's verdict; its Destinations and the address guard are the destination's.
-    const verdicts: ForwardCheckAnswer['verdicts'] = {
-      secret: name === undefined ? 'unused' : key ? (accessRefusal(key, caller) ?? 'allowed') : missingKey(name),
-      destination: (key ? destinationRefusal(prepared.url, key) : undefined) ?? outboundRefusal(prepared, key, env) ?? 'allowed',
-      limits: rate.ok ? 'allowed' : rate.message,
-    };
-    // A request that cannot be built (a url with user info) is refused as a real dispatch would be.
-    return { kind: 'check', answer: refusingUnbuildable(() => checkAnswer(prepared, verdicts)) };
-  }
-
-  if (secretVerdict !== undefined) throw refused(secretVerdict);
-  const request = refusingUnbuildable(() => outboundOf(prepared, key?.value));
-  refusingUnbuildable(() => checkDestination(request.url, env));
-  if (key) {
-    const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
-    if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
-  }
-
-  const owner: HistoryOwner = { serviceId, callerKey: caller.key };
-  const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 ? generatedQueueName() : undefined);
-  const record: ForwardRecord = {
+/** The request as it is recorded when it is made: pending, with what the caller sent as data. */
+function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: string | undefined, now: number): ForwardRecord {
+  return {
     id: newPublicId(now),
     method: prepared.method,
     url: prepared.url,
@@ -125,27 +112,54 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
     ...(dispatch.multipart ? { request_body: JSON.stringify(`<multipart body, ${dispatch.multipart.base64.length} base64 characters>`) } : {}),
     ...(dispatch.expires !== undefined ? { expires_at: now + dispatch.expires * 1000 } : {}),
   };
+}
 
-  if (queue !== undefined) {
-    const enqueued = await context.queues.enqueue({
-      owner,
-      caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
-      prepared,
-      record: { ...record, queue_name: queue },
-      ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
-    });
-    if (!enqueued.ok) {
-      if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
-      throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
-    }
-    return { kind: 'queued', envelope: enqueued.envelope };
-  }
-
+/** Sends at once; the answer is relayed and the settled request goes to the history after it. */
+async function sendDirect(context: ForwardContext, request: OutboundRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
+  const { env } = context;
   const outcome = await sendBuilt(request, key, env);
   const settledRecord: ForwardRecord = outcome.ok
-    ? { ...record, status: 'resolved', executed: now, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
-    : { ...record, status: 'failed', executed: now, updated: Date.now(), error: outcome.error };
+    ? { ...record, status: 'resolved', executed: record.created, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
+    : { ...record, status: 'failed', executed: record.created, updated: Date.now(), error: outcome.error };
+  const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
   writeHistorySoon(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
+}
+
+export async function dispatchForward(context: ForwardContext, dispatch: ForwardDispatch): Promise<DispatchAnswer> {
+  const { env, serviceId, caller } = context;
+  const prepared = prepareRequest(dispatch, caller, serviceId);
+  const name = prepared.secretName;
+  const key = name === undefined ? null : await loadSecretKeyCached(env, serviceId, name);
+  const now = Date.now();
+  if (dispatch.check) return dryRun(context, prepared, key, now);
+
+  if (name !== undefined) {
+    const refusal = key ? keyRefusal(key, caller, prepared.url) : missingKey(name);
+    if (refusal !== undefined) throw refused(refusal);
+  }
+  const request = refusingUnbuildable(() => outboundOf(prepared, key?.value));
+  refusingUnbuildable(() => checkDestination(request.url, env));
+  if (key) {
+    const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
+    if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
+  }
+
+  const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 ? generatedQueueName() : undefined);
+  const record = newRecord(dispatch, prepared, queue, now);
+  if (queue === undefined) return sendDirect(context, request, key, record);
+
+  const enqueued = await context.queues.enqueue({
+    owner: { serviceId, callerKey: caller.key },
+    caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
+    prepared,
+    record: { ...record, queue_name: queue },
+    ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
+  });
+  if (!enqueued.ok) {
+    if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
+    throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
+  }
+  return { kind: 'queued', envelope: enqueued.envelope };
 }
