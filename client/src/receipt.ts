@@ -7,7 +7,7 @@ const RANDOM_SUFFIX = 4;
 // '#<ticket_id>#<consume_id>#<consumer>': ticket and consume ids never hold '#'; the consumer (a user agent) may.
 const TKID = /^#([^#]+)#([0-9A-Za-z]+)#([\s\S]*)$/;
 
-export function fromBase62(text: string): number {
+function fromBase62(text: string): number {
   let n = 0;
   for (const ch of text) {
     const digit = BASE62.indexOf(ch);

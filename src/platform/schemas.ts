@@ -9,12 +9,12 @@ import { DEV_ISSUER_PREFIX, RESERVED_CLAIMS } from './claims';
 
 /** Names of secret keys, mail templates, newsletter messages and named newsletter groups. */
 export const RESOURCE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const MAX_SECRET_VALUE = 4096;
-export const MAX_SUBJECT = 998;
-export const MAX_MAIL_BODY = 262_144;
-export const MAX_DESTINATIONS = 100;
+const MAX_SECRET_VALUE = 4096;
+const MAX_SUBJECT = 998;
+const MAX_MAIL_BODY = 262_144;
+const MAX_DESTINATIONS = 100;
 
-export const PlanSchema = z.enum(['free', 'standard', 'premium']);
+const PlanSchema = z.enum(['free', 'standard', 'premium']);
 
 export const CreateProjectBody = z.strictObject({
   name: z.string().max(100).optional(),
@@ -28,7 +28,7 @@ const httpsUrl = z
   .max(2048)
   .regex(/^https:\/\/[^\s\p{Cc}\p{Cf}/?#]+([/?#][^\s\p{Cc}\p{Cf}]*)?$/u, 'must be an https:// URL');
 
-export const IdentitySettingsBody = z.strictObject({
+const IdentitySettingsBody = z.strictObject({
   issuer: z
     .string()
     .min(1)
