@@ -222,6 +222,8 @@ describe('history', () => {
   it('pages through every request of a url and method with startKey', async () => {
     const url = `${dest.url}/api/paged`;
     for (let n = 0; n < 5; n++) await svc.forwardRequest({ n }, { url });
+    // A direct request reaches the history just after its answer.
+    await expect.poll(async () => (await svc.forwardRequestHistory({ url, method: 'POST' })).list.length, { timeout: 10_000 }).toBe(5);
     const seen: string[] = [];
     let startKey: string | null = null;
     let pages = 0;
@@ -244,6 +246,8 @@ describe('history', () => {
     const old = await svc.clientSecretRequest<{ ok: boolean }>({ clientSecretName: 'dest-key', url, method: 'PUT', headers: { 'x-key': '$CLIENT_SECRET' }, poll: 50 });
     expect(old).toEqual({ ok: true });
     expect(dest.requests.map((req) => req.headers['x-key'])).toEqual([SECRET, SECRET]);
+    // Both rows reach the history just after their answers.
+    await expect.poll(async () => (await svc.forwardRequestHistory({ url, method: 'PUT' })).list.length, { timeout: 10_000 }).toBe(2);
     const viaNew = await svc.forwardRequestHistory({ url, method: 'PUT' });
     const viaOld = await svc.clientSecretRequestHistory({ url, method: 'PUT' });
     expect(viaNew.list).toHaveLength(2);
