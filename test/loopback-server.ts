@@ -6,6 +6,7 @@
  *
  * Routes:
  *   /echo, /echo/... answers JSON { method, path, query, headers, body } of what it received
+ *   /sized/<n>       answers <n> bytes of 'x' with a Content-Length (the other routes answer chunked)
  *   /echo-status/<code>  answers <code> with the same JSON as /echo (an error answer that echoes the request)
  *   /reflect         answers text/plain with the value of the x-api-key request header escaped 1 to 4
  *                    times (one line each), and the same value percent-encoded in the status text and
@@ -193,6 +194,10 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     if (url.pathname === '/echo' || url.pathname.startsWith('/echo/') || echoStatus) {
       res.writeHead(echoStatus ? Number(echoStatus[1]) : 200, { 'content-type': 'application/json', 'x-echo': 'yes' });
       res.end(JSON.stringify({ method: req.method, path: url.pathname, query: url.search, headers: req.headers, body }));
+    } else if (/^\/sized\/\d+$/.test(url.pathname)) {
+      const text = 'x'.repeat(Number(url.pathname.split('/')[2]));
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(text.length) });
+      res.end(text);
     } else if (url.pathname === '/received') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ count: receivedByPath.get(url.searchParams.get('path') ?? '') ?? 0 }));

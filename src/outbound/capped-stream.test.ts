@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cappedStream, readWhole, type CappedStreamErrors } from './capped-stream';
+import { cappedStream, type CappedStreamErrors } from './capped-stream';
+
+/** Every piece of the stream in one byte array; fails as the stream fails. */
+const readWhole = async (stream: ReadableStream<Uint8Array>) => new Uint8Array(await new Response(stream).arrayBuffer());
 
 class TooLarge extends Error {}
 class ReadFailed extends Error {}

@@ -45,25 +45,3 @@ export function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: numbe
     { highWaterMark: 0 },
   );
 }
-
-/** Every piece of the stream in one byte array; fails as the stream fails. */
-export async function readWhole(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const pieces: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    pieces.push(value);
-  }
-  return concat(pieces);
-}
-
-function concat(pieces: readonly Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
-  let offset = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, offset);
-    offset += piece.byteLength;
-  }
-  return bytes;
-}

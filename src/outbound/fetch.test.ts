@@ -65,6 +65,13 @@ describe('the outbound fetch wrapper', () => {
     expect(failure).toMatchObject({ reason: 'too_large', detail: { limit: MAX_RESPONSE_BYTES } });
   });
 
+  it('fails with too_large on a declared length over the cap, and reads a declared length up to it whole', async () => {
+    const whole = await sendOutbound(get('/sized/1000'), options({ maxBytes: 1000 }));
+    expect(whole.headers['content-length']).toBe('1000');
+    expect(whole.body).toBe('x'.repeat(1000));
+    expect(await failureOf(sendOutbound(get('/sized/1001'), options({ maxBytes: 1000 })))).toMatchObject({ reason: 'too_large', detail: { limit: 1000 } });
+  });
+
   it('fails with unreachable when nothing listens', async () => {
     expect((await failureOf(sendOutbound({ ...get(''), url: 'http://127.0.0.1:1/' }, options()))).reason).toBe('unreachable');
   });

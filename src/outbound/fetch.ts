@@ -9,7 +9,8 @@ import type { Env } from '../env';
 import { isTrue } from '../env';
 import { OUTBOUND_CALL_MS } from '../limits';
 import { privateHostRefusal } from './address-guard';
-import { cappedStream, readWhole } from './capped-stream';
+import { readCapped } from '../bytes/read-capped';
+import { cappedStream } from './capped-stream';
 import { destinationVerdict } from './destinations';
 import { OutboundError } from './errors';
 import { redactSecret, SearchTimeout, type SearchBudget } from './redact/redact';
@@ -130,6 +131,20 @@ async function redactHead(head: OutboundResponseHead, secret: string, budget: Se
 }
 
 /**
+ * The whole body under the cap: natively when its length is declared and it is not content-encoded (the
+ * declared length bounds what is read), else piece by piece, refused at the first byte over the cap.
+ */
+async function readAnswer(response: Response, maxBytes: number, tooLarge: () => OutboundError): Promise<Uint8Array> {
+  const declared = response.headers.get('content-length');
+  if (declared === null || response.headers.has('content-encoding')) return readCapped(response.body, maxBytes, tooLarge);
+  if (Number(declared) > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
  * Sends the request and answers the response, any status (redirects are answers, not followed): its body read
  * whole (the default), or passed on as it arrives with `answer: 'streamed'`. Throws OutboundError:
  * invalid_url, private_destination, destination_not_allowed, timeout, too_large, unreachable.
@@ -158,13 +173,11 @@ export async function sendOutbound(
     throw failed(error);
   }
   const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
-  const body = cappedStream(response.body ?? emptyStream(), maxBytes, {
-    tooLarge: () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes }),
-    readFailed: failed,
-  });
+  const tooLarge = () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes });
   const head = { status: response.status, statusText: response.statusText, headers: headerRecord(response.headers) };
 
   if (options.answer === 'streamed') {
+    const body = cappedStream(response.body ?? emptyStream(), maxBytes, { tooLarge, readFailed: failed });
     if (!options.secret) return { ...head, body };
     try {
       return { ...(await redactHead(head, options.secret, { deadline: options.deadline, now }, options.redactAs)), body };
@@ -176,7 +189,7 @@ export async function sendOutbound(
 
   let raw: OutboundResponse;
   try {
-    raw = { ...head, body: new TextDecoder().decode(await readWhole(body)) };
+    raw = { ...head, body: new TextDecoder().decode(await readAnswer(response, maxBytes, tooLarge)) };
   } catch (error) {
     throw failed(error);
   }
