@@ -24,8 +24,8 @@ export interface ForwardContext {
   env: Env;
   serviceId: string;
   caller: ForwardCaller;
-  /** The store of this caller's queues. */
-  queues: ForwardQueueStore;
+  /** The store of this caller's queues (reached only by a queued request). */
+  queues: () => ForwardQueueStore;
   /** Keeps work going after the answer (the history row of a direct request). */
   waitUntil(promise: Promise<unknown>): void;
 }
@@ -150,7 +150,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   const record = newRecord(dispatch, prepared, queue, now);
   if (queue === undefined) return sendDirect(context, request, key, record);
 
-  const enqueued = await context.queues.enqueue({
+  const enqueued = await context.queues().enqueue({
     owner: { serviceId, callerKey: caller.key },
     caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
     prepared,

@@ -69,7 +69,7 @@ forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
       env: c.env,
       serviceId,
       caller,
-      queues: forwardQueueStub(c.env, { serviceId, callerKey: caller.key }),
+      queues: () => forwardQueueStub(c.env, { serviceId, callerKey: caller.key }),
       waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     },
     dispatch.value,
