@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Svc, SvcError, type ForwardStatusObject } from '../src/index.js';
+import { Svc, type ForwardStatusObject } from '../src/index.js';
 import { json, startScriptedServer, type RecordedRequest, type ScriptedServer } from './helpers/scripted-server.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { rejection } from './helpers/rejection.js';
 
 // The forwarding methods against the real Worker (`wrangler dev`), relaying to a loopback destination
 // this test runs, which records what arrived.
@@ -29,14 +30,6 @@ beforeEach(() => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const rejection = async (promise: Promise<unknown>): Promise<SvcError> => {
-  const err = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(SvcError);
-  return err as SvcError;
-};
 
 /** Holds every request that arrives until released, answering each with its own path. */
 function holdingDestination() {

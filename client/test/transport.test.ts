@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Svc, SvcError } from '../src/index.js';
+import { Svc } from '../src/index.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
+import { rejection } from './helpers/rejection.js';
 
 // A local HTTP server stands in for the service, or for a proxy in front of it, so each answer
 // (429, HTML error page, silence) can be produced on demand.
@@ -18,14 +19,6 @@ beforeEach(() => {
 
 const svcOf = (options: Partial<ConstructorParameters<typeof Svc>[0]> = {}) => new Svc({ serviceId: 'abcd0000000000000000', baseUrl: server.url, ...options });
 const consume = (svc = svcOf()) => svc.consumeTicket({ ticket_id: 't1', method: 'POST', data: { a: 1 } });
-const rejection = async (promise: Promise<unknown>): Promise<SvcError> => {
-  const err = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(SvcError);
-  return err as SvcError;
-};
 
 describe('429 handling', () => {
   it('a 429 with Retry-After is retried after the server wait, then resolves', async () => {

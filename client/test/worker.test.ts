@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Svc, SvcError, type TicketError, type TicketReceipt } from '../src/index.js';
+import { Svc, type SvcError, type TicketError, type TicketReceipt } from '../src/index.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { rejection } from './helpers/rejection.js';
 
 // The client against the real Worker (`wrangler dev` with local D1 and Durable Objects).
 let worker: TestWorker;
@@ -36,14 +37,6 @@ afterAll(async () => {
   await worker?.stop();
 });
 
-const rejection = async (promise: Promise<unknown>): Promise<SvcError> => {
-  const err = await promise.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(SvcError);
-  return err as SvcError;
-};
 const ticketErrorOf = (err: SvcError): TicketError => {
   if (!err.cause || !('stage' in err.cause)) throw new Error(`no TicketError cause: ${err.message}`);
   return err.cause;

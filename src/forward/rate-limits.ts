@@ -15,6 +15,18 @@ interface Counter {
   what: string;
 }
 
+/** The start of the fixed minute `now` falls in. */
+const windowOf = (now: number) => now - (now % WINDOW_MS);
+
+/** The refusal of a call over `counter`'s limit: wait until the minute ends. */
+function overLimit({ limit, what }: Counter, now: number): RateVerdict {
+  return {
+    ok: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((windowOf(now) + WINDOW_MS - now) / 1000)),
+    message: `Too many requests: at most ${limit} ${what}.`,
+  };
+}
+
 function countersOf(keyName: string, callerKey: string, limits: SecretKeyLimits): Counter[] {
   const counters: Counter[] = [];
   if (limits.per_key_per_minute) counters.push({ scope: `key:${keyName}`, limit: limits.per_key_per_minute, what: 'calls a minute with this client secret' });
@@ -28,7 +40,7 @@ function countersOf(keyName: string, callerKey: string, limits: SecretKeyLimits)
 export async function takeRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, now: number): Promise<RateVerdict> {
   const counters = countersOf(keyName, callerKey, limits);
   if (counters.length === 0) return { ok: true };
-  const windowStart = now - (now % WINDOW_MS);
+  const windowStart = windowOf(now);
   const taken = await db.batch(
     counters.map((counter) =>
       db
@@ -43,12 +55,7 @@ export async function takeRateLimits(db: D1Database, serviceId: string, keyName:
   const full = counters.findIndex((_, i) => taken[i].results.length === 0);
   if (full < 0) return { ok: true };
   await giveBack(db, serviceId, counters.filter((_, i) => taken[i].results.length > 0), windowStart);
-  const { limit, what } = counters[full];
-  return {
-    ok: false,
-    retryAfterSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
-    message: `Too many requests: at most ${limit} ${what}.`,
-  };
+  return overLimit(counters[full], now);
 }
 
 async function giveBack(db: D1Database, serviceId: string, counters: Counter[], windowStart: number): Promise<void> {
@@ -62,7 +69,7 @@ async function giveBack(db: D1Database, serviceId: string, counters: Counter[], 
 
 /** Gives back the call takeRateLimits took at `takenAt` (the call was refused afterwards and sent nothing). */
 export function returnRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, takenAt: number): Promise<void> {
-  return giveBack(db, serviceId, countersOf(keyName, callerKey, limits), takenAt - (takenAt % WINDOW_MS));
+  return giveBack(db, serviceId, countersOf(keyName, callerKey, limits), windowOf(takenAt));
 }
 
 /** Drops the counters of minutes that ended (the daily cron). */
@@ -70,15 +77,12 @@ export const pastRateWindows = (db: D1Database, now: number) => db.prepare('DELE
 
 /** The verdict takeRateLimits would give now, counting nothing (a dry run). */
 export async function peekRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, now: number): Promise<RateVerdict> {
-  const windowStart = now - (now % WINDOW_MS);
-  for (const { scope, limit, what } of countersOf(keyName, callerKey, limits)) {
+  for (const counter of countersOf(keyName, callerKey, limits)) {
     const row = await db
       .prepare('SELECT calls FROM forward_rate WHERE service_id = ? AND scope = ? AND window_start = ?')
-      .bind(serviceId, scope, windowStart)
+      .bind(serviceId, counter.scope, windowOf(now))
       .first<{ calls: number }>();
-    if ((row?.calls ?? 0) >= limit) {
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)), message: `Too many requests: at most ${limit} ${what}.` };
-    }
+    if ((row?.calls ?? 0) >= counter.limit) return overLimit(counter, now);
   }
   return { ok: true };
 }

@@ -55,6 +55,10 @@ function optional<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
 }
 
+/** How the request went, as far as it went: the members a status envelope and a history item share. */
+const progressOf = (record: ForwardRecord) =>
+  optional({ executed: record.executed, responded: record.responded, status_code: record.status_code, error: record.error });
+
 /** The answer of a poll; `inQueue` counts the unresolved requests up to this one (0 once settled). */
 export function envelopeOf(record: ForwardRecord, inQueue: number): ForwardStatusEnvelope {
   return {
@@ -64,13 +68,8 @@ export function envelopeOf(record: ForwardRecord, inQueue: number): ForwardStatu
     in_queue: inQueue,
     created: record.created,
     updated: record.updated,
-    ...optional({
-      executed: record.executed,
-      responded: record.responded,
-      status_code: record.status_code,
-      response_body: parsed(record.response_body),
-      error: record.error,
-    }),
+    ...progressOf(record),
+    ...optional({ response_body: parsed(record.response_body) }),
   };
 }
 
@@ -90,12 +89,7 @@ export function historyItemOf(record: ForwardRecord, compact: boolean): RequestH
     url: record.url,
     created: record.created,
     updated: record.updated,
-    ...optional({
-      executed: record.executed,
-      responded: record.responded,
-      status_code: record.status_code,
-      error: record.error,
-    }),
+    ...progressOf(record),
   };
   if (!compact) {
     return { ...head, request_body: parsed(record.request_body) ?? null, response_body: parsed(record.response_body) ?? null };
