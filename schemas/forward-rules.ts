@@ -42,7 +42,7 @@ const CONNECTION_HEADERS = new Set([
 ]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_HEADER_VALUE = /[\r\n\0]|[^\u0000-\u00ff]/;
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** Why a header of the caller's cannot travel; undefined when it can. */
 export function headerRefusal(name: string, value: unknown): string | undefined {
@@ -53,6 +53,14 @@ export function headerRefusal(name: string, value: unknown): string | undefined 
   if (typeof value !== 'string') return 'must be a string';
   if (value.length > MAX_HEADER_VALUE) return `must be at most ${MAX_HEADER_VALUE} characters`;
   if (BAD_HEADER_VALUE.test(value)) return 'holds a line break, NUL or a character outside Latin-1';
+  return undefined;
+}
+
+/** Why a text cannot name a queue; undefined when it can. */
+export function queueNameRefusal(name: string): string | undefined {
+  if (name === '') return 'must not be empty';
+  if (name.length > MAX_QUEUE_NAME) return `must be at most ${MAX_QUEUE_NAME} characters`;
+  if (CONTROL_CHARACTER.test(name)) return 'holds a control character';
   return undefined;
 }
 

@@ -7,7 +7,6 @@ import * as z from 'zod';
 import { checked, type Checked } from './field-issue';
 import {
   BODILESS_FORWARD_METHODS,
-  CONTROL_CHARACTER,
   FORWARD_METHODS,
   FORWARD_STATUSES,
   headerRefusal,
@@ -15,8 +14,8 @@ import {
   MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
   MAX_MULTIPART_CHARS,
-  MAX_QUEUE_NAME,
   METHOD_RULE,
+  queueNameRefusal,
   urlRefusal,
 } from './forward-rules';
 import { parseOrRefuse } from './issues';
@@ -36,11 +35,10 @@ const headersSchema = z
   })
   .transform((headers) => headers as Record<string, string>);
 
-const queueName = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_QUEUE_NAME, `must be at most ${MAX_QUEUE_NAME} characters`)
-  .refine((name) => !CONTROL_CHARACTER.test(name), 'holds a control character');
+const queueName = z.string().superRefine((name, ctx) => {
+  const refusal = queueNameRefusal(name);
+  if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
+});
 
 const svcHeadersSchema = z.union([z.boolean(), strictObject({ user: z.boolean().optional(), service: z.boolean().optional() }, {})], {
   error: 'must be true, false or { user?, service? }',

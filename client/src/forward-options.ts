@@ -5,15 +5,14 @@
  */
 import {
   BODILESS_FORWARD_METHODS,
-  CONTROL_CHARACTER,
   FORWARD_METHODS,
   headerRefusal,
   isForwardMethod,
   MAX_EXPIRES_SECONDS,
   MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
-  MAX_QUEUE_NAME,
   METHOD_RULE,
+  queueNameRefusal,
   urlRefusal,
   type ForwardMethod,
 } from '../../schemas/forward-rules.js';
@@ -108,8 +107,8 @@ function checkHeaders(headers: unknown): Record<string, string> | undefined {
 
 export function checkQueueName(queue: unknown, path = 'queue'): string {
   if (typeof queue !== 'string' || queue === '') throw refuse(path, 'must be a non-empty string');
-  if (queue.length > MAX_QUEUE_NAME) throw refuse(path, `must be at most ${MAX_QUEUE_NAME} characters`);
-  if (CONTROL_CHARACTER.test(queue)) throw refuse(path, 'holds a control character');
+  const refusal = queueNameRefusal(queue);
+  if (refusal) throw refuse(path, refusal);
   return queue;
 }
 

@@ -1,5 +1,5 @@
 import { checkForwardDispatch, forwardHistoryQuerySchema } from '../../schemas/forward';
-import { CONTROL_CHARACTER, MAX_DISPATCH_BYTES, MAX_QUEUE_NAME, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
+import { MAX_DISPATCH_BYTES, queueNameRefusal, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
 import { checked, type FieldIssue } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
@@ -20,14 +20,6 @@ export const forwardRoutes = createRouter();
 
 const anyone = guard('visitor');
 const FORWARD_PATH = `${PROJECT_PATH}/forward`;
-
-/** Why a queue name cannot name a queue (the rules of a dispatch's queue); undefined when it can. */
-function queueNameRefusal(queue: string | undefined): string | undefined {
-  if (!queue) return 'is required';
-  if (queue.length > MAX_QUEUE_NAME) return `must be at most ${MAX_QUEUE_NAME} characters`;
-  if (CONTROL_CHARACTER.test(queue)) return 'holds a control character';
-  return undefined;
-}
 
 const refusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
 
@@ -88,9 +80,9 @@ forwardRoutes.delete(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(awai
 forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, anyone, async (c) => c.json(await withdrawRequest(await placesOf(c), await addressOf(c))));
 
 forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
-  const queue = c.req.query('queue');
-  const problem = queueNameRefusal(queue);
-  if (problem !== undefined || queue === undefined) throw refusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
+  const queue = c.req.query('queue') ?? '';
+  const problem = queue === '' ? 'is required' : queueNameRefusal(queue);
+  if (problem !== undefined) throw refusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
   const places = await placesOf(c);
   return c.json({ queue_name: queue, in_queue: await places.queues.queueCount(queue) });
 });
