@@ -130,8 +130,80 @@ export interface ForwardStatusEnvelope {
   /** The destination's body: parsed as JSON when it parses, else text (resolved requests). */
   response_body?: unknown;
   /** Why a failed request failed. */
-  error?: { code: string; message: string };
+  error?: ForwardFailure;
+  /** The room of the realtime socket the pieces are pushed to (dispatch reply of a realtime stream only). */
+  realtime_group?: string;
 }
+
+/** Why a request failed; a streamed one may add what the destination answered or how far it got. */
+export interface ForwardFailure {
+  code: string;
+  message: string;
+  /** A streamed request answered with 400 or more: the destination's status, its body (capped) and whether it was cut. */
+  status_code?: number;
+  body?: unknown;
+  truncated?: boolean;
+  /** A streamed request that failed mid-body: how many pieces were stored before it did. */
+  chunks?: number;
+}
+
+/** One stored piece of a streamed answer: its sequence number (1, 2, 3, ...) and its text. */
+export interface StreamChunk {
+  seq: number;
+  txt: string;
+}
+
+/**
+ * A poll with a cursor (`since`) of a streamed request not yet finalized: the status envelope and the
+ * pieces after the cursor. `more` means the read was capped and more is already stored.
+ */
+export interface StreamedEnvelope extends ForwardStatusEnvelope {
+  stream: boolean;
+  chunks: StreamChunk[];
+  /** The cursor to send next: the last piece's seq, or the cursor sent when none came. */
+  last_seq: number;
+  more: boolean;
+}
+
+/** Text of the pieces one cursor poll returns at most (a piece is never split; one piece always fits). */
+export const MAX_CHUNK_PAGE_CHARS = 262_144;
+
+/** Largest streamed answer relayed (bytes) and longest time it may keep sending; past either the request fails. */
+export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
+export const MAX_STREAM_MS = 5 * 60 * 1000;
+
+/** forwardRequestFinalize's answer. */
+export interface FinalizeAnswer {
+  finalized: boolean;
+  message: string;
+}
+
+export const FINALIZE_MESSAGES = {
+  done: 'Finalized.',
+  notFound: 'Request not found.',
+  unfinished: 'The request has not finished yet.',
+  notStreamed: 'The request was not sent with stream, so its response is already stored.',
+} as const;
+
+/** Largest finalized version, as JSON (the same bound as a dispatch's data). */
+export const MAX_FINALIZE_DATA_BYTES = MAX_FORWARD_DATA_BYTES;
+
+/** The project's realtime WebSocket (GET with Upgrade: websocket): /v1/projects/{service_id}/realtime. */
+export const REALTIME_ROUTE = '/realtime';
+/** A signed-in caller's id token on the socket's URL (a browser WebSocket cannot send headers). */
+export const REALTIME_TOKEN_PARAM = 'token';
+/** A realtime_group: 22 base62 characters (about 131 random bits). */
+export const REALTIME_GROUP_PATTERN = /^[0-9A-Za-z]{22}$/;
+
+/** Frames a client sends on the realtime socket. One connection is in one room at a time; a join replaces the room. */
+export type RealtimeClientFrame = { type: 'join'; group: string } | { type: 'leave' };
+
+/** Frames the server sends. `piece` carries one stored piece of the request `id` (stamp:entropy). */
+export type RealtimeServerFrame =
+  | { type: 'joined'; group: string }
+  | { type: 'left' }
+  | { type: 'piece'; group: string; id: string; seq: number; txt: string }
+  | { type: 'error'; message: string };
 
 /** The answer of a direct dispatch carries the destination's body as is, with these headers. */
 export const STATUS_CODE_HEADER = 'x-svc-status-code';
@@ -160,7 +232,9 @@ export interface RequestHistory {
   executed?: number;
   responded?: number;
   status_code?: number;
-  error?: { code: string; message: string };
+  error?: ForwardFailure;
+  /** true for a request sent with stream (its response_body is null until finalized). */
+  stream?: true;
   request_body?: unknown;
   response_body?: unknown;
   compact?: true;
