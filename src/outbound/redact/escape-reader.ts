@@ -61,9 +61,27 @@ export function digitValue(cp: number, base: number): number {
 
 export const isAsciiAlnum = (cp: number) => (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
 
-interface State {
+/** A partial reading: where it got to and the value read so far. */
+export interface State {
   pos: number;
   value: number;
+}
+
+/** One character further from each state, folding it into the value (undefined drops the state). */
+export type StepStates = (states: State[], fold: (cp: number, value: number) => number | undefined) => State[];
+
+/** The states after min..max digits of `base`, each digit folded into the value. */
+export function digitStates(step: StepStates, states: State[], base: number, min: number, max: number): State[] {
+  const all: State[] = [];
+  let current = states;
+  for (let count = 1; count <= max && current.length > 0; count++) {
+    current = step(current, (cp, value) => {
+      const digit = digitValue(cp, base);
+      return digit < 0 ? undefined : value * base + digit;
+    });
+    if (count >= min) all.push(...current);
+  }
+  return all;
 }
 
 function addReading(list: Reading[], cp: number, end: number): void {
@@ -174,18 +192,8 @@ export class EscapeReader {
     return this.step(states, depth, (read, value) => (read === cp ? value : undefined));
   }
 
-  /** The states after min..max digits of `base`, each digit folded into the value. */
   private digits(states: State[], depth: number, base: number, min: number, max: number): State[] {
-    const all: State[] = [];
-    let current = states;
-    for (let count = 1; count <= max && current.length > 0; count++) {
-      current = this.step(current, depth, (cp, value) => {
-        const digit = digitValue(cp, base);
-        return digit < 0 ? undefined : value * base + digit;
-      });
-      if (count >= min) all.push(...current);
-    }
-    return all;
+    return digitStates((from, fold) => this.step(from, depth, fold), states, base, min, max);
   }
 
   /** After '%': one byte, or the UTF-8 bytes of one non-ASCII character. */

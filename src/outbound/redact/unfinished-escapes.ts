@@ -9,7 +9,7 @@
 import {
   AMPERSAND,
   BACKSLASH,
-  digitValue,
+  digitStates,
   type EscapeReader,
   HASH,
   isAsciiAlnum,
@@ -20,13 +20,9 @@ import {
   PERCENT,
   type Reading,
   SEMICOLON,
+  type State,
 } from './escape-reader';
 import { HTML_NAMED_REFERENCES } from './html-names';
-
-interface State {
-  pos: number;
-  value: number;
-}
 
 /** Every prefix of a known reference name: a name that is no such prefix can never end in a reference. */
 const NAME_PREFIXES: ReadonlySet<string> = new Set(
@@ -110,16 +106,7 @@ export class UnfinishedEscapes {
   }
 
   private digits(states: State[], depth: number, base: number, min: number, max: number): State[] {
-    const all: State[] = [];
-    let current = states;
-    for (let count = 1; count <= max && current.length > 0; count++) {
-      current = this.step(current, depth, (cp, value) => {
-        const digit = digitValue(cp, base);
-        return digit < 0 ? undefined : value * base + digit;
-      });
-      if (count >= min) all.push(...current);
-    }
-    return all;
+    return digitStates((from, fold) => this.step(from, depth, fold), states, base, min, max);
   }
 
   private percent(pos: number, depth: number): void {
