@@ -34,7 +34,7 @@
  *                    /seq-state/<k> answers { order, maxInFlight, inFlight }: the <n>s in arrival order and the
  *                    most requests of <k> that were ever open at once
  *   /pieces/<k>      a streamed answer scripted by the JSON body { pieces, gap_ms, status, cut } (see
- *                    handlePieces); /pieces-state/<k> answers { written, closed, finished }
+ *                    handlePieces); /pieces-state/<k> answers { written, closed, finished, closed_at }
  *   /generated/<k>   ?repeat&piece&gap: generatedText(repeat) streamed in slices (see handleGenerated); its
  *                    state under /pieces-state/<k>
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
@@ -144,7 +144,7 @@ function handleEndless(res: http.ServerResponse, key: string): void {
 }
 
 /** What each /pieces/<key> answer has written, and whether its caller has gone. */
-const scripted = new Map<string, { written: number; closed: boolean; finished: boolean }>();
+const scripted = new Map<string, { written: number; closed: boolean; finished: boolean; closed_at?: number }>();
 
 /**
  * A streamed answer scripted by the request's JSON body: `pieces` (text, or { b64 } for raw bytes) written
@@ -192,10 +192,11 @@ function handleGenerated(res: http.ServerResponse, key: string, url: URL): void 
     return slice;
   };
   const gap = Number(url.searchParams.get('gap') ?? 0);
-  const state = { written: 0, closed: false, finished: false };
+  const state = { written: 0, closed: false, finished: false, closed_at: 0 };
   scripted.set(key, state);
   res.on('close', () => {
     state.closed = true;
+    state.closed_at = Date.now();
   });
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const next = (): void => {
