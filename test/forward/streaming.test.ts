@@ -32,6 +32,11 @@ async function storedChunks(): Promise<{ rows: number; chars: number }> {
   );
 }
 
+/** Bytes of the SQLite database of the visitor's queue object. */
+async function databaseSize(): Promise<number> {
+  return runInDurableObject(await visitorQueues(), (_instance, state) => state.storage.sql.databaseSize);
+}
+
 async function streamed(url: string, extra: Record<string, unknown> = {}) {
   const res = await forward(project, { url, method: 'POST', stream: true, ...extra });
   expect(res.status).toBe(200);
@@ -92,10 +97,13 @@ describe('a streamed request', () => {
     expect(after.chars - before.chars).toBe(read.text.length);
   });
 
-  it('relays 10 MB byte-identical, read back in capped pages', async () => {
+  it('relays 10 MB byte-identical, read back in capped pages, stored in at most 1.1 times its size', async () => {
     const repeat = 250_000; // 42 bytes a line
+    const sizeBefore = await databaseSize();
     const request = await streamed(`${origin}/generated/${key()}?repeat=${repeat}&piece=65536`);
     const read = await readStream(project, request);
+    const payload = new TextEncoder().encode(generatedText(repeat)).length;
+    expect((await databaseSize()) - sizeBefore).toBeLessThanOrEqual(1.1 * payload);
     expect(read.envelope.status).toBe('resolved');
     expect(read.text.length).toBe(generatedText(repeat).length);
     expect(read.text === generatedText(repeat)).toBe(true);
