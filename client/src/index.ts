@@ -13,20 +13,25 @@ export type {
   Ticket,
 } from './types.js';
 export { DEFAULT_POLL_LATENCY_MS } from './forward.js';
+export { DEFAULT_STREAM_POLL_MS } from './stream-options.js';
 export type {
   CancelForwardRequestParams,
   ClientSecretRequestParams,
+  FinalizeAnswer,
   ForwardCheckAnswer,
+  ForwardFailure,
   ForwardForm,
   ForwardHistoryParams,
   ForwardMethod,
   ForwardRequestOptions,
+  ForwardRequestStreamOptions,
   ForwardResponseMeta,
   ForwardStatus,
   ForwardStatusEnvelope,
   ForwardStatusObject,
   OnForwardError,
   OnForwardResponse,
+  OnStream,
   PollArgument,
   PollFunction,
   PollPromise,
@@ -35,6 +40,9 @@ export type {
   RemovalAnswer,
   RequestHistory,
   RequestHistoryItem,
+  RequestLocation,
   StopPollingParams,
   StoppedPoll,
+  StreamEnd,
+  StreamVia,
 } from './forward-types.js';
