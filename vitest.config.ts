@@ -16,6 +16,8 @@ export default defineConfig({
           ALLOW_PRIVATE_DESTINATIONS: 'true',
           // Shortens the 10-second outbound call limit so the timeout tests stay quick (src/outbound/fetch.ts).
           OUTBOUND_CALL_MS: '2000',
+          // Shortens the 5-minute limit of a streamed answer so the endless-stream test stays quick.
+          FORWARD_STREAM_MS: '10000',
           OPERATOR_TOKEN: 'test-operator-token',
           SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
         },

@@ -1,17 +1,26 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../schemas/forward-rules';
+import {
+  FINALIZE_MESSAGES,
+  MAX_CHUNK_PAGE_CHARS,
+  MAX_STREAM_MS,
+  type FinalizeAnswer,
+  type ForwardStatusEnvelope,
+  type RemovalAnswer,
+  type RequestAddress,
+} from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
 import { historyDelete, historyUpsert } from '../src/forward/history';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
-import { sendPrepared, type ForwardOutcome } from '../src/forward/send';
-import type { EnqueueAnswer, ForwardQueueStore, QueuedDispatch, QueuedPlan } from '../src/forward/queue-store';
+import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
+import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { JobAlarm } from './job-alarm';
 import { type Job, JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
+import { ChunkStore, CHUNKS_SCHEMA } from './chunk-store';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -36,6 +45,7 @@ const SCHEMA = [
      UNIQUE (method, url, id)
    );
    CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
+  CHUNKS_SCHEMA,
 ];
 
 type ForwardJobKind = 'run' | 'export-history' | 'expire';
@@ -57,6 +67,8 @@ const HISTORY_EXPORT_BATCH = 100;
 const HISTORY_EXPORT_DELAY_MS = 50;
 /** Longer than a send (10 s) and the search of its answer: a live runner is never taken for a dead one. */
 const RUN_LEASE_MS = 60_000;
+/** A streamed send holds the lease for the longest stream as well. */
+const STREAM_LEASE_MS = RUN_LEASE_MS + MAX_STREAM_MS;
 
 const INTERRUPTED: ForwardError = {
   code: 'REQUEST_FAILED',
@@ -74,6 +86,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly jobs: JobTable<ForwardJobKind>;
   private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
   private readonly alarms: JobAlarm<ForwardJobKind>;
+  private readonly chunks: ChunkStore;
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -81,6 +94,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     super(ctx, env);
     migrateSchema(ctx.storage.sql, SCHEMA);
     this.jobs = new JobTable(ctx.storage.sql);
+    this.chunks = new ChunkStore(ctx.storage.sql);
     this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
       exportKind: 'export-history',
       delayMs: HISTORY_EXPORT_DELAY_MS,
@@ -131,7 +145,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
     if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOf(record)));
     await this.alarms.arm();
-    return { ok: true, envelope: envelopeOf(record, this.inQueue(record.queue_name, seq)) };
+    const envelope = envelopeOf(record, this.inQueue(record.queue_name, seq));
+    return { ok: true, envelope: record.realtime_group ? { ...envelope, realtime_group: record.realtime_group } : envelope };
   }
 
   /** The request's status envelope; null when this object does not hold it. */
@@ -140,6 +155,30 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (!row) return null;
     const record = JSON.parse(row.record) as ForwardRecord;
     return envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
+  }
+
+  /** A poll with a cursor: the pieces after `since` of a streamed request, or its kept version once finalized. */
+  async read(address: RequestAddress, since: number): Promise<PollAnswer | null> {
+    const row = this.find(address);
+    if (!row) return null;
+    const record = JSON.parse(row.record) as ForwardRecord;
+    const envelope = envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
+    if (!record.stream) return { kind: 'envelope', envelope: { ...envelope, stream: false, chunks: [], last_seq: since, more: false } };
+    if (record.finalized) return { kind: 'finalized', json: record.response_body ?? 'null' };
+    return { kind: 'envelope', envelope: { ...envelope, stream: true, ...this.chunks.read(row.seq, since, MAX_CHUNK_PAGE_CHARS) } };
+  }
+
+  /** Keeps `json` as a settled streamed request's response and drops its pieces; repeating replaces. */
+  async finalize(address: RequestAddress, json: string): Promise<FinalizeAnswer | null> {
+    const row = this.find(address);
+    if (!row) return null;
+    const record = JSON.parse(row.record) as ForwardRecord;
+    if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
+    if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
+    this.chunks.drop(row.seq);
+    this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated) });
+    await this.alarms.arm();
+    return { finalized: true, message: FINALIZE_MESSAGES.done };
   }
 
   /** Removes a pending request or ends a running one; null when this object does not hold it. */
@@ -192,6 +231,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.inFlight.get(row.seq)?.abort();
     this.inFlight.delete(row.seq);
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
+    this.chunks.drop(row.seq);
     const plan = JSON.parse(row.plan) as QueuedPlan;
     this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
   }
@@ -205,8 +245,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
   private failInterrupted(): void {
     const now = Date.now();
-    for (const row of this.ctx.storage.sql.exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE status = 'running'")) {
-      this.save(row, { ...(JSON.parse(row.record) as ForwardRecord), status: 'failed', updated: now, error: INTERRUPTED });
+    for (const row of this.ctx.storage.sql.exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE status = 'running'").toArray()) {
+      this.save(row, this.interrupted(row, now));
       const payload = JSON.stringify({ queue: row.queue });
       if (!this.jobs.has('run', payload)) this.jobs.add('run', now, payload);
     }
@@ -226,12 +266,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       }
       const pending = JSON.parse(head.record) as ForwardRecord;
       if (head.status === 'running') {
-        this.save(head, { ...pending, status: 'failed', updated: Date.now(), error: INTERRUPTED });
+        this.save(head, this.interrupted(head, Date.now()));
         continue;
       }
       const started = Date.now();
       const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
-      this.jobs.reschedule(job.id, started + RUN_LEASE_MS);
+      this.jobs.reschedule(job.id, started + (pending.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
       this.save(head, running);
       const controller = new AbortController();
       this.inFlight.set(head.seq, controller);
@@ -239,21 +279,44 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       await this.ctx.storage.sync();
       // Cancelled or expired while that was written: never sent.
       if (controller.signal.aborted) continue;
-      const outcome = await this.send(JSON.parse(head.plan) as QueuedPlan, controller.signal);
+      const plan = JSON.parse(head.plan) as QueuedPlan;
+      const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
       this.inFlight.delete(head.seq);
       if (controller.signal.aborted) continue;
-      this.save(head, settled(running, outcome));
+      this.save(head, running.stream ? settledStream(running, outcome as StreamOutcome, this.chunks.count(head.seq)) : settled(running, outcome as ForwardOutcome));
     }
   }
 
-  /** Checks the key again (it may have changed while the request waited), then sends. */
-  private async send(plan: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
+  /** Checks the key again (it may have changed while the request waited); the key, or why it cannot be used. */
+  private async keyFor(plan: QueuedPlan): Promise<{ key: SendKey | null } | { refusal: string }> {
     const { prepared } = plan;
-    if (prepared.secretName === undefined) return sendPrepared(prepared, null, this.env, signal);
+    if (prepared.secretName === undefined) return { key: null };
     const key = await loadSecretKey(this.env, plan.owner.serviceId, prepared.secretName);
     const refusal = key ? keyRefusal(key, plan.caller, prepared.url) : missingKey(prepared.secretName);
-    if (refusal !== undefined) return { ok: false, error: { code: 'INVALID_REQUEST', message: refusal }, httpStatus: 400 };
-    return sendPrepared(prepared, key, this.env, signal);
+    return refusal === undefined && key ? { key } : { refusal: refusal ?? missingKey(prepared.secretName) };
+  }
+
+  private async send(plan: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
+    const checked = await this.keyFor(plan);
+    if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal }, httpStatus: 400 };
+    return sendPrepared(plan.prepared, checked.key, this.env, signal);
+  }
+
+  /** Sends and relays the answer into the chunk store; nothing is stored once the request is cancelled. */
+  private async sendStream(requestSeq: number, record: ForwardRecord, plan: QueuedPlan, signal: AbortSignal): Promise<StreamOutcome> {
+    const checked = await this.keyFor(plan);
+    if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal } };
+    const store = (txt: string) => {
+      if (signal.aborted) return;
+      this.chunks.append(requestSeq, txt);
+    };
+    return sendStreamed(plan.prepared, checked.key, this.env, signal, { store, bodyMs: streamLimitMs(this.env) });
+  }
+
+  /** A request left running by a runner that stopped: failed, with its pieces kept. */
+  private interrupted(row: RequestRow, now: number): ForwardRecord {
+    const record = JSON.parse(row.record) as ForwardRecord;
+    return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.chunks.count(row.seq) } : INTERRUPTED };
   }
 
   private expire(job: Job<ForwardJobKind>): Promise<void> {
@@ -270,7 +333,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {
     for (const change of changes) {
-      if (change.op !== 'put' || isUnresolved(change.record.status)) continue;
+      // A streamed request stays: its pieces, and after finalize its kept version, are read here.
+      if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
       const row = this.find(addressOf(change.record));
       if (row && (JSON.parse(row.record) as ForwardRecord).updated === change.record.updated && !isUnresolved(row.status)) {
         this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
@@ -280,6 +344,22 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 }
 
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
+
+/** The longest a streamed answer is relayed: MAX_STREAM_MS, or less when the settings say so (tests). */
+function streamLimitMs(env: Env): number {
+  const configured = Number(env.FORWARD_STREAM_MS);
+  return Number.isFinite(configured) && configured > 0 ? Math.min(configured, MAX_STREAM_MS) : MAX_STREAM_MS;
+}
+
+/** A streamed request settles with a status and no body; a failure after the answer began tells how many pieces arrived. */
+function settledStream(running: ForwardRecord, outcome: StreamOutcome, chunks: number): ForwardRecord {
+  if (outcome.ok) return { ...running, status: 'resolved', updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode };
+  const failed: ForwardRecord = { ...running, status: 'failed', updated: Date.now(), error: outcome.error };
+  if (outcome.statusCode === undefined) return failed;
+  // An error answer (400 or more) arrived whole and is kept on the error; a body cut short did not.
+  const answered = outcome.error.body !== undefined ? { responded: failed.updated } : {};
+  return { ...failed, status_code: outcome.statusCode, error: { ...outcome.error, chunks }, ...answered };
+}
 
 const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
 

@@ -11,6 +11,7 @@ import {
   FORWARD_STATUSES,
   headerRefusal,
   MAX_EXPIRES_SECONDS,
+  MAX_FINALIZE_DATA_BYTES,
   MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
   MAX_MULTIPART_CHARS,
@@ -74,6 +75,11 @@ export const forwardDispatchSchema = strictObject(
     svcHeaders: svcHeadersSchema.optional(),
     multipart: multipartSchema.optional().describe("The form's own bytes, base64; refused together with data."),
     check: z.boolean().optional().describe('Answer what would be sent and the verdicts, sending nothing.'),
+    stream: z
+      .boolean()
+      .optional()
+      .describe('Relay the answer piece by piece into the chunk store (a queue is generated when none is named); never sent to the destination.'),
+    realtime: z.boolean().optional().describe('With stream: also push each stored piece to the realtime room named by the reply\'s realtime_group.'),
   },
   {},
 ).superRefine((body, ctx) => {
@@ -102,6 +108,25 @@ export type ForwardDispatch = z.output<typeof forwardDispatchSchema>;
 export function checkForwardDispatch(input: unknown): Promise<Checked<ForwardDispatch>> {
   return checked(() => parseOrRefuse(forwardDispatchSchema, input));
 }
+
+/** The body of forwardRequestFinalize (POST /v1/projects/{service_id}/forward/request/finalize). */
+export const forwardFinalizeSchema = strictObject(
+  {
+    id: z.string(),
+    url: z.string().optional(),
+    method: z.string().optional(),
+    data: z.json().optional().describe('The version to keep, stored verbatim; absent keeps null.'),
+  },
+  {},
+).superRefine((body, ctx) => {
+  if (body.data !== undefined && new TextEncoder().encode(JSON.stringify(body.data)).length > MAX_FINALIZE_DATA_BYTES) {
+    ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON` });
+  }
+});
+
+/** The cursor of a poll that reads a streamed request's pieces: a whole number, 0 or more. */
+export const SINCE_RULE = 'since: must be a whole number, 0 or more.';
+export const sinceOf = (text: string): number | undefined => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
 /** The query of forwardRequestHistory. */
 export const forwardHistoryQuerySchema = strictObject(

@@ -22,6 +22,8 @@ export interface Env extends GeneratedEnv {
   MAIL_FROM?: string;
   /** Per-call limit of outbound requests in ms (default 10 000; tests shorten it). */
   OUTBOUND_CALL_MS?: string;
+  /** Longest time a streamed answer is relayed in ms (default and most MAX_STREAM_MS; tests shorten it). */
+  FORWARD_STREAM_MS?: string;
 }
 
 /** A message on the work queue; each kind has an idempotent consumer (src/queue/messages.ts validates it). */

@@ -33,6 +33,10 @@
  *   /seq/<k>/<n>     records the arrival of request <n> under key <k> and answers 200 { n } 25 ms later;
  *                    /seq-state/<k> answers { order, maxInFlight, inFlight }: the <n>s in arrival order and the
  *                    most requests of <k> that were ever open at once
+ *   /pieces/<k>      a streamed answer scripted by the JSON body { pieces, gap_ms, status, cut } (see
+ *                    handlePieces); /pieces-state/<k> answers { written, closed, finished }
+ *   /generated/<k>   ?repeat&piece&gap: generatedText(repeat) streamed in slices (see handleGenerated); its
+ *                    state under /pieces-state/<k>
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -40,6 +44,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
+import { GENERATED_LINE } from './forward/generated-text';
 
 const pct = (text: string) =>
   [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -136,6 +141,77 @@ function handleEndless(res: http.ServerResponse, key: string): void {
   };
   res.on('drain', pump);
   pump();
+}
+
+/** What each /pieces/<key> answer has written, and whether its caller has gone. */
+const scripted = new Map<string, { written: number; closed: boolean; finished: boolean }>();
+
+/**
+ * A streamed answer scripted by the request's JSON body: `pieces` (text, or { b64 } for raw bytes) written
+ * one by one `gap_ms` apart (default 5), with `status` (default 200), then ended (or cut mid-answer with
+ * `cut: true`). Each write is flushed on its own, so the relay sees the pieces as written.
+ */
+function handlePieces(req: http.IncomingMessage, res: http.ServerResponse, key: string, body: string): void {
+  const script = JSON.parse(body || '{}') as { pieces?: (string | { b64: string })[]; gap_ms?: number; status?: number; cut?: boolean };
+  const state = { written: 0, closed: false, finished: false };
+  scripted.set(key, state);
+  res.on('close', () => {
+    state.closed = true;
+  });
+  res.writeHead(script.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  res.flushHeaders();
+  const pieces = script.pieces ?? [];
+  const gap = script.gap_ms ?? 5;
+  const next = () => {
+    if (res.destroyed) return;
+    if (state.written === pieces.length) {
+      state.finished = true;
+      if (script.cut) res.destroy();
+      else res.end();
+      return;
+    }
+    const piece = pieces[state.written++];
+    res.write(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.from(piece.b64, 'base64'));
+    setTimeout(next, gap);
+  };
+  next();
+}
+
+/**
+ * /generated/<key>?repeat=N&piece=M&gap=G: generatedText(N) (test/forward/generated-text.ts) written in
+ * slices of M bytes (a character may be cut between two), G ms apart (0: as fast as the reader takes them).
+ */
+function handleGenerated(res: http.ServerResponse, key: string, url: URL): void {
+  const line = Buffer.from(GENERATED_LINE, 'utf8');
+  const total = line.length * Number(url.searchParams.get('repeat') ?? 1);
+  const piece = Number(url.searchParams.get('piece') ?? 4096);
+  // Built slice by slice: an endless answer is never held whole.
+  const sliceAt = (offset: number) => {
+    const slice = Buffer.alloc(Math.min(piece, total - offset));
+    for (let i = 0; i < slice.length; i++) slice[i] = line[(offset + i) % line.length];
+    return slice;
+  };
+  const gap = Number(url.searchParams.get('gap') ?? 0);
+  const state = { written: 0, closed: false, finished: false };
+  scripted.set(key, state);
+  res.on('close', () => {
+    state.closed = true;
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const next = (): void => {
+    while (!res.destroyed && state.written < total) {
+      const slice = sliceAt(state.written);
+      state.written += slice.length;
+      const more = res.write(slice);
+      if (gap > 0) return void setTimeout(next, gap);
+      if (!more) return void res.once('drain', next);
+    }
+    if (!res.destroyed) {
+      state.finished = true;
+      res.end();
+    }
+  };
+  next();
 }
 
 /** Arrival order and concurrency of /seq/<key>/<n>. */
@@ -245,6 +321,13 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       handleDrip(res, url);
     } else if (/^\/endless\/[^/]+$/.test(url.pathname)) {
       handleEndless(res, url.pathname.slice('/endless/'.length));
+    } else if (/^\/pieces\/[^/]+$/.test(url.pathname)) {
+      handlePieces(req, res, url.pathname.slice('/pieces/'.length), body);
+    } else if (/^\/generated\/[^/]+$/.test(url.pathname)) {
+      handleGenerated(res, url.pathname.slice('/generated/'.length), url);
+    } else if (/^\/pieces-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(scripted.get(url.pathname.slice('/pieces-state/'.length)) ?? null));
     } else if (/^\/endless-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(endless.get(url.pathname.slice('/endless-state/'.length)) ?? null));

@@ -12,7 +12,7 @@ import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
 import type { HistoryOwner } from './history';
 import { writeHistorySoon } from './history-batch';
-import { generatedQueueName, newPublicId } from './ids';
+import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
 import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
@@ -111,6 +111,8 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
     ...(dispatch.data !== undefined ? { request_body: JSON.stringify(dispatch.data) } : {}),
     ...(dispatch.multipart ? { request_body: JSON.stringify(`<multipart body, ${dispatch.multipart.base64.length} base64 characters>`) } : {}),
     ...(dispatch.expires !== undefined ? { expires_at: now + dispatch.expires * 1000 } : {}),
+    ...(dispatch.stream ? { stream: true as const } : {}),
+    ...(dispatch.stream && dispatch.realtime ? { realtime_group: newRealtimeGroup() } : {}),
   };
 }
 
@@ -146,7 +148,8 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
     if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
   }
 
-  const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 ? generatedQueueName() : undefined);
+  // A polled or streamed request needs a queue: one is generated when none is named.
+  const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 || dispatch.stream ? generatedQueueName() : undefined);
   const record = newRecord(dispatch, prepared, queue, now);
   if (queue === undefined) return sendDirect(context, request, key, record);
 

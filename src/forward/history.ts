@@ -30,10 +30,11 @@ interface HistoryRow {
   response_body: string | null;
   error: string | null;
   expires_at: number | null;
+  stream: number;
 }
 
 const COLUMNS =
-  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at';
+  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream';
 
 function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -52,6 +53,7 @@ function recordOf(row: HistoryRow): ForwardRecord {
   if (row.response_body !== null) record.response_body = row.response_body;
   if (row.error !== null) record.error = JSON.parse(row.error) as ForwardRecord['error'];
   if (row.expires_at !== null) record.expires_at = row.expires_at;
+  if (row.stream === 1) record.stream = true;
   return record;
 }
 
@@ -78,6 +80,7 @@ const entryValues = ({ owner, record }: HistoryEntry) => [
   record.response_body ?? null,
   record.error ? JSON.stringify(record.error) : null,
   record.expires_at ?? null,
+  record.stream ? 1 : 0,
 ];
 
 const ENTRY_COLUMNS = `service_id, caller_key, ${COLUMNS}`;
@@ -98,7 +101,7 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at`,
+         expires_at = excluded.expires_at, stream = excluded.stream`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
 }

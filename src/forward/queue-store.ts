@@ -2,7 +2,7 @@
  * What the forwarding path needs of the store of a caller's queues; ForwardQueueDO (durable-objects/)
  * implements it, so src/forward/ never imports the object.
  */
-import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../../schemas/forward-rules';
+import type { FinalizeAnswer, ForwardStatusEnvelope, RemovalAnswer, RequestAddress, StreamedEnvelope } from '../../schemas/forward-rules';
 import type { ForwardCaller } from './caller';
 import type { HistoryOwner } from './history';
 import type { PreparedRequest } from './prepare';
@@ -21,6 +21,12 @@ export interface QueuedDispatch extends QueuedPlan {
   queuedLimit?: number;
 }
 
+/**
+ * A poll's answer: the status envelope (with the pieces after the cursor when one was sent), or, for a
+ * finalized streamed request read with a cursor, the kept version as JSON text.
+ */
+export type PollAnswer = { kind: 'envelope'; envelope: ForwardStatusEnvelope | StreamedEnvelope } | { kind: 'finalized'; json: string };
+
 export type EnqueueAnswer = { ok: true; envelope: ForwardStatusEnvelope } | { ok: false; message: string };
 
 export interface ForwardQueueStore {
@@ -28,6 +34,10 @@ export interface ForwardQueueStore {
   enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer>;
   /** null when the store does not hold the request (it may be in the history). */
   status(address: RequestAddress): Promise<ForwardStatusEnvelope | null>;
+  /** A poll with a cursor (see PollAnswer); null when the store does not hold the request. */
+  read(address: RequestAddress, since: number): Promise<PollAnswer | null>;
+  /** Stores a streamed, settled request's kept version (JSON text) and drops its pieces; null when not held. */
+  finalize(address: RequestAddress, json: string): Promise<FinalizeAnswer | null>;
   cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
   withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
   queueCount(queue: string): Promise<number>;

@@ -4,15 +4,15 @@
  */
 import type { ErrorCode } from '../../schemas/error-body';
 import type {
+  ForwardFailure,
   ForwardMethod,
   ForwardStatus,
   ForwardStatusEnvelope,
   RequestHistory,
 } from '../../schemas/forward-rules';
 
-export interface ForwardError {
+export interface ForwardError extends Omit<ForwardFailure, 'code'> {
   code: ErrorCode;
-  message: string;
 }
 
 export interface ForwardRecord {
@@ -34,6 +34,12 @@ export interface ForwardRecord {
   error?: ForwardError;
   /** ms; from then on the request is gone for every reader. */
   expires_at?: number;
+  /** Sent with stream: its answer went to the chunk store; response_body is the finalized version. */
+  stream?: true;
+  /** A streamed request's kept version was stored (forwardRequestFinalize). */
+  finalized?: true;
+  /** The realtime room its pieces are pushed to (told only in the dispatch reply). */
+  realtime_group?: string;
 }
 
 /** How much of each body a compact history item shows. */
@@ -90,6 +96,7 @@ export function historyItemOf(record: ForwardRecord, compact: boolean): RequestH
     created: record.created,
     updated: record.updated,
     ...progressOf(record),
+    ...(record.stream ? { stream: true as const } : {}),
   };
   if (!compact) {
     return { ...head, request_body: parsed(record.request_body) ?? null, response_body: parsed(record.response_body) ?? null };

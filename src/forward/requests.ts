@@ -2,13 +2,13 @@
  * Poll, cancel and withdraw one of the caller's requests: its queue's store holds it while it is live, the
  * history once it settled (or when it never had a queue). Another caller's id finds nothing.
  */
-import type { ForwardStatusEnvelope, RemovalAnswer, RequestAddress } from '../../schemas/forward-rules';
+import { FINALIZE_MESSAGES, type FinalizeAnswer, type ForwardStatusEnvelope, type RemovalAnswer, type RequestAddress } from '../../schemas/forward-rules';
 import { SvcHttpError } from '../http/errors';
 import { findHistory, type HistoryOwner } from './history';
-import type { ForwardQueueStore } from './queue-store';
+import type { ForwardQueueStore, PollAnswer } from './queue-store';
 import { envelopeOf } from './record';
 
-export const REQUEST_NOT_FOUND = 'Request not found.';
+const REQUEST_NOT_FOUND = FINALIZE_MESSAGES.notFound;
 
 export interface RequestPlaces {
   queues: ForwardQueueStore;
@@ -31,6 +31,23 @@ export async function pollRequest(places: RequestPlaces, address: RequestAddress
   const kept = await settledInHistory(places, address);
   if (!kept) throw new SvcHttpError('NOT_FOUND', REQUEST_NOT_FOUND, { status: 404 });
   return envelopeOf(kept, 0);
+}
+
+/** A poll with a cursor (`since`): the pieces of a streamed request after it, or its kept version once finalized. */
+export async function readRequest(places: RequestPlaces, address: RequestAddress, since: number): Promise<PollAnswer> {
+  const live = await places.queues.read(address, since);
+  if (live) return live;
+  // Only requests sent without stream leave their queue's store.
+  const envelope = await pollRequest(places, address);
+  return { kind: 'envelope', envelope: { ...envelope, stream: false, chunks: [], last_seq: since, more: false } };
+}
+
+/** forwardRequestFinalize: only the caller's own streamed, settled requests. */
+export async function finalizeRequest(places: RequestPlaces, address: RequestAddress, json: string): Promise<FinalizeAnswer> {
+  const held = await places.queues.finalize(address, json);
+  if (held) return held;
+  const kept = await settledInHistory(places, address);
+  return { finalized: false, message: kept ? FINALIZE_MESSAGES.notStreamed : FINALIZE_MESSAGES.notFound };
 }
 
 async function settledOrUnknown(places: RequestPlaces, address: RequestAddress): Promise<RemovalAnswer> {

@@ -4,12 +4,14 @@
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorCode } from '../../schemas/error-body';
-import { FORWARD_SECRET_TOKEN, MAX_FORWARD_ANSWER_BYTES } from '../../schemas/forward-rules';
+import { FORWARD_SECRET_TOKEN, MAX_FORWARD_ANSWER_BYTES, MAX_STREAM_BYTES } from '../../schemas/forward-rules';
 import { CONSUMPTION_BUDGET_MS } from '../limits';
 import { OutboundError, type OutboundFailureReason } from '../outbound/errors';
-import { sendOutbound, type OutboundEnv, type OutboundRequest } from '../outbound/fetch';
+import { callLimitMs, sendOutbound, type OutboundEnv, type OutboundRequest, type StreamedOutboundResponse } from '../outbound/fetch';
+import { redactSecret, SearchTimeout } from '../outbound/redact/redact';
 import { outboundOf, type PreparedRequest } from './prepare';
 import { type ForwardError, keptBody } from './record';
+import { relayPieces, type PieceFilter } from './stream-relay';
 
 export type ForwardOutcome =
   | {
@@ -82,4 +84,100 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
     if (error instanceof OutboundError) return { ok: false, ...failureOf(error) };
     throw error;
   }
+}
+
+export type StreamOutcome =
+  | { ok: true; statusCode: number; responded: number }
+  /** statusCode: the destination's, when it answered. */
+  | { ok: false; error: ForwardError; statusCode?: number };
+
+/** What a streamed send relays into: the store of its pieces and the limits of the relay. */
+export interface StreamSink {
+  store(txt: string): void;
+  /** How long the body may keep coming (ms, at most MAX_STREAM_MS). */
+  bodyMs: number;
+}
+
+/** How much of an error answer (400 or more) of a streamed request is kept on it. */
+const MAX_ERROR_BODY_BYTES = 65_536;
+
+function streamFailure(error: unknown, bodyMs: number): ForwardError {
+  if (error instanceof SearchTimeout) return { code: 'TIMEOUT', message: error.message };
+  if (!(error instanceof OutboundError)) throw error;
+  if (error.reason === 'too_large') {
+    return { code: 'REQUEST_FAILED', message: `The destination sent more than ${MAX_STREAM_BYTES} bytes, the most a stream relays; the pieces before them are kept.` };
+  }
+  if (error.reason === 'timeout') {
+    return { code: 'TIMEOUT', message: `The destination was still sending after ${Math.round(bodyMs / 1000)} s, the longest a stream is relayed; the pieces that arrived are kept.` };
+  }
+  return { code: 'REQUEST_FAILED', message: `The streamed answer ended before completion: ${error.message}` };
+}
+
+/** An error answer's body, searched for the key: read whole up to MAX_ERROR_BODY_BYTES, then cut. */
+async function errorAnswer(body: ReadableStream<Uint8Array>, key: SendKey | null, deadline: number): Promise<{ body: unknown; truncated: boolean }> {
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.byteLength;
+    if (size > MAX_ERROR_BODY_BYTES) {
+      truncated = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) bytes.set(part, (at += part.byteLength) - part.byteLength);
+  let text = new TextDecoder().decode(bytes.subarray(0, MAX_ERROR_BODY_BYTES));
+  if (key) text = await redactSecret(text, key.value, { deadline, now: Date.now }, FORWARD_SECRET_TOKEN);
+  return { body: JSON.parse(keptBody(text)) as unknown, truncated };
+}
+
+/** Replaces the copies of the key within each piece (a copy cut across two pieces is not found yet). */
+function pieceByPieceRedaction(secret: string, deadline: number): PieceFilter {
+  return { push: (text) => redactSecret(text, secret, { deadline, now: Date.now }, FORWARD_SECRET_TOKEN), end: () => Promise.resolve('') };
+}
+
+/**
+ * Sends the request and relays its answer piece by piece into `sink` (see relayPieces), every copy of the
+ * key replaced even when it is split across pieces. An answer of 400 or more is not relayed: it is kept on
+ * the failure. A failure mid-body keeps the pieces that arrived.
+ */
+export async function sendStreamed(prepared: PreparedRequest, key: SendKey | null, env: OutboundEnv, signal: AbortSignal, sink: StreamSink): Promise<StreamOutcome> {
+  const deadline = Date.now() + callLimitMs(env) + sink.bodyMs;
+  let answer: StreamedOutboundResponse;
+  try {
+    answer = await sendOutbound(outboundOf(prepared, key?.value), {
+      env,
+      deadline,
+      answer: 'streamed',
+      bodyMs: sink.bodyMs,
+      destinations: key?.destinations ?? [],
+      maxBytes: MAX_STREAM_BYTES,
+      signal,
+      ...(key ? { secret: key.value, redactAs: FORWARD_SECRET_TOKEN } : {}),
+    });
+  } catch (error) {
+    if (error instanceof OutboundError) return { ok: false, error: failureOf(error).error };
+    if (error instanceof SearchTimeout) return { ok: false, error: { code: 'TIMEOUT', message: error.message } };
+    throw error;
+  }
+  const statusCode = answer.status;
+  if (statusCode >= 400) {
+    try {
+      const kept = await errorAnswer(answer.body, key, deadline);
+      return { ok: false, statusCode, error: { code: 'REQUEST_FAILED', message: `The destination answered ${statusCode}.`, status_code: statusCode, ...kept } };
+    } catch (error) {
+      return { ok: false, statusCode, error: streamFailure(error, sink.bodyMs) };
+    }
+  }
+  const filter = key ? pieceByPieceRedaction(key.value, deadline) : undefined;
+  const end = await relayPieces(answer.body, { store: (txt) => sink.store(txt), ...(filter ? { filter } : {}) });
+  if (!end.ok) return { ok: false, statusCode, error: { ...streamFailure(end.error, sink.bodyMs), status_code: statusCode } };
+  return { ok: true, statusCode, responded: Date.now() };
 }

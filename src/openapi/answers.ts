@@ -160,7 +160,14 @@ export const receiptAnswer = z
 
 /** Named in components/schemas; every other schema is written inline where it is used. */
 const forwardStatus = z.enum(['pending', 'running', 'resolved', 'failed']);
-const forwardError = z.object({ code: z.string(), message: z.string() });
+const forwardError = z.object({
+  code: z.string(),
+  message: z.string(),
+  status_code: z.int().optional().describe('A streamed request answered 400 or more: the status.'),
+  body: z.unknown().optional().describe('... and its body (the first 64 KiB).'),
+  truncated: z.boolean().optional().describe('... and whether that body was cut.'),
+  chunks: z.int().optional().describe('A streamed request that failed after its answer began: the pieces kept.'),
+});
 export const forwardStatusAnswer = z.object({
   id: z.string().describe("'stamp:entropy'"),
   status: forwardStatus,
@@ -173,7 +180,16 @@ export const forwardStatusAnswer = z.object({
   status_code: z.int().optional().describe("The destination's own status code."),
   response_body: z.unknown().optional().describe("The destination's body: JSON when it parses, else text."),
   error: forwardError.optional().describe('Why a failed request failed.'),
+  realtime_group: z.string().optional().describe('The realtime room of a realtime stream (dispatch answer only).'),
+  stream: z.boolean().optional().describe('Polled with since: whether the request was sent with stream.'),
+  chunks: z
+    .array(z.object({ seq: z.int(), txt: z.string() }))
+    .optional()
+    .describe('Polled with since: the stored pieces after it (a finalized streamed request answers its kept version instead of this object).'),
+  last_seq: z.int().optional().describe('Polled with since: the cursor to send next.'),
+  more: z.boolean().optional().describe('Polled with since: more pieces are already stored; read again at once.'),
 });
+export const finalizeAnswer = z.object({ finalized: z.boolean(), message: z.string() });
 export const forwardDispatchAnswer = z
   .unknown()
   .describe(
@@ -194,6 +210,7 @@ export const requestHistoryAnswer = z.object({
   responded: ms('The answer finished arriving').optional(),
   status_code: z.int().optional(),
   error: forwardError.optional(),
+  stream: z.literal(true).optional().describe('Sent with stream: response_body is null until finalized.'),
   request_body: z.unknown().optional(),
   response_body: z.unknown().optional(),
   compact: z.literal(true).optional(),

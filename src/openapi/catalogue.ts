@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { forwardDispatchSchema } from '../../schemas/forward';
+import { forwardDispatchSchema, forwardFinalizeSchema } from '../../schemas/forward';
 import { FORWARD_METHODS, FORWARD_STATUSES } from '../../schemas/forward-rules';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import {
@@ -88,7 +88,18 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'consumeTicketLong', tag: 'consume', method: 'post', path: '/publ/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'none', body: anyJson, summary: 'Older long form of /tp.', success: receipt },
   { operationId: 'consumeTicketSignedInLong', tag: 'consume', method: 'post', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', body: anyJson, summary: 'Older long form of /tpa.', success: receipt },
   { operationId: 'forwardRequest', tag: 'forward', method: 'post', path: FWD, auth: 'anyone', body: forwardDispatchSchema, tooMany: true, summary: 'Send a request for the caller (directly, or queued with a queue name or poll > 0), a Secret Key filled in for $CLIENT_SECRET.', success: ok('The relayed answer, the status object of a queued request, or a dry run.', answer.forwardDispatchAnswer) },
-  { operationId: 'pollForwardRequest', tag: 'forward', method: 'get', path: `${FWD}/request`, auth: 'anyone', query: ADDRESS, notFound: true, summary: "The status of one of the caller's requests, with its result once settled.", success: ok('The status object.', answer.forwardStatusAnswer) },
+  {
+    operationId: 'pollForwardRequest',
+    tag: 'forward',
+    method: 'get',
+    path: `${FWD}/request`,
+    auth: 'anyone',
+    query: { ...ADDRESS, since: { description: 'A cursor: also answer the stored pieces of a streamed request after this seq (a whole number, 0 or more).', schema: z.int().min(0) } },
+    notFound: true,
+    summary: "The status of one of the caller's requests, with its result once settled (and, with since, its stored pieces).",
+    success: ok('The status object.', answer.forwardStatusAnswer),
+  },
+  { operationId: 'finalizeForwardRequest', tag: 'forward', method: 'post', path: `${FWD}/request/finalize`, auth: 'anyone', body: forwardFinalizeSchema, summary: "Keep data as a settled streamed request's response and release its pieces.", success: ok('Whether it was finalized, and why not.', answer.finalizeAnswer) },
   { operationId: 'cancelForwardRequest', tag: 'forward', method: 'delete', path: `${FWD}/request`, auth: 'anyone', query: ADDRESS, summary: 'Remove a pending request or end a running one.', success: ok('Whether it was removed, and why not.', answer.removalAnswer) },
   { operationId: 'withdrawForwardRequest', tag: 'forward', method: 'post', path: `${FWD}/request/withdraw`, auth: 'anyone', query: ADDRESS, summary: 'Remove a request only while it still waits in its queue (a client stopped polling it).', success: ok('Whether it was removed, and why not.', answer.removalAnswer) },
   { operationId: 'forwardRequestQueueCount', tag: 'forward', method: 'get', path: `${FWD}/queue`, auth: 'anyone', query: { queue: text('The queue name.') }, summary: "How many of the caller's requests wait or run in a queue.", success: ok('The count.', answer.queueCountAnswer) },

@@ -5,6 +5,8 @@ export interface CappedStreamErrors {
   tooLarge: () => Error;
   /** The error the stream fails with when reading the source fails (time limit, dropped connection). */
   readFailed: (cause: unknown) => Error;
+  /** Called once when the stream ends, fails or is cancelled (its timer can go). */
+  finished?: () => void;
 }
 
 /**
@@ -22,15 +24,18 @@ export function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: numbe
         try {
           piece = await reader.read();
         } catch (error) {
+          errors.finished?.();
           controller.error(errors.readFailed(error));
           return;
         }
         if (piece.done) {
+          errors.finished?.();
           controller.close();
           return;
         }
         size += piece.value.byteLength;
         if (size > maxBytes) {
+          errors.finished?.();
           controller.error(errors.tooLarge());
           await reader.cancel().catch(() => undefined);
           return;
@@ -38,6 +43,7 @@ export function cappedStream(source: ReadableStream<Uint8Array>, maxBytes: numbe
         controller.enqueue(piece.value);
       },
       cancel(reason) {
+        errors.finished?.();
         return reader.cancel(reason);
       },
     },

@@ -57,8 +57,11 @@ export interface OutboundOptions {
   maxBytes?: number;
 }
 
-/** Asks for the body as a stream passed on piece by piece instead of read whole. */
-export type StreamedOutboundOptions = OutboundOptions & { answer: 'streamed' };
+/**
+ * Asks for the body as a stream passed on piece by piece instead of read whole. The head must arrive within
+ * the call's limit; the body then has `bodyMs` more (default: the same limit), bounded by the deadline.
+ */
+export type StreamedOutboundOptions = OutboundOptions & { answer: 'streamed'; bodyMs?: number };
 
 interface OutboundResponseHead {
   status: number;
@@ -153,7 +156,7 @@ export function sendOutbound(request: OutboundRequest, options: StreamedOutbound
 export function sendOutbound(request: OutboundRequest, options: OutboundOptions & { answer?: 'buffered' }): Promise<OutboundResponse>;
 export async function sendOutbound(
   request: OutboundRequest,
-  options: OutboundOptions & { answer?: 'buffered' | 'streamed' },
+  options: OutboundOptions & { answer?: 'buffered' | 'streamed'; bodyMs?: number },
 ): Promise<OutboundResponse | StreamedOutboundResponse> {
   if (request.body !== undefined && BODILESS_METHODS.has(request.method)) {
     throw new TypeError(`A ${request.method} request carries no body.`);
@@ -162,14 +165,16 @@ export async function sendOutbound(
   const url = checkDestination(request.url, options.env, options.destinations);
   const limitMs = Math.min(callLimitMs(options.env, options.callMs), options.deadline - now());
   if (limitMs <= 0) throw timeoutError();
-  const timeout = AbortSignal.timeout(limitMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-  const failed = (error: unknown) => (error instanceof OutboundError ? error : timeout.aborted ? timeoutError() : unreachableError());
+  const clock = new AbortController();
+  let timer = setTimeout(() => clock.abort(), limitMs);
+  const signal = options.signal ? AbortSignal.any([clock.signal, options.signal]) : clock.signal;
+  const failed = (error: unknown) => (error instanceof OutboundError ? error : clock.signal.aborted ? timeoutError() : unreachableError());
 
   let response: Response;
   try {
     response = await fetch(url.href, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal });
   } catch (error) {
+    clearTimeout(timer);
     throw failed(error);
   }
   const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
@@ -177,7 +182,10 @@ export async function sendOutbound(
   const head = { status: response.status, statusText: response.statusText, headers: headerRecord(response.headers) };
 
   if (options.answer === 'streamed') {
-    const body = cappedStream(response.body ?? emptyStream(), maxBytes, { tooLarge, readFailed: failed });
+    clearTimeout(timer);
+    const bodyMs = Math.min(options.bodyMs ?? limitMs, options.deadline - now());
+    timer = setTimeout(() => clock.abort(), Math.max(0, bodyMs));
+    const body = cappedStream(response.body ?? emptyStream(), maxBytes, { tooLarge, readFailed: failed, finished: () => clearTimeout(timer) });
     if (!options.secret) return { ...head, body };
     try {
       return { ...(await redactHead(head, options.secret, { deadline: options.deadline, now }, options.redactAs)), body };
@@ -192,6 +200,8 @@ export async function sendOutbound(
     raw = { ...head, body: new TextDecoder().decode(await readAnswer(response, maxBytes, tooLarge)) };
   } catch (error) {
     throw failed(error);
+  } finally {
+    clearTimeout(timer);
   }
   if (!options.secret) return raw;
   try {

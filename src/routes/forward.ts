@@ -1,5 +1,13 @@
-import { checkForwardDispatch, forwardHistoryQuerySchema } from '../../schemas/forward';
-import { MAX_DISPATCH_BYTES, queueNameRefusal, REQUEST_ID_HEADER, requestAddressOf, STATUS_CODE_HEADER } from '../../schemas/forward-rules';
+import { checkForwardDispatch, forwardFinalizeSchema, forwardHistoryQuerySchema, SINCE_RULE, sinceOf } from '../../schemas/forward';
+import {
+  MAX_DISPATCH_BYTES,
+  MAX_FINALIZE_DATA_BYTES,
+  MAX_FORWARD_URL,
+  queueNameRefusal,
+  REQUEST_ID_HEADER,
+  requestAddressOf,
+  STATUS_CODE_HEADER,
+} from '../../schemas/forward-rules';
 import { checked, type FieldIssue } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
@@ -10,7 +18,7 @@ import { pageRequest } from '../http/paging';
 import { forwardCaller, type ForwardCaller } from '../forward/caller';
 import { dispatchForward } from '../forward/dispatch';
 import { listHistory, type HistoryOwner } from '../forward/history';
-import { cancelRequest, pollRequest, withdrawRequest, type RequestPlaces } from '../forward/requests';
+import { cancelRequest, finalizeRequest, pollRequest, readRequest, withdrawRequest, type RequestPlaces } from '../forward/requests';
 import { readJsonBody } from '../platform/validation';
 import type { Env } from '../env';
 import type { Caller, Project } from '../platform/types';
@@ -41,17 +49,25 @@ async function placesOf(c: Guarded): Promise<RequestPlaces> {
   return { owner, db: c.env.DB, queues: forwardQueueStub(c.env, owner) };
 }
 
-async function addressOf(c: Guarded) {
-  const address = await checked(() => requestAddressOf({ id: c.req.query('id'), url: c.req.query('url'), method: c.req.query('method') }));
+async function checkedAddress(input: { id?: unknown; url?: unknown; method?: unknown }) {
+  const address = await checked(() => requestAddressOf(input));
   if (!address.ok) throw refusal(address.issue);
   return address.value;
 }
 
-forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
-  const body = await readJsonBody(c, undefined, { maxBytes: MAX_DISPATCH_BYTES });
+const addressOf = (c: Guarded) => checkedAddress({ id: c.req.query('id'), url: c.req.query('url'), method: c.req.query('method') });
+
+/** The request's JSON body, refused unless it is an object of at most maxBytes. */
+async function objectBody(c: Parameters<typeof readJsonBody>[0], maxBytes: number): Promise<object> {
+  const body = await readJsonBody(c, undefined, { maxBytes });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw refusal({ code: 'INVALID_PARAMETER', message: 'Invalid "body": a JSON object is required.', field: 'body' });
   }
+  return body;
+}
+
+forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
+  const body = await objectBody(c, MAX_DISPATCH_BYTES);
   const dispatch = await checkForwardDispatch(body);
   if (!dispatch.ok) throw refusal(dispatch.issue);
   const serviceId = c.get('project').service_id;
@@ -73,7 +89,25 @@ forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
   return new Response(answer.body, { status: 200, headers });
 });
 
-forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(await pollRequest(await placesOf(c), await addressOf(c))));
+forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => {
+  const cursor = c.req.query('since');
+  const address = await addressOf(c);
+  if (cursor === undefined) return c.json(await pollRequest(await placesOf(c), address));
+  const since = sinceOf(cursor);
+  if (since === undefined) throw refusal({ code: 'INVALID_PARAMETER', message: SINCE_RULE, field: 'since' });
+  const answer = await readRequest(await placesOf(c), address, since);
+  if (answer.kind === 'envelope') return c.json(answer.envelope);
+  return new Response(answer.json, { headers: { 'content-type': 'application/json' } });
+});
+
+forwardRoutes.post(`${FORWARD_PATH}/request/finalize`, anyone, async (c) => {
+  // The kept version, its address and the JSON around them.
+  const body = await objectBody(c, MAX_FINALIZE_DATA_BYTES + MAX_FORWARD_URL + 1024);
+  const parsed = await checked(() => parseOrRefuse(forwardFinalizeSchema, body));
+  if (!parsed.ok) throw refusal(parsed.issue);
+  const address = await checkedAddress(parsed.value);
+  return c.json(await finalizeRequest(await placesOf(c), address, JSON.stringify(parsed.value.data ?? null)));
+});
 
 forwardRoutes.delete(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(await cancelRequest(await placesOf(c), await addressOf(c))));
 

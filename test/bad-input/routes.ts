@@ -33,6 +33,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/forward/request`]: 'GET forward request',
   [`DELETE ${P}/forward/request`]: 'DELETE forward request',
   [`POST ${P}/forward/request/withdraw`]: 'POST forward withdraw',
+  [`POST ${P}/forward/request/finalize`]: 'POST forward finalize',
   [`GET ${P}/forward/queue`]: 'GET forward queue',
   [`GET ${P}/forward/history`]: 'GET forward history',
   'POST /tp/{service_id}/{ticket_id}': 'POST /tp',

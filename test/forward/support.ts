@@ -75,3 +75,34 @@ export async function eventually(what: string, check: () => Promise<boolean>): P
 
 /** A path of the test's own under `route`, so loopback counts are not shared between tests. */
 export const uniquePath = (route: string) => `${route}/${crypto.randomUUID()}`;
+
+/** A poll with a cursor: the pieces after `since` (GET /forward/request?...&since=N). */
+export const pollSince = (project: TestProject, address: { id: string; url: string; method: string }, since: number | string, as: As = {}) =>
+  call('GET', `/v1/projects/${project.service_id}/forward/request?${addressQuery(address)}&since=${since}`, as);
+
+export const finalize = (project: TestProject, body: Record<string, unknown>, as: As = {}) =>
+  call('POST', `/v1/projects/${project.service_id}/forward/request/finalize`, { body, ...as });
+
+/**
+ * Reads a streamed request's pieces from `since` until it settled and no page is left (at most 30 s):
+ * the text, every seq in order of arrival, and the last envelope.
+ */
+export async function readStream(project: TestProject, address: { id: string; url: string; method: string }, since = 0, as: As = {}) {
+  const until = Date.now() + 30_000;
+  let cursor = since;
+  let text = '';
+  const seqs: number[] = [];
+  for (;;) {
+    const res = await pollSince(project, address, cursor, as);
+    if (res.status !== 200) throw new Error(`read failed: ${res.status} ${res.text}`);
+    for (const chunk of res.json.chunks as { seq: number; txt: string }[]) {
+      seqs.push(chunk.seq);
+      text += chunk.txt;
+    }
+    cursor = res.json.last_seq;
+    const settled = res.json.status === 'resolved' || res.json.status === 'failed';
+    if (settled && !res.json.more) return { text, seqs, envelope: res.json };
+    if (Date.now() > until) throw new Error(`stream did not settle: ${res.text.slice(0, 300)}`);
+    if (!res.json.more) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -100,6 +100,8 @@ const dispatchCases = (): BadInputCase[] => [
       expires: [0, 1.5, described(365 * 24 * 3600 + 1, 'over a year'), '60'],
       svcHeaders: ['yes', 1, described({ user: 'yes' }, 'as { user: "yes" }', 'svcHeaders.user'), described({ admin: true }, 'with an unknown member', 'svcHeaders.admin')],
       check: ['yes', 1],
+      stream: ['yes', 1, null],
+      realtime: ['yes', 1],
     },
     true,
   ),
@@ -215,8 +217,42 @@ const historyCases = (): BadInputCase[] => {
   ];
 };
 
+const finalizeTarget: Target = { route: `POST ${P}/forward/request/finalize`, auth: 'none' };
+const finalizeBase = { id: PUBLIC_ID, url, method: 'POST', data: { kept: true } };
+const NOT_FINALIZED: Expected = { status: 200, json: { finalized: false, message: 'Request not found.' } };
+
+/** forwardRequestFinalize: its body's shape, its address, and data over the limit (10 MB among them). */
+const finalizeCases = (): BadInputCase[] => [
+  ...BAD_CREDENTIALS.map(([auth, input, expected]): BadInputCase => ({ ...finalizeTarget, auth, input, body: { json: finalizeBase }, expect: expected })),
+  // The body may pass 1 MiB by the address: the data's own limit and the body's cap are checked below.
+  ...bodyShapeCases(finalizeTarget, DISPATCH_BODY, finalizeBase, 'data').filter((c) => !c.input.startsWith('a body over 1 MiB')),
+  ...missingFieldCases(finalizeTarget, finalizeBase, ['id', 'url', 'method'], true),
+  ...wrongValueCases(
+    finalizeTarget,
+    finalizeBase,
+    {
+      id: ['', 'not-an-id', described('a'.repeat(10_000), 'of 10,000 characters'), 5],
+      url: ['ftp://example.com/x', '/echo/x', described(`${url}\u0001`, 'with a control character'), 5],
+      method: ['post', 'OPTIONS', 5],
+    },
+    true,
+  ),
+  { ...finalizeTarget, input: 'data over 1 MiB as JSON', body: { json: { ...finalizeBase, data: 'x'.repeat(1_048_577) } }, expect: invalidParameter('data', true) },
+  { ...finalizeTarget, input: 'data of 10 MB', body: { json: { ...finalizeBase, data: 'x'.repeat(10 * 1024 * 1024) } }, expect: invalidParameter('body', true) },
+  { ...finalizeTarget, input: 'the address of no request', body: { json: finalizeBase }, expect: NOT_FINALIZED },
+  { ...finalizeTarget, input: 'the full id of no request', body: { json: { id: `POST:${PUBLIC_ID}:${url}`, data: 1 } }, expect: NOT_FINALIZED },
+];
+
+/** A poll's cursor: a whole number of 0 or more. */
+const sinceCases = (): BadInputCase[] =>
+  ['-1', '1.5', 'abc', '', '1e3', '0x10', '9'.repeat(30), '%00'].map(
+    (since): BadInputCase => ({ route: `GET ${P}/forward/request`, auth: 'none', input: `since ${JSON.stringify(since)}`, query: `${address}&since=${since}`, expect: invalidParameter('since', true) }),
+  );
+
 export const forwardCases = (): BadInputCase[] => [
   ...dispatchCases(),
+  ...finalizeCases(),
+  ...sinceCases(),
   ...addressCases('GET', 'request', NOT_FOUND),
   ...addressCases('DELETE', 'request', NOTHING_REMOVED),
   ...addressCases('POST', 'request/withdraw', NOTHING_REMOVED),
@@ -230,4 +266,6 @@ export const forwardControls = (): BadInputCase[] => [
   { ...dispatch, input: 'a valid dry run', body: { json: { ...dispatchBase, check: true } }, expect: { status: 200 } },
   { ...historyTarget, input: 'a page of the history', query: `${historyQuery}&limit=5&queue=a&queue_exact=true&status=resolved&compact=true`, expect: { status: 200 } },
   { ...queue, input: 'a queue count', query: 'queue=q', expect: { status: 200 } },
+  { ...dispatch, input: 'a valid streamed dispatch', body: { json: { ...dispatchBase, url: `${origin}${FORWARD_CONTROL_PATH}`, stream: true, realtime: true } }, expect: { status: 200 } },
+  { ...finalizeTarget, input: 'a valid finalize', body: { json: finalizeBase }, expect: { status: 200 } },
 ];
