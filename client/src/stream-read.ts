@@ -94,6 +94,7 @@ export class StreamRead extends LiveRead {
   private take(seq: number, txt: string, via: StreamVia): void {
     if (this.settled) return;
     for (const piece of this.sequencer.offer(seq, txt, via)) {
+      if (this.settled) return; // stopped from inside onStream: nothing more is handed over
       try {
         this.spec.onStream?.(piece.txt, piece.seq, piece.via);
       } catch (err) {

@@ -284,6 +284,26 @@ describe('realtime', () => {
     await read;
   });
 
+  it('a read stopped from inside onStream hands over nothing more, not even held pieces that the gap released', async () => {
+    const request = service.add({ url: DEST, status: 'running', group: 'Stopaaaaaaaaaaaaaaaaaa' });
+    const got: Array<[number, StreamVia]> = [];
+    const read = svcOf().forwardRequestStream(request.id, {
+      url: DEST,
+      method: 'POST',
+      poll: 60_000,
+      realtimeGroup: request.group,
+      onStream: (_chunk, seq, via) => (got.push([seq, via]), read.stop()),
+    });
+    await expect.poll(() => service.reads(request.id).length).toBe(1);
+    await joined(request);
+    service.append(request, 'a', false);
+    service.append(request, 'b');
+    service.append(request, 'c');
+    expect(await read).toEqual({ id: request.id, status: 'stopped' });
+    await sleep(30);
+    expect(got).toEqual([[1, 'poll']]);
+  });
+
   it('a socket that drops mid-stream, or sends an error frame, is no error: the read carries on at poll speed and misses nothing', async () => {
     for (const failure of ['drop', 'error frame'] as const) {
       const request = service.add({ url: DEST, status: 'running', group: `Group${failure === 'drop' ? 'd' : 'e'}`.padEnd(22, 'a') });
