@@ -13,7 +13,6 @@ export type {
   Ticket,
 } from './types.js';
 export { DEFAULT_POLL_LATENCY_MS } from './forward.js';
-export { DEFAULT_STREAM_POLL_MS } from './stream-options.js';
 export type {
   CancelForwardRequestParams,
   ClientSecretRequestParams,

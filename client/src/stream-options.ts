@@ -6,10 +6,8 @@ import { MAX_FINALIZE_DATA_BYTES, REALTIME_GROUP_PATTERN } from '../../schemas/f
 import { invalidParameter } from './errors.js';
 import { isPlainObject } from './forms.js';
 import { checkCallback, checkInterval, jsonText, refuseUnknown } from './forward-options.js';
+import { DEFAULT_POLL_LATENCY_MS } from './forward.js';
 import type { ForwardRequestStreamOptions, OnForwardError, OnStream, RequestLocation } from './forward-types.js';
-
-/** ms between two polls of a running request's read when `poll` is not given. */
-export const DEFAULT_STREAM_POLL_MS = 1000;
 
 export interface CheckedStreamRead {
   location: RequestLocation;
@@ -42,7 +40,7 @@ export function checkStreamReadOptions(input: ForwardRequestStreamOptions | unde
   return {
     location: { url: options.url as RequestLocation['url'], method: options.method as RequestLocation['method'] },
     since: (since as number | undefined) ?? 0,
-    poll: options.poll === undefined ? DEFAULT_STREAM_POLL_MS : checkInterval(options.poll, 'poll'),
+    poll: options.poll === undefined ? DEFAULT_POLL_LATENCY_MS : checkInterval(options.poll, 'poll'),
     onStream: checkCallback<OnStream>(options.onStream, 'onStream'),
     realtimeGroup: realtimeGroup as string | undefined,
     onResponse: checkCallback<(res: unknown) => unknown>(options.onResponse, 'onResponse'),
