@@ -17,9 +17,19 @@ export interface ForwardCaller {
 /** Above every access group a key can ask for (1 to 99). */
 const OWNER_ACCESS_GROUP = 100;
 
+/** Visitor keys computed before: a browser sends many requests from one address. */
+const visitorKeys = new Map<string, string>();
+const MAX_VISITOR_KEYS = 10_000;
+
 async function visitorHash(ip: string, userAgent: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${ip}\n${userAgent}`));
-  return btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  const text = `${ip}\n${userAgent}`;
+  const known = visitorKeys.get(text);
+  if (known !== undefined) return known;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  if (visitorKeys.size >= MAX_VISITOR_KEYS) visitorKeys.clear();
+  visitorKeys.set(text, hash);
+  return hash;
 }
 
 export async function forwardCaller(caller: Caller, ip: string, userAgent: string): Promise<ForwardCaller> {

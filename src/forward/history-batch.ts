@@ -1,7 +1,7 @@
 /**
  * History rows of direct requests, written to D1 in batches: the rows of requests that settle within
- * BATCH_MS of each other go in one statement instead of one round trip each. Every request keeps the
- * flush its row rides on alive (waitUntil), so no row is left behind when the isolate goes idle.
+ * BATCH_MS of each other go in one statement instead of one round trip each. The request that starts a
+ * batch keeps its flush alive (waitUntil), so no row is left behind when the isolate goes idle.
  */
 import { historyUpsert, type HistoryEntry } from './history';
 
@@ -42,6 +42,7 @@ async function writeWaiting(db: D1Database): Promise<void> {
 
 export function writeHistorySoon(db: D1Database, entry: HistoryEntry, waitUntil: (promise: Promise<unknown>) => void): void {
   waiting.push(entry);
-  flush ??= writeWaiting(db);
+  if (flush) return;
+  flush = writeWaiting(db);
   waitUntil(flush);
 }

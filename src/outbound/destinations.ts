@@ -95,7 +95,21 @@ interface Destination {
   path: string;
 }
 
+/** Destinations parsed before (a key's few texts are judged on every call that uses it). */
+const parsedDestinations = new Map<string, Destination | null>();
+const MAX_PARSED_DESTINATIONS = 10_000;
+
 function parseDestination(text: string): Destination | null {
+  let parsed = parsedDestinations.get(text);
+  if (parsed === undefined) {
+    if (parsedDestinations.size >= MAX_PARSED_DESTINATIONS) parsedDestinations.clear();
+    parsed = parseDestinationText(text);
+    parsedDestinations.set(text, parsed);
+  }
+  return parsed;
+}
+
+function parseDestinationText(text: string): Destination | null {
   const read = readDestination(text);
   if ('problem' in read) return null;
   const { url } = read;

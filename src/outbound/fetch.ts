@@ -126,6 +126,9 @@ function headerRecord(headers: Headers): Record<string, string> {
 }
 
 async function redactHead(head: OutboundResponseHead, secret: string, budget: SearchBudget, redactAs?: string): Promise<OutboundResponseHead> {
+  // Most heads hold neither the secret nor an escape that could hide it: nothing to search.
+  const text = `${head.statusText}\n${Object.entries(head.headers).join('\n')}`;
+  if (!text.includes(secret) && !/[%\\&+]/.test(text)) return head;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(head.headers)) {
     headers[await redactSecret(name, secret, budget, redactAs)] = await redactSecret(value, secret, budget, redactAs);

@@ -14,20 +14,20 @@ export interface Reading {
   end: number;
 }
 
-const PERCENT = 0x25;
+export const PERCENT = 0x25;
 const PLUS = 0x2b;
 const SPACE = 0x20;
-const BACKSLASH = 0x5c;
-const AMPERSAND = 0x26;
-const HASH = 0x23;
-const SEMICOLON = 0x3b;
+export const BACKSLASH = 0x5c;
+export const AMPERSAND = 0x26;
+export const HASH = 0x23;
+export const SEMICOLON = 0x3b;
 const MAX_CODE_POINT = 0x10ffff;
 
 /**
  * Every escape of more than one character begins with one of these as written, whatever its depth. Escape
  * syntax is read through these alone: '+' (a space in form encoding) never reads as a character of one.
  */
-const isEscapeStart = (cp: number): boolean => cp === PERCENT || cp === BACKSLASH || cp === AMPERSAND;
+export const isEscapeStart = (cp: number): boolean => cp === PERCENT || cp === BACKSLASH || cp === AMPERSAND;
 
 export interface EscapeReaderOptions {
   /**
@@ -51,7 +51,7 @@ const SHORT_ESCAPES: ReadonlyMap<number, number> = new Map([
   [0x2f, 0x2f], // \/
 ]);
 
-function digitValue(cp: number, base: number): number {
+export function digitValue(cp: number, base: number): number {
   let value = -1;
   if (cp >= 0x30 && cp <= 0x39) value = cp - 0x30;
   else if (cp >= 0x61 && cp <= 0x66) value = cp - 0x61 + 10;
@@ -59,7 +59,7 @@ function digitValue(cp: number, base: number): number {
   return value < base ? value : -1;
 }
 
-const isAsciiAlnum = (cp: number) => (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
+export const isAsciiAlnum = (cp: number) => (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
 
 interface State {
   pos: number;
@@ -76,9 +76,9 @@ function addState(list: State[], pos: number, value: number): void {
 }
 
 // What may follow the first character of each escape (as written, or any escape one layer down).
-const mayFollowPercent = (cp: number) => digitValue(cp, 16) >= 0;
-const mayFollowBackslash = (cp: number) => cp === 0x78 || cp === 0x75 || cp === 0x55 || SHORT_ESCAPES.has(cp);
-const mayFollowAmpersand = (cp: number) => cp === HASH || isAsciiAlnum(cp);
+export const mayFollowPercent = (cp: number) => digitValue(cp, 16) >= 0;
+export const mayFollowBackslash = (cp: number) => cp === 0x78 || cp === 0x75 || cp === 0x55 || SHORT_ESCAPES.has(cp);
+export const mayFollowAmpersand = (cp: number) => cp === HASH || isAsciiAlnum(cp);
 
 /**
  * Readings are remembered in a ring indexed by position: a reading at depth 3 looks at most 18^3 characters

@@ -13,7 +13,7 @@
 import { EscapeReader } from './escape-reader';
 
 export const REDACTED = '${CLIENT_SECRET}';
-const MAX_ESCAPE_DEPTH = 3;
+export const MAX_ESCAPE_DEPTH = 3;
 
 /** The consumption's time budget; the search yields now and then so the clock can move. */
 export interface SearchBudget {
@@ -31,9 +31,9 @@ export class SearchTimeout extends Error {
 
 const POSITIONS_PER_CHECK = 32_768;
 /** The longest reading of one character: an 18-character escape (&DiacriticalGrave;) three layers deep. */
-const LONGEST_COPY_PER_CHAR = 18 ** MAX_ESCAPE_DEPTH;
+export const LONGEST_COPY_PER_CHAR = 18 ** MAX_ESCAPE_DEPTH;
 
-async function checkBudget(budget: SearchBudget): Promise<void> {
+export async function checkBudget(budget: SearchBudget): Promise<void> {
   // Workers move the clock only between events, so yield before reading it.
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (budget.now() >= budget.deadline) throw new SearchTimeout();
@@ -86,7 +86,7 @@ const LIVE = 2;
 const secretFirst = (secret: number[]) => `\\u{${secret[0].toString(16)}}`;
 
 /** Index after each copy of the secret (as code points), in increasing order. */
-async function copyEnds(reader: EscapeReader, secret: number[], budget: SearchBudget): Promise<number[]> {
+export async function copyEnds(reader: EscapeReader, secret: number[], budget: SearchBudget): Promise<number[]> {
   const text = reader.text;
   const masks = new BitMasks(secret);
   const ahead = new Map<number, Uint32Array>(); // states reached past the next character, by index
@@ -144,7 +144,7 @@ async function copyEnds(reader: EscapeReader, secret: number[], budget: SearchBu
 }
 
 /** The end of the longest copy of the secret that starts at `start`, or -1 when none does. */
-function longestCopyFrom(reader: EscapeReader, secret: number[], start: number): number {
+export function longestCopyFrom(reader: EscapeReader, secret: number[], start: number): number {
   let positions = [start];
   for (const cp of secret) {
     const next: number[] = [];
@@ -159,7 +159,7 @@ function longestCopyFrom(reader: EscapeReader, secret: number[], start: number):
   return Math.max(...positions);
 }
 
-const isLowSurrogateOfPair = (text: string, pos: number) =>
+export const isLowSurrogateOfPair = (text: string, pos: number) =>
   pos > 0 && /[\uDC00-\uDFFF]/.test(text[pos]) && /[\uD800-\uDBFF]/.test(text[pos - 1]);
 
 /**
