@@ -7,7 +7,7 @@ import { ticketStub } from '../durable-objects/ticket-do';
 import type { Env, WorkMessage } from '../src/env';
 import gateway from '../src/index';
 
-export { ForwardQueueDO, TicketDO } from '../src/index';
+export { ForwardQueueDO, RealtimeDO, TicketDO } from '../src/index';
 
 /** A bare TicketDO round trip: Worker → RPC → one SQLite read → answer. The object holds no ticket, so it reveals nothing. */
 const TICKET_DO_ROUND_TRIP = '/v1/bench/ticket-do';

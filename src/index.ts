@@ -7,6 +7,7 @@ import { app } from './router';
 
 export { TicketDO } from '../durable-objects/ticket-do';
 export { ForwardQueueDO } from '../durable-objects/forward-queue-do';
+export { RealtimeDO } from '../durable-objects/realtime-do';
 
 export default {
   fetch: app.fetch,

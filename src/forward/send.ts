@@ -9,9 +9,10 @@ import { CONSUMPTION_BUDGET_MS } from '../limits';
 import { OutboundError, type OutboundFailureReason } from '../outbound/errors';
 import { callLimitMs, sendOutbound, type OutboundEnv, type OutboundRequest, type StreamedOutboundResponse } from '../outbound/fetch';
 import { redactSecret, SearchTimeout } from '../outbound/redact/redact';
+import { StreamRedactor } from '../outbound/redact/stream-redactor';
 import { outboundOf, type PreparedRequest } from './prepare';
 import { type ForwardError, keptBody } from './record';
-import { relayPieces, type PieceFilter } from './stream-relay';
+import { relayPieces } from './stream-relay';
 
 export type ForwardOutcome =
   | {
@@ -138,11 +139,6 @@ async function errorAnswer(body: ReadableStream<Uint8Array>, key: SendKey | null
   return { body: JSON.parse(keptBody(text)) as unknown, truncated };
 }
 
-/** Replaces the copies of the key within each piece (a copy cut across two pieces is not found yet). */
-function pieceByPieceRedaction(secret: string, deadline: number): PieceFilter {
-  return { push: (text) => redactSecret(text, secret, { deadline, now: Date.now }, FORWARD_SECRET_TOKEN), end: () => Promise.resolve('') };
-}
-
 /**
  * Sends the request and relays its answer piece by piece into `sink` (see relayPieces), every copy of the
  * key replaced even when it is split across pieces. An answer of 400 or more is not relayed: it is kept on
@@ -176,7 +172,8 @@ export async function sendStreamed(prepared: PreparedRequest, key: SendKey | nul
       return { ok: false, statusCode, error: streamFailure(error, sink.bodyMs) };
     }
   }
-  const filter = key ? pieceByPieceRedaction(key.value, deadline) : undefined;
+  // Holds back the few characters that could begin a copy cut across two pieces.
+  const filter = key ? new StreamRedactor(key.value, { deadline, now: Date.now }, FORWARD_SECRET_TOKEN) : undefined;
   const end = await relayPieces(answer.body, { store: (txt) => sink.store(txt), ...(filter ? { filter } : {}) });
   if (!end.ok) return { ok: false, statusCode, error: { ...streamFailure(end.error, sink.bodyMs), status_code: statusCode } };
   return { ok: true, statusCode, responded: Date.now() };

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { actionSchema } from '../../schemas/actions/schema';
 import { conditionInputSchema } from '../../schemas/condition';
+import type { RealtimeServerFrame } from '../../schemas/forward-rules';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -218,6 +219,14 @@ export const requestHistoryAnswer = z.object({
   response_text: z.string().optional(),
   response_complete_marker: z.boolean().optional(),
 });
+export const realtimeServerFrameAnswer = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('joined'), group: z.string() }),
+    z.object({ type: z.literal('left') }),
+    z.object({ type: z.literal('piece'), group: z.string(), id: z.string().describe("The request's 'stamp:entropy'."), seq: z.int(), txt: z.string() }),
+    z.object({ type: z.literal('error'), message: z.string() }),
+  ])
+  .describe('One frame the realtime socket sends: a JSON text frame.') satisfies z.ZodType<RealtimeServerFrame>;
 
 export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   TicketAction: actionSchema,

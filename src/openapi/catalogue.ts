@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { forwardDispatchSchema, forwardFinalizeSchema } from '../../schemas/forward';
-import { FORWARD_METHODS, FORWARD_STATUSES } from '../../schemas/forward-rules';
+import { FORWARD_METHODS, FORWARD_STATUSES, REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import {
   CreateProjectBody,
@@ -121,6 +121,18 @@ export const ROUTES: readonly RouteDoc[] = [
     },
     summary: "The caller's requests to a url and method, newest first.",
     success: ok('A page of requests.', answer.listingOf(answer.requestHistoryAnswer)),
+  },
+  {
+    operationId: 'openRealtimeSocket',
+    tag: 'forward',
+    method: 'get',
+    path: `${P}${REALTIME_ROUTE}`,
+    auth: 'anyone-socket',
+    upgrade: true,
+    query: { [REALTIME_TOKEN_PARAM]: text("A signed-in caller's id token (a browser WebSocket cannot send headers; Authorization works too).") },
+    summary:
+      "The realtime WebSocket (GET with Upgrade: websocket): join the room of a streamed request's realtime_group with {type:'join',group}, leave with {type:'leave'}, and receive each stored piece as a piece frame.",
+    success: { status: 101, description: 'Switching Protocols: the socket. Every frame the server sends is one JSON text of this shape.', schema: answer.realtimeServerFrameAnswer },
   },
   { operationId: 'refuseSignedInGetLong', tag: 'consume', method: 'get', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only.', success: ok('Never: the answer is always 400.', answer.receiptAnswer) },
 ];

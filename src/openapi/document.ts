@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
 import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
-type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone';
+type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone' | 'anyone-socket';
 
 export interface QueryParameter {
   description: string;
@@ -30,6 +31,8 @@ export interface RouteDoc {
   noRefusals?: boolean;
   /** The route answers 429 with Retry-After when a limit is reached. */
   tooMany?: boolean;
+  /** A WebSocket route: success is 101 Switching Protocols, and a request without `Upgrade: websocket` is 426. */
+  upgrade?: boolean;
 }
 
 const ERROR_BODY = {
@@ -53,6 +56,8 @@ const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   'owner-or-id-token': [{ ownerKey: [] }, { idToken: [] }],
   // A visitor calls without a credential; a signed-in user sends an id token.
   anyone: [{}, { idToken: [] }],
+  // A browser WebSocket cannot send headers: the id token may come in the URL's query instead.
+  'anyone-socket': [{}, { idToken: [] }, { idTokenQuery: [] }],
 };
 
 const ERROR_WHEN: Record<number, string> = {
@@ -60,6 +65,7 @@ const ERROR_WHEN: Record<number, string> = {
   401: 'UNAUTHORIZED or AUTH_REQUIRED: no credential, or one that does not verify.',
   403: 'INVALID_REQUEST: a signed-in user (admins included) on an owner-only route.',
   404: 'NOT_FOUND (TICKET_NOT_FOUND for a ticket): the named thing does not exist.',
+  426: 'INVALID_REQUEST: a WebSocket route called without Upgrade: websocket.',
   429: "TOO_MANY_REQUESTS: over a Secret Key's limit; Retry-After says when to try again.",
 };
 const CONSUME_REFUSAL =
@@ -77,6 +83,7 @@ export function errorStatuses(route: RouteDoc): number[] {
   if (route.tooMany) statuses.push(429);
   if (route.auth === 'owner') statuses.push(403);
   if (route.notFound) statuses.push(404);
+  if (route.upgrade) statuses.push(426);
   return statuses;
 }
 
@@ -211,6 +218,7 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The OPERATOR_TOKEN Worker secret.' },
         ownerKey: { type: 'http', scheme: 'bearer', description: 'The project owner key (ok_...).' },
         idToken: { type: 'http', scheme: 'bearer', description: 'An identity-provider id token (JWT) of a project user; the Bearer scheme is optional.' },
+        idTokenQuery: { type: 'apiKey', in: 'query', name: REALTIME_TOKEN_PARAM, description: 'An id token in the query string, for WebSocket routes (a browser WebSocket cannot send headers).' },
       },
     },
     paths,

@@ -7,10 +7,11 @@ import { consumeCases } from './tables/consume';
 import { forwardCases } from './tables/forward';
 import { mailCases } from './tables/mail';
 import { projectCases } from './tables/projects';
+import { realtimeCases } from './tables/realtime';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { ticketCases } from './tables/tickets';
 
-const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases()];
+const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases()];
 
 describe('bad-input coverage', () => {
   it('every documented route with input has bad-input cases', () => {

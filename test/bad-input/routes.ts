@@ -36,6 +36,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`POST ${P}/forward/request/finalize`]: 'POST forward finalize',
   [`GET ${P}/forward/queue`]: 'GET forward queue',
   [`GET ${P}/forward/history`]: 'GET forward history',
+  [`GET ${P}/realtime`]: 'GET realtime socket',
   'POST /tp/{service_id}/{ticket_id}': 'POST /tp',
   'GET /tg/{service_id}/{ticket_id}': 'GET /tg',
   'POST /tpa/{service_id}/{ticket_id}': 'POST /tpa',

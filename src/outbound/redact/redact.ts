@@ -162,10 +162,58 @@ export function longestCopyFrom(reader: EscapeReader, secret: number[], start: n
 export const isLowSurrogateOfPair = (text: string, pos: number) =>
   pos > 0 && /[\uDC00-\uDFFF]/.test(text[pos]) && /[\uD800-\uDBFF]/.test(text[pos - 1]);
 
+/** Where a copy sits in a text: [start, end). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * The copies redactSecret replaces: the leftmost copy, the longest one starting there, then the next copy
+ * after it. A copy starting at s ends after s and at most LONGEST_COPY_PER_CHAR per character later, so the
+ * copies that end first start in a window before that end; each index is tried as a start at most once.
+ */
+export async function copySpans(reader: EscapeReader, secret: number[], budget: SearchBudget): Promise<Span[]> {
+  const text = reader.text;
+  const ends = await copyEnds(reader, secret, budget);
+  const longestCopy = secret.length * LONGEST_COPY_PER_CHAR;
+  const spans: Span[] = [];
+  let from = 0; // indexes before this one were tried as starts
+  let tried = 0;
+  for (const end of ends) {
+    if (end <= from) continue;
+    let found = false;
+    for (let start = Math.max(from, end - longestCopy); start < end && !found; start++) {
+      if (++tried % 4096 === 0) await checkBudget(budget);
+      const cp = text.codePointAt(start) as number;
+      if ((cp !== secret[0] && !reader.startsEscape(cp)) || isLowSurrogateOfPair(text, start)) continue;
+      const copyEnd = longestCopyFrom(reader, secret, start);
+      if (copyEnd < 0) continue;
+      spans.push({ start, end: copyEnd });
+      found = true;
+    }
+    // After a copy, look again from its end (this end may belong to a copy that starts after it).
+    from = found ? spans[spans.length - 1].end : end;
+  }
+  return spans;
+}
+
+/** The text with each span, before `stop`, replaced. */
+export function replaceSpans(text: string, spans: readonly Span[], stop: number, replacement: string): string {
+  let out = '';
+  let done = 0;
+  for (const span of spans) {
+    if (span.start >= stop) break;
+    out += text.slice(done, span.start) + replacement;
+    done = span.end;
+  }
+  return out + text.slice(done, stop);
+}
+
 /**
  * Replaces every copy of `secret` in `text` by `replacement` (${CLIENT_SECRET} unless the caller names its
- * own token): the leftmost copy first, the longest one
- * starting there, then the next copy after it. Throws SearchTimeout when the budget runs out.
+ * own token): the leftmost copy first, the longest one starting there, then the next copy after it. Throws
+ * SearchTimeout when the budget runs out.
  */
 export async function redactSecret(text: string, secret: string, budget: SearchBudget, replacement = REDACTED): Promise<string> {
   if (!secret || !text) return text;
@@ -173,35 +221,5 @@ export async function redactSecret(text: string, secret: string, budget: SearchB
   const plusIsSpace = codePoints.includes(0x20);
   if (!(plusIsSpace ? /[%\\&+]/ : /[%\\&]/).test(text)) return text.split(secret).join(replacement);
   const reader = new EscapeReader(text, { plusIsSpace });
-  const ends = await copyEnds(reader, codePoints, budget);
-  if (ends.length === 0) return text;
-
-  // A copy starting at s ends after s and at most LONGEST_COPY_PER_CHAR per character later, so the copies
-  // that end first start in a window before that end; each index is tried as a start at most once.
-  const longestCopy = codePoints.length * LONGEST_COPY_PER_CHAR;
-  let out = '';
-  let done = 0; // text before this index is written out
-  let from = 0; // indexes before this one were tried as starts
-  let tried = 0;
-  for (let i = 0; i < ends.length; ) {
-    const end = ends[i];
-    if (end <= from) {
-      i++;
-      continue;
-    }
-    let found = false;
-    for (let start = Math.max(from, end - longestCopy); start < end && !found; start++) {
-      if (++tried % 4096 === 0) await checkBudget(budget);
-      const cp = text.codePointAt(start) as number;
-      if ((cp !== codePoints[0] && !reader.startsEscape(cp)) || isLowSurrogateOfPair(text, start)) continue;
-      const copyEnd = longestCopyFrom(reader, codePoints, start);
-      if (copyEnd < 0) continue;
-      out += text.slice(done, start) + replacement;
-      done = copyEnd;
-      found = true;
-    }
-    // After a copy, look again from its end (this end may belong to a copy that starts after it).
-    from = found ? done : end;
-  }
-  return out + text.slice(done);
+  return replaceSpans(text, await copySpans(reader, codePoints, budget), text.length, replacement);
 }

@@ -23,51 +23,23 @@
 import { EscapeReader } from './escape-reader';
 import {
   checkBudget,
-  copyEnds,
+  copySpans,
   isLowSurrogateOfPair,
   LONGEST_COPY_PER_CHAR,
   longestCopyFrom,
   MAX_ESCAPE_DEPTH,
   REDACTED,
   redactSecret,
+  replaceSpans,
   type SearchBudget,
+  type Span,
 } from './redact';
 import { UnfinishedEscapes } from './unfinished-escapes';
-
-interface Span {
-  start: number;
-  end: number;
-}
 
 const POSITIONS_PER_CHECK = 32_768;
 
 /** The most text push ever holds back for `secret`, in UTF-16 units. */
 export const maxHeldLength = (secret: string): number => [...secret].length * LONGEST_COPY_PER_CHAR;
-
-/** The copies redactSecret replaces: the leftmost copy, the longest one starting there, then the next after it. */
-async function copySpans(reader: EscapeReader, secret: number[], budget: SearchBudget): Promise<Span[]> {
-  const text = reader.text;
-  const ends = await copyEnds(reader, secret, budget);
-  const longestCopy = secret.length * LONGEST_COPY_PER_CHAR;
-  const spans: Span[] = [];
-  let from = 0;
-  let tried = 0;
-  for (const end of ends) {
-    if (end <= from) continue;
-    let found = false;
-    for (let start = Math.max(from, end - longestCopy); start < end && !found; start++) {
-      if (++tried % 4096 === 0) await checkBudget(budget);
-      const cp = text.codePointAt(start) as number;
-      if ((cp !== secret[0] && !reader.startsEscape(cp)) || isLowSurrogateOfPair(text, start)) continue;
-      const copyEnd = longestCopyFrom(reader, secret, start);
-      if (copyEnd < 0) continue;
-      spans.push({ start, end: copyEnd });
-      found = true;
-    }
-    from = found ? spans[spans.length - 1].end : end;
-  }
-  return spans;
-}
 
 /**
  * The first index from which the text could still turn into a copy once more text arrives: the secret's first
@@ -128,17 +100,6 @@ async function firstOpenStart(reader: EscapeReader, secret: number[], spans: Spa
   return best;
 }
 
-/** `text` before `stop` with the spans that start before it replaced. */
-function replaceSpans(text: string, spans: Span[], stop: number, replacement: string): string {
-  let out = '';
-  let done = 0;
-  for (const { start, end } of spans) {
-    if (start >= stop) break;
-    out += text.slice(done, start) + replacement;
-    done = end;
-  }
-  return out + text.slice(done, stop);
-}
 
 /** One per stream; await each push before the next. */
 export class StreamRedactor {

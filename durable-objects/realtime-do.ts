@@ -1,0 +1,75 @@
+import { type Connection, Server, type WSMessage } from 'partyserver';
+import type { RealtimeServerFrame } from '../schemas/forward-rules';
+import type { Env } from '../src/env';
+import type { HistoryOwner } from '../src/forward/history';
+import { readClientFrame } from './realtime-frames';
+
+/** What each socket remembers, kept in its WebSocket attachment so it survives hibernation. */
+export interface RealtimeSocketState {
+  /** The realtime_group the socket listens to; one room at a time. */
+  room: string | null;
+}
+
+/** One stored piece of a streamed answer, as the chunk store hands it over. */
+export interface RealtimePiece {
+  id: string;
+  seq: number;
+  txt: string;
+}
+
+type RealtimeConnection = Connection<RealtimeSocketState>;
+
+/** Sends a frame; a socket that is closing or gone simply misses it (the poll is the source of truth). */
+function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): boolean {
+  try {
+    connection.send(JSON.stringify(frame));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One object per project + caller (named like the caller's ForwardQueueDO): the caller's realtime sockets.
+ * A socket joins the room of a streamed request (its realtime_group) and receives each stored piece that
+ * push() hands over. Sockets reach only their own caller's object, so a socket that joins another caller's
+ * group, or a group no request has, is answered `joined` like any other and simply never receives a piece.
+ * Hibernatable: the room lives in each socket's attachment, and nothing (no timer, no alarm) keeps the
+ * object awake between frames.
+ */
+export class RealtimeDO extends Server {
+  static override options = { hibernate: true };
+
+  override onConnect(connection: RealtimeConnection): void {
+    connection.setState({ room: null });
+  }
+
+  override onMessage(connection: RealtimeConnection, message: WSMessage): void {
+    const reading = readClientFrame(message);
+    if (!reading.ok) {
+      sendFrame(connection, { type: 'error', message: reading.message });
+      return;
+    }
+    const { frame } = reading;
+    if (frame.type === 'join') {
+      connection.setState({ room: frame.group });
+      sendFrame(connection, { type: 'joined', group: frame.group });
+      return;
+    }
+    connection.setState({ room: null });
+    sendFrame(connection, { type: 'left' });
+  }
+
+  /** Sends the piece to every socket in the room `group`; answers how many it reached. */
+  async push(group: string, piece: RealtimePiece): Promise<number> {
+    const frame: RealtimeServerFrame = { type: 'piece', group, id: piece.id, seq: piece.seq, txt: piece.txt };
+    let reached = 0;
+    for (const connection of this.getConnections<RealtimeSocketState>()) {
+      if (connection.state?.room === group && sendFrame(connection, frame)) reached += 1;
+    }
+    return reached;
+  }
+}
+
+/** The realtime object of a project + caller. */
+export const realtimeStub = (env: Env, owner: HistoryOwner) => env.REALTIME.get(env.REALTIME.idFromName(`${owner.serviceId}/${owner.callerKey}`));

@@ -1,0 +1,31 @@
+import { REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
+import { realtimeStub } from '../../durable-objects/realtime-do';
+import { createRouter } from '../app';
+import { resolveCaller } from '../http/auth';
+import { SvcHttpError } from '../http/errors';
+import { PROJECT_PATH } from '../http/guards';
+import { forwardCaller } from '../forward/caller';
+import { loadActiveProjectCached } from '../platform/projects';
+
+/**
+ * The realtime socket (spec 6.2): one WebSocket per client, reaching the caller's RealtimeDO, where it joins
+ * the room of the streamed request it reads. Open to visitors and signed-in callers, like forwarding.
+ */
+export const realtimeRoutes = createRouter();
+
+realtimeRoutes.get(`${PROJECT_PATH}${REALTIME_ROUTE}`, async (c) => {
+  const project = await loadActiveProjectCached(c.env, c.req.param('service_id'));
+  // A browser WebSocket cannot send headers: a signed-in caller's id token comes on the URL instead.
+  const token = c.req.query(REALTIME_TOKEN_PARAM);
+  const credential = token === undefined ? c.req.header('authorization') : `Bearer ${token}`;
+  const caller = await resolveCaller(c.env, project, credential);
+  // The caller key of the forwarding routes (src/routes/forward.ts callerOf), so the socket reaches the object its requests push to.
+  const { key } = await forwardCaller(caller, c.req.header('cf-connecting-ip') ?? '0.0.0.0', c.req.header('user-agent') ?? '');
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new SvcHttpError('INVALID_REQUEST', 'Expected a WebSocket upgrade.', { status: 426 });
+  }
+  // The object sees the route's URL without its query, so no token is kept in a socket's attachment.
+  const url = new URL(c.req.url);
+  url.search = '';
+  return realtimeStub(c.env, { serviceId: project.service_id, callerKey: key }).fetch(url, { headers: { upgrade: 'websocket' } });
+});
