@@ -21,6 +21,7 @@ import { type Job, JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { ChunkStore, CHUNKS_SCHEMA } from './chunk-store';
+import { type RealtimePiece, realtimeStub } from './realtime-do';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -87,6 +88,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
   private readonly alarms: JobAlarm<ForwardJobKind>;
   private readonly chunks: ChunkStore;
+  /** The realtime pushes, chained so a room receives the pieces in the order they were stored. */
+  private pushes: Promise<unknown> = Promise.resolve();
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -308,9 +311,16 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal } };
     const store = (txt: string) => {
       if (signal.aborted) return;
-      this.chunks.append(requestSeq, txt);
+      const seq = this.chunks.append(requestSeq, txt);
+      if (record.realtime_group) this.pushPiece(plan.owner, record.realtime_group, { id: record.id, seq, txt });
     };
     return sendStreamed(plan.prepared, checked.key, this.env, signal, { store, bodyMs: streamLimitMs(this.env) });
+  }
+
+  /** Pushes a stored piece to its realtime room: in order, never waited for, never a failure of the relay. */
+  private pushPiece(owner: HistoryOwner, group: string, piece: RealtimePiece): void {
+    const room = realtimeStub(this.env, owner);
+    this.pushes = this.pushes.then(() => room.push(group, piece)).catch(() => 0);
   }
 
   /** A request left running by a runner that stopped: failed, with its pieces kept. */

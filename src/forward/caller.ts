@@ -39,3 +39,7 @@ export async function forwardCaller(caller: Caller, ip: string, userAgent: strin
   if (caller.kind === 'owner') return { key: `o:${caller.owner_id}`, signedIn: true, accessGroup: OWNER_ACCESS_GROUP };
   return { key: `v:${await visitorHash(ip, userAgent)}`, signedIn: false, accessGroup: 0 };
 }
+
+/** The caller of an HTTP request: its verified identity, else a visitor by the request's IP address and user agent. */
+export const callerOfRequest = (caller: Caller, headers: Headers): Promise<ForwardCaller> =>
+  forwardCaller(caller, headers.get('cf-connecting-ip') ?? '0.0.0.0', headers.get('user-agent') ?? '');

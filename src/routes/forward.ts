@@ -15,7 +15,7 @@ import { createRouter } from '../app';
 import { SvcHttpError } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../http/paging';
-import { forwardCaller, type ForwardCaller } from '../forward/caller';
+import { callerOfRequest, type ForwardCaller } from '../forward/caller';
 import { dispatchForward } from '../forward/dispatch';
 import { listHistory, type HistoryOwner } from '../forward/history';
 import { cancelRequest, finalizeRequest, pollRequest, readRequest, withdrawRequest, type RequestPlaces } from '../forward/requests';
@@ -39,10 +39,7 @@ interface Guarded {
   req: { raw: Request; query(name: string): string | undefined };
 }
 
-function callerOf(c: Guarded): Promise<ForwardCaller> {
-  const headers = c.req.raw.headers;
-  return forwardCaller(c.get('caller'), headers.get('cf-connecting-ip') ?? '0.0.0.0', headers.get('user-agent') ?? '');
-}
+const callerOf = (c: Guarded): Promise<ForwardCaller> => callerOfRequest(c.get('caller'), c.req.raw.headers);
 
 async function placesOf(c: Guarded): Promise<RequestPlaces> {
   const owner: HistoryOwner = { serviceId: c.get('project').service_id, callerKey: (await callerOf(c)).key };

@@ -4,7 +4,7 @@ import { createRouter } from '../app';
 import { resolveCaller } from '../http/auth';
 import { SvcHttpError } from '../http/errors';
 import { PROJECT_PATH } from '../http/guards';
-import { forwardCaller } from '../forward/caller';
+import { callerOfRequest } from '../forward/caller';
 import { loadActiveProjectCached } from '../platform/projects';
 
 /**
@@ -19,8 +19,12 @@ realtimeRoutes.get(`${PROJECT_PATH}${REALTIME_ROUTE}`, async (c) => {
   const token = c.req.query(REALTIME_TOKEN_PARAM);
   const credential = token === undefined ? c.req.header('authorization') : `Bearer ${token}`;
   const caller = await resolveCaller(c.env, project, credential);
-  // The caller key of the forwarding routes (src/routes/forward.ts callerOf), so the socket reaches the object its requests push to.
-  const { key } = await forwardCaller(caller, c.req.header('cf-connecting-ip') ?? '0.0.0.0', c.req.header('user-agent') ?? '');
+  // A URL ends up in logs: the project's long-lived key is only taken in the Authorization header.
+  if (token !== undefined && caller.kind === 'owner') {
+    throw new SvcHttpError('AUTH_REQUIRED', 'The owner key is not accepted on a URL: send it in the Authorization header.', { status: 401 });
+  }
+  // The caller key of the forwarding routes, so the socket reaches the object its requests push to.
+  const { key } = await callerOfRequest(caller, c.req.raw.headers);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     throw new SvcHttpError('INVALID_REQUEST', 'Expected a WebSocket upgrade.', { status: 426 });
   }

@@ -55,6 +55,15 @@ describe('refusals', () => {
     }
   });
 
+  it('refuses the owner key on the URL (URLs reach logs) and takes it in the Authorization header', async () => {
+    const onUrl = await refusal(await upgradeRequest(project.service_id, { ...VISITOR, token: project.owner_key }));
+    expect(onUrl).toEqual({ status: 401, body: { code: 'AUTH_REQUIRED', message: 'The owner key is not accepted on a URL: send it in the Authorization header.' } });
+    const inHeader = await upgradeRequest(project.service_id, { ...VISITOR, authorization: `Bearer ${project.owner_key}` });
+    expect(inHeader.status).toBe(101);
+    inHeader.webSocket?.accept();
+    inHeader.webSocket?.close(1000, 'done');
+  });
+
   it('a refused credential is refused before the missing upgrade is', async () => {
     const res = await upgradeRequest(project.service_id, { ...VISITOR, token: 'not-a-token' }, false);
     expect(res.status).toBe(401);
