@@ -109,7 +109,7 @@ export abstract class LiveRead {
     return true;
   }
 
-  /** Removes the request from its queue (status polls of forwardRequest only). */
+  /** Removes the request from its queue (the polls of forwardRequest; a stream reader never does). */
   protected onWithdraw(): void {}
 
   /** Called once when the read ends, however it ends. */
