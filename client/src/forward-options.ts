@@ -17,9 +17,9 @@ import {
   type ForwardMethod,
 } from '../../schemas/forward-rules.js';
 import { childPath } from '../../schemas/paths.js';
-import { invalidParameter, SvcError } from './errors.js';
+import { invalidParameter } from './errors.js';
 import { isPlainObject } from './forms.js';
-import type { ClientSecretRequestParams, ForwardRequestOptions, OnForwardError, OnForwardResponse } from './forward-types.js';
+import type { ClientSecretRequestParams, ForwardRequestOptions, OnForwardError, OnForwardResponse, OnStream } from './forward-types.js';
 
 export type ResponseType = 'json' | 'text';
 export type SvcHeaders = boolean | { user?: boolean; service?: boolean };
@@ -35,6 +35,12 @@ export interface CheckedRequest {
   /** 0 when not polling. */
   poll: number;
   expires?: number;
+  /** Read the answer piece by piece into the chunk store (the server generates a queue when none is named). */
+  stream: boolean;
+  /** Also push each piece to a realtime room (sent only with stream). */
+  realtime: boolean;
+  /** Its presence makes the polls of the request read pieces with a cursor. */
+  onStream?: OnStream;
   onResponse?: OnForwardResponse;
   onError?: OnForwardError;
 }
@@ -56,28 +62,25 @@ const MAX_SECRET_NAME = 64;
 
 const refuse = (path: string, rule: string) => invalidParameter(`${path}: ${rule}.`);
 
-const COMMON_OPTIONS = ['url', 'method', 'headers', 'data', 'params', 'queue', 'poll', 'expires', 'onResponse', 'onError'];
+const COMMON_OPTIONS = ['url', 'method', 'headers', 'data', 'params', 'queue', 'poll', 'expires', 'stream', 'realtime', 'onStream', 'onResponse', 'onError'];
 const FORWARD_OPTIONS: ReadonlySet<string> = new Set([...COMMON_OPTIONS, 'secretName', 'multipart', 'svcHeaders', 'check', 'responseType', 'signal']);
 const CLIENT_SECRET_OPTIONS: ReadonlySet<string> = new Set([...COMMON_OPTIONS, 'clientSecretName']);
 /** Options of the seed's forwardRequest that are gone: the key lives in a Secret Key, written with $CLIENT_SECRET. */
 const REMOVED_OPTIONS = ['apiKeyHeader', 'apiKeyScheme'];
-/** Options of streamed forwarding, which this version of the client does not have yet. */
-const STREAM_OPTIONS = ['stream', 'realtime', 'onStream'];
 
 /** Refuses option names this method does not take (a misspelt one would otherwise be dropped quietly). */
-function refuseUnknown(options: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
+export function refuseUnknown(options: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined || known.has(name)) continue;
     if (REMOVED_OPTIONS.includes(name)) {
       throw refuse(name, 'was removed; store the key as a Secret Key, write $CLIENT_SECRET where it goes in headers, and name it with secretName');
     }
-    if (STREAM_OPTIONS.includes(name)) throw new SvcError(`${name}: streamed forwarding is not available in this version of the client.`, { code: 'NOT_SUPPORTED' });
     throw refuse(name, `is not an option of ${where}`);
   }
 }
 
 /** The JSON text of a value; undefined when it has none (a function, a cycle, a BigInt). */
-function jsonText(value: unknown): string | undefined {
+export function jsonText(value: unknown): string | undefined {
   try {
     return JSON.stringify(value);
   } catch {
@@ -169,6 +172,9 @@ function checkRequest(options: Record<string, unknown>, defaultMethod: ForwardMe
     queue,
     poll,
     expires: expires as number | undefined,
+    stream: checkBoolean(options.stream, 'stream'),
+    realtime: checkBoolean(options.realtime, 'realtime'),
+    onStream: checkCallback<OnStream>(options.onStream, 'onStream'),
     onResponse: checkCallback<OnForwardResponse>(options.onResponse, 'onResponse'),
     onError: checkCallback<OnForwardError>(options.onError, 'onError'),
   };

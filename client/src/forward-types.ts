@@ -1,6 +1,8 @@
 /** The public types of the forwarding methods (spec 4.3). */
 import type {
+  FinalizeAnswer,
   ForwardCheckAnswer,
+  ForwardFailure,
   ForwardMethod,
   ForwardStatus,
   ForwardStatusEnvelope,
@@ -8,8 +10,9 @@ import type {
   RemovalAnswer,
   RequestHistory,
 } from '../../schemas/forward-rules.js';
+import type { StreamVia } from './stream-sequencer.js';
 
-export type { ForwardCheckAnswer, ForwardMethod, ForwardStatus, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory };
+export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardMethod, ForwardStatus, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory, StreamVia };
 
 /** The first argument of forwardRequest: flattened into data or params unless multipart is true. */
 export type ForwardForm = SubmitEvent | HTMLFormElement | FormData | Record<string, unknown> | null | undefined;
@@ -22,6 +25,12 @@ export interface ForwardResponseMeta {
 
 export type OnForwardResponse = (res: any, meta?: ForwardResponseMeta) => unknown;
 export type OnForwardError = (err: any) => unknown;
+
+/**
+ * Each piece of a streamed answer, once, in order: its raw text (never a split character), its sequence
+ * number (1, 2, 3, ...) and the transport that brought it first.
+ */
+export type OnStream = (chunk: string, seq: number, via: StreamVia) => void;
 
 export interface ForwardRequestOptions {
   /** The destination, http(s). */
@@ -48,6 +57,15 @@ export interface ForwardRequestOptions {
   expires?: number;
   /** Answer what would be sent and the verdicts, sending nothing. */
   check?: boolean;
+  /**
+   * Read the destination's answer piece by piece into the request's chunk store (a queue is generated
+   * when none is named); never sent to the destination. The request settles with a status and no body.
+   */
+  stream?: boolean;
+  /** With stream: also push each piece to a realtime room; the reply carries realtime_group. Reads use it only with onStream. */
+  realtime?: boolean;
+  /** Each piece as it is read; its presence makes the poll read pieces (and resolve with the status envelope of a streamed request). */
+  onStream?: OnStream;
   /** Shape of the result: 'text' stringifies, 'json' parses a string that parses; a status object is never reshaped. */
   responseType?: 'json' | 'text';
   /** Aborting it stops this client's poll (the request carries on); an aborted signal is refused before sending. */
@@ -62,6 +80,8 @@ export interface ForwardRequestOptions {
 export interface PollArgument {
   /** ms between polls; default 1000. */
   latency?: number;
+  /** Read the pieces of a streamed request (default: the request's onStream). */
+  onStream?: OnStream;
   onResponse?: OnForwardResponse;
   onError?: OnForwardError;
 }
@@ -79,6 +99,36 @@ export type PollFunction = <T = unknown>(arg?: PollArgument) => PollPromise<T>;
 
 /** A queued request's answer (poll 0 or omitted): the server's status envelope with poll(). */
 export type ForwardStatusObject = ForwardStatusEnvelope & { poll: PollFunction };
+
+/**
+ * How a read with onStream (or forwardRequestStream) of a request ends: its status envelope, resolved
+ * or failed, with `stream` (whether it was streamed) and `last_seq`, the last piece handed to onStream
+ * (the `since` of a later read).
+ */
+export type StreamEnd = ForwardStatusEnvelope & { stream: boolean; last_seq: number };
+
+export interface ForwardRequestStreamOptions {
+  /** Required unless the request id is a full id. */
+  url?: string;
+  method?: ForwardMethod;
+  /** Deliver the pieces after this sequence number (default 0: all). */
+  since?: number;
+  /** ms between polls while the request runs; default 1000. */
+  poll?: number;
+  onStream?: OnStream;
+  /** The dispatch reply's realtime_group: pieces also come over the realtime socket (with onStream). */
+  realtimeGroup?: string;
+  /** Gets what the read resolves with (not a stopped read's result). */
+  onResponse?: (res: any) => unknown;
+  /** A failure of the read itself (not of the request: a failed request resolves with its envelope). */
+  onError?: OnForwardError;
+}
+
+/** forwardRequestFinalize's and forwardRequestStream's way to name the request beside a stamp:entropy id. */
+export interface RequestLocation {
+  url?: string;
+  method?: ForwardMethod;
+}
 
 /** A history item; a pending or running one carries poll(). */
 export type RequestHistoryItem = RequestHistory & { poll?: PollFunction };
@@ -132,6 +182,9 @@ export interface ClientSecretRequestParams {
   poll?: number;
   queue?: string;
   expires?: number;
+  stream?: boolean;
+  realtime?: boolean;
+  onStream?: OnStream;
   onResponse?: OnForwardResponse;
   onError?: OnForwardError;
 }

@@ -2,10 +2,19 @@
  * The forwarding methods (spec 4.3): dispatch (direct answer or queued status object), poll handles,
  * cancel, stop, queue count and history, behind the Svc facade.
  */
-import { FORWARD_STATUSES, QUERY_METHODS, requestAddressOf, STATUS_CODE_HEADER, type RequestAddress } from '../../schemas/forward-rules.js';
+import {
+  FORWARD_STATUSES,
+  QUERY_METHODS,
+  REALTIME_ROUTE,
+  REALTIME_TOKEN_PARAM,
+  requestAddressOf,
+  STATUS_CODE_HEADER,
+  type RequestAddress,
+} from '../../schemas/forward-rules.js';
 import { FieldIssueError } from '../../schemas/field-issue.js';
 import { apiAnswer } from './answers.js';
 import { callProjectRoute, paging, projectRequest, searchOf, type Connection } from './connection.js';
+import { isStatusEnvelope } from './cursor-answers.js';
 import { invalidParameter, SvcError } from './errors.js';
 import { flattenForm, isPlainObject, multipartOf, preventSubmit, type MultipartBody } from './forms.js';
 import {
@@ -22,6 +31,9 @@ import {
 } from './forward-options.js';
 import type {
   CancelForwardRequestParams,
+  OnForwardError,
+  OnForwardResponse,
+  OnStream,
   ForwardCheckAnswer,
   ForwardForm,
   ForwardHistoryParams,
@@ -37,18 +49,22 @@ import type {
   RequestHistoryItem,
   StopPollingParams,
 } from './forward-types.js';
-import { PollRegistry, type PollServer } from './polls.js';
+import { PollRegistry, type PollServer, type PollSpec } from './polls.js';
+import { RealtimeLink } from './realtime-link.js';
 import { bodyOf } from './responses.js';
+import { StreamRead, type CursorServer } from './stream-read.js';
 import type { RawAnswer } from './transport.js';
 import type { DatabaseResponse, FetchOptions } from './types.js';
 
 /** ms between two polls of poll() without a latency. */
 export const DEFAULT_POLL_LATENCY_MS = 1000;
 
-/** What the forwarding methods share: the connection and the client's registry of live polls. */
+/** What the forwarding methods share: the connection, the client's registry of live reads and its one realtime socket. */
 export interface ForwardContext {
   connection: Connection;
   polls: PollRegistry;
+  server: PollServer & CursorServer;
+  realtime: RealtimeLink;
 }
 
 /** The body of POST /forward (schemas/forward.ts forwardDispatchSchema). */
@@ -66,6 +82,8 @@ export interface DispatchBody {
   svcHeaders?: SvcHeaders;
   multipart?: MultipartBody;
   check?: boolean;
+  stream?: boolean;
+  realtime?: boolean;
 }
 
 /** What the client does with the answer of a dispatch, beside the body it sent. */
@@ -79,13 +97,23 @@ export interface DispatchPlan {
 
 const requestSearch = (address: RequestAddress) => searchOf({ id: address.id, url: address.url, method: address.method });
 
+/** The ws(s) address of the project's realtime socket, with the id token of the moment (a browser WebSocket sends no headers). */
+function realtimeUrl(connection: Connection): string {
+  const url = new URL(`${connection.baseUrl}/v1/projects/${encodeURIComponent(connection.serviceId)}${REALTIME_ROUTE}`);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const token = connection.idToken();
+  if (token) url.searchParams.set(REALTIME_TOKEN_PARAM, token);
+  return url.toString();
+}
+
 export function forwardContext(connection: Connection): ForwardContext {
-  const server: PollServer = {
+  const server: PollServer & CursorServer = {
     status: async (address) => (await callProjectRoute(connection, 'GET', `/forward/request${requestSearch(address)}`)) as ForwardStatusEnvelope,
+    cursor: (address, since) => callProjectRoute(connection, 'GET', `/forward/request${searchOf({ ...address, since })}`),
     // Fire and forget: a withdrawal that fails leaves the request to run, which is what a poll stop alone does.
     withdraw: (address) => void callProjectRoute(connection, 'POST', `/forward/request/withdraw${requestSearch(address)}`).catch(() => undefined),
   };
-  return { connection, polls: new PollRegistry(server) };
+  return { connection, polls: new PollRegistry(server), server, realtime: new RealtimeLink(() => realtimeUrl(connection)) };
 }
 
 /** A request address from `{ id, url, method }` (id alone when it is a full id); INVALID_PARAMETER naming the field. */
@@ -103,7 +131,7 @@ const without = (headers: Record<string, string> | undefined, name: string) =>
 
 /** The dispatch body of forwardRequest: the form flattened into params (GET, DELETE, HEAD) or data, or its multipart bytes. */
 async function forwardBody(form: unknown, options: CheckedForward): Promise<DispatchBody> {
-  const { url, method, queue, poll, expires, secretName, svcHeaders } = options;
+  const { url, method, queue, poll, expires, secretName, svcHeaders, stream } = options;
   let { headers, data, params } = options;
   let multipart: MultipartBody | undefined;
   if (options.multipart) {
@@ -114,7 +142,27 @@ async function forwardBody(form: unknown, options: CheckedForward): Promise<Disp
     if (fields && QUERY_METHODS.has(method)) params = { ...fields, ...params };
     else if (fields) data = data === undefined || isPlainObject(data) ? { ...fields, ...data } : data;
   }
-  return { url, method, headers, data, params, secretName, queue, poll: poll || undefined, expires, svcHeaders, multipart, check: options.check || undefined };
+  return {
+    url,
+    method,
+    headers,
+    data,
+    params,
+    secretName,
+    queue,
+    poll: poll || undefined,
+    expires,
+    svcHeaders,
+    multipart,
+    check: options.check || undefined,
+    ...streamFields(options),
+  };
+}
+
+/** stream, and realtime beside it (it means nothing without stream); absent when false. */
+export function streamFields(request: CheckedRequest): Pick<DispatchBody, 'stream' | 'realtime'> {
+  if (!request.stream) return {};
+  return request.realtime ? { stream: true, realtime: true } : { stream: true };
 }
 
 /** forwardRequest: checks everything before sending; refusals of the options reject whatever onError says. */
@@ -125,9 +173,6 @@ export async function forwardRequest(context: ForwardContext, form: ForwardForm,
   const body = await forwardBody(form, checked);
   return dispatch(context, { body, request: checked, check: checked.check, responseType: checked.responseType, signal: checked.signal });
 }
-
-const isEnvelope = (value: unknown): value is ForwardStatusEnvelope =>
-  isPlainObject(value) && typeof value.id === 'string' && typeof value.in_queue === 'number';
 
 /**
  * Sends a dispatch and hands back, by what the server answered: the destination's body (direct), the
@@ -147,36 +192,39 @@ export async function dispatch(context: ForwardContext, plan: DispatchPlan): Pro
   }
   if (plan.check) return apiAnswer(answer) as ForwardCheckAnswer;
   // The status header marks a direct answer; where it does not come through (a proxy that drops it), the
-  // options decide: without a queue and a poll nothing is queued.
-  const queued = answer.headers.get(STATUS_CODE_HEADER) === null && (request.queue !== undefined || request.poll > 0);
+  // options decide: without a queue, a poll or stream nothing is queued.
+  const queued = answer.headers.get(STATUS_CODE_HEADER) === null && (request.queue !== undefined || request.poll > 0 || request.stream);
   if (!queued) {
     const value = bodyOf(answer.text, plan.responseType);
     request.onResponse?.(value);
     return value;
   }
   const envelope = apiAnswer(answer);
-  if (!isEnvelope(envelope)) {
+  if (!isStatusEnvelope(envelope)) {
     const err = new SvcError('The service answered a queued dispatch without a status object.', { code: 'INVALID_RESPONSE', status: answer.status });
     if (request.onError) return request.onError(err);
     throw err;
   }
   const address: RequestAddress = { method: request.method, url: request.url, id: envelope.id };
   const startPoll = pollFunction(context, address, envelope, plan);
-  if (request.poll > 0) return startPoll({ latency: request.poll });
+  if (request.poll > 0) return startPoll({ latency: request.poll, onStream: request.onStream });
   return { ...envelope, poll: startPoll } satisfies ForwardStatusObject;
 }
 
-/** poll() of a status object or history item: its own latency and callbacks, else the request's. */
+/**
+ * poll() of a status object or history item: its own latency and callbacks, else the request's. With
+ * onStream it reads with a cursor, over the realtime room too when the dispatch reply named one.
+ */
 function pollFunction(
   context: ForwardContext,
   address: RequestAddress,
-  known: Pick<ForwardStatusEnvelope, 'status' | 'queue_name' | 'executed'>,
+  known: Pick<ForwardStatusEnvelope, 'status' | 'queue_name' | 'executed' | 'realtime_group'>,
   plan?: Pick<DispatchPlan, 'request' | 'responseType' | 'signal'>,
 ): PollFunction {
   return (arg?: PollArgument) => {
-    if (arg !== undefined && !isPlainObject(arg)) throw invalidParameter('poll: takes { latency?, onResponse?, onError? }.');
+    if (arg !== undefined && !isPlainObject(arg)) throw invalidParameter('poll: takes { latency?, onStream?, onResponse?, onError? }.');
     const latency = arg?.latency === undefined ? DEFAULT_POLL_LATENCY_MS : checkInterval(arg.latency, 'latency');
-    return context.polls.start({
+    const spec: PollSpec = {
       address,
       queue: known.queue_name || null,
       latency,
@@ -184,9 +232,13 @@ function pollFunction(
       executed: known.executed,
       responseType: plan?.responseType,
       signal: plan?.signal,
-      onResponse: checkCallback(arg?.onResponse, 'onResponse') ?? plan?.request.onResponse,
-      onError: checkCallback(arg?.onError, 'onError') ?? plan?.request.onError,
-    });
+      onResponse: checkCallback<OnForwardResponse>(arg?.onResponse, 'onResponse') ?? plan?.request.onResponse,
+      onError: checkCallback<OnForwardError>(arg?.onError, 'onError') ?? plan?.request.onError,
+    };
+    const onStream = checkCallback<OnStream>(arg?.onStream, 'onStream') ?? plan?.request.onStream;
+    if (!onStream) return context.polls.start(spec);
+    const read = new StreamRead({ ...spec, mode: 'poll', since: 0, onStream, realtimeGroup: known.realtime_group }, context.server, context.realtime);
+    return context.polls.track(read);
   };
 }
 

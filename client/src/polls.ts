@@ -1,7 +1,8 @@
 /**
- * The live polls of one client (spec 4.3): each asks the server for a queued request's status until it
- * settles; the registry stops them by request, by queue or all at once. Polls of one queue take turns
- * (the server runs that queue one request at a time, so only the oldest watched one can be moving).
+ * The live reads of one client (spec 4.3): polls that ask the server for a queued request's status until
+ * it settles, and streamed reads (stream-read.ts); the registry stops them by request, by queue or all
+ * at once. Polls of one queue take turns (the server runs that queue one request at a time, so only the
+ * oldest watched one can be moving).
  */
 import { fullRequestId, type ForwardStatus, type ForwardStatusEnvelope, type RequestAddress } from '../../schemas/forward-rules.js';
 import { SvcError, type ServiceErrorBody } from './errors.js';
@@ -16,24 +17,28 @@ export interface PollServer {
   withdraw(address: RequestAddress): void;
 }
 
-export interface PollSpec {
+/** What every live read shares: the request, its queue, and how it ends. */
+export interface ReadSpec {
   address: RequestAddress;
-  /** The queue it runs in; polls of one queue take turns. */
+  /** The queue it runs in; polls of one queue take turns (null: no turn to wait for). */
   queue: string | null;
   /** ms between two status reads. */
   latency: number;
-  /** The status last known (the dispatch or history answer's). */
-  status: ForwardStatus;
-  /** When it began running, if already known. */
-  executed?: number;
-  responseType?: ResponseType;
-  /** Aborting it stops this poll, and only the poll. */
+  /** Aborting it stops this read, and only the read. */
   signal?: AbortSignal;
   onResponse?: OnForwardResponse;
   onError?: OnForwardError;
 }
 
-/** Which polls to stop: each given field must match. */
+export interface PollSpec extends ReadSpec {
+  /** The status last known (the dispatch or history answer's). */
+  status: ForwardStatus;
+  /** When it began running, if already known. */
+  executed?: number;
+  responseType?: ResponseType;
+}
+
+/** Which reads to stop: each given field must match. */
 export interface PollFilter {
   address?: RequestAddress;
   url?: string;
@@ -54,27 +59,19 @@ function stoppedResult(id: string): StoppedPoll {
   return result;
 }
 
-/** One poll: runs until the request settles or the poll is stopped; `promise` settles exactly once. */
-class LivePoll {
+/** One live read: runs until it ends or is stopped; `promise` settles exactly once. */
+export abstract class LiveRead {
   readonly promise: Promise<unknown>;
-  /** Resolves once the poll is over, however it ended (the next poll of its queue waits on it). */
+  /** Resolves once the read is over, however it ended (the next poll of its queue waits on it). */
   readonly over: Promise<void>;
-  private settled = false;
-  private status: ForwardStatus;
-  private executed?: number;
+  protected settled = false;
   private resolve!: (value: unknown) => void;
   private reject!: (reason: unknown) => void;
   private endTurn!: () => void;
   private wake: (() => void) | null = null;
   private readonly onAbort = () => this.stop(false);
 
-  constructor(
-    readonly spec: PollSpec,
-    private readonly server: PollServer,
-    private readonly release: (poll: LivePoll) => void,
-  ) {
-    this.status = spec.status;
-    this.executed = spec.executed;
+  constructor(readonly spec: ReadSpec) {
     this.promise = new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -94,35 +91,45 @@ class LivePoll {
   /** Runs after `turn` (the previous poll of its queue) is over. */
   async run(turn: Promise<void>): Promise<void> {
     await Promise.race([turn, this.over]);
-    while (!this.settled) {
-      let envelope: ForwardStatusEnvelope;
-      try {
-        envelope = await this.server.status(this.spec.address);
-      } catch (err) {
-        return this.fail(err);
-      }
-      if (this.settled) return; // stopped while the read was on its way
-      this.status = envelope.status;
-      if (typeof envelope.executed === 'number') this.executed = envelope.executed;
-      if (envelope.status === 'resolved') return this.succeed(envelope.response_body);
-      if (envelope.status === 'failed') return this.fail(failureOf(envelope));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.spec.latency);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
-    }
+    if (!this.settled) await this.loop();
   }
 
-  /** Ends the poll with `{ id, status: 'stopped' }`, no callback; `withdraw` also removes a request still waiting in its queue. */
+  /** Reads until the read settles (through succeed, fail or stop). */
+  protected abstract loop(): Promise<void>;
+
+  /** Whether stopping it with `withdraw` should also remove the request from its queue. */
+  protected abstract withdrawsOnStop(): boolean;
+
+  /** Ends the read with `{ id, status: 'stopped' }`, no callback; `withdraw` may also remove a request still waiting in its queue. */
   stop(withdraw: boolean): boolean {
+    const withdrawing = withdraw && this.withdrawsOnStop();
     if (!this.end()) return false;
-    if (withdraw && this.status === 'pending') this.server.withdraw(this.spec.address);
+    if (withdrawing) this.onWithdraw();
     this.resolve(stoppedResult(this.spec.address.id));
     return true;
+  }
+
+  /** Removes the request from its queue (the polls of forwardRequest; a stream reader never does). */
+  protected onWithdraw(): void {}
+
+  /** Called once when the read ends, however it ends. */
+  protected onEnd(): void {}
+
+  /** Waits `ms`, or less when woken. */
+  protected async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
+  }
+
+  /** Ends a pause at once. */
+  protected wakeUp(): void {
+    this.wake?.();
   }
 
   private end(): boolean {
@@ -130,24 +137,23 @@ class LivePoll {
     this.settled = true;
     this.wake?.();
     this.spec.signal?.removeEventListener('abort', this.onAbort);
-    this.release(this);
+    this.onEnd();
     this.endTurn();
     return true;
   }
 
-  private async succeed(body: unknown): Promise<void> {
+  /** Resolves with `value`, or with what onResponse returns (given `meta` when there is some). */
+  protected async succeed(value: unknown, meta?: ForwardResponseMeta): Promise<void> {
     if (!this.end()) return;
-    const value = reshape(body, this.spec.responseType);
-    const meta: ForwardResponseMeta = this.executed === undefined ? {} : { executed: this.executed };
     const { onResponse } = this.spec;
     try {
-      this.resolve(onResponse ? await onResponse(value, meta) : value);
+      this.resolve(!onResponse ? value : meta ? await onResponse(value, meta) : await onResponse(value));
     } catch (err) {
       this.reject(err);
     }
   }
 
-  private async fail(err: unknown): Promise<void> {
+  protected async fail(err: unknown): Promise<void> {
     if (!this.end()) return;
     const { onError } = this.spec;
     if (!onError) return this.reject(err);
@@ -159,40 +165,92 @@ class LivePoll {
   }
 }
 
-function failureOf(envelope: ForwardStatusEnvelope): SvcError {
+/** A failed request's error as the client raises it. */
+export function failureOf(envelope: ForwardStatusEnvelope): SvcError {
   const error = envelope.error ?? { code: 'ERROR', message: 'The request failed without a reason.' };
   return new SvcError(error.message, { code: error.code, cause: error as ServiceErrorBody });
 }
 
-/** The live polls of one client. */
+/** A poll of a queued request's status: resolves with its result, a failed request rejects (or goes to onError). */
+class StatusPoll extends LiveRead {
+  private status: ForwardStatus;
+  private executed?: number;
+
+  constructor(
+    override readonly spec: PollSpec,
+    private readonly server: PollServer,
+  ) {
+    super(spec);
+    this.status = spec.status;
+    this.executed = spec.executed;
+  }
+
+  protected async loop(): Promise<void> {
+    while (!this.settled) {
+      let envelope: ForwardStatusEnvelope;
+      try {
+        envelope = await this.server.status(this.spec.address);
+      } catch (err) {
+        return this.fail(err);
+      }
+      if (this.settled) return; // stopped while the read was on its way
+      this.status = envelope.status;
+      if (typeof envelope.executed === 'number') this.executed = envelope.executed;
+      if (envelope.status === 'resolved') return this.succeed(reshape(envelope.response_body, this.spec.responseType), this.meta());
+      if (envelope.status === 'failed') return this.fail(failureOf(envelope));
+      await this.pause(this.spec.latency);
+    }
+  }
+
+  private meta(): ForwardResponseMeta {
+    return this.executed === undefined ? {} : { executed: this.executed };
+  }
+
+  protected withdrawsOnStop(): boolean {
+    return this.status === 'pending';
+  }
+
+  protected override onWithdraw(): void {
+    this.server.withdraw(this.spec.address);
+  }
+}
+
+/** The live reads of one client. */
 export class PollRegistry {
-  private readonly live = new Set<LivePoll>();
-  /** The last poll started on each queue: the next one waits for it. */
-  private readonly lastOfQueue = new Map<string, LivePoll>();
+  private readonly live = new Set<LiveRead>();
+  /** The last read started on each queue: the next one waits for it. */
+  private readonly lastOfQueue = new Map<string, LiveRead>();
 
   constructor(private readonly server: PollServer) {}
 
+  /** Starts a status poll. */
   start<T = unknown>(spec: PollSpec): PollPromise<T> {
-    const poll = new LivePoll(spec, this.server, (ended) => this.live.delete(ended));
-    this.live.add(poll);
-    let turn = Promise.resolve();
-    if (spec.queue !== null) {
-      const previous = this.lastOfQueue.get(spec.queue);
-      if (previous) turn = previous.over;
-      this.lastOfQueue.set(spec.queue, poll);
-      void poll.over.then(() => {
-        if (this.lastOfQueue.get(spec.queue as string) === poll) this.lastOfQueue.delete(spec.queue as string);
-      });
-    }
-    if (spec.signal?.aborted) poll.stop(false);
-    void poll.run(turn);
-    return Object.assign(poll.promise as Promise<T | StoppedPoll>, { stop: () => void poll.stop(true) });
+    return this.track(new StatusPoll(spec, this.server));
   }
 
-  /** Stops every live poll matching the filter; returns how many. */
+  /** Registers and runs a read (after the previous read of its queue); stop() on the promise stops it and may withdraw. */
+  track<T = unknown>(read: LiveRead): PollPromise<T> {
+    this.live.add(read);
+    void read.over.then(() => this.live.delete(read));
+    let turn = Promise.resolve();
+    const { queue, signal } = read.spec;
+    if (queue !== null) {
+      const previous = this.lastOfQueue.get(queue);
+      if (previous) turn = previous.over;
+      this.lastOfQueue.set(queue, read);
+      void read.over.then(() => {
+        if (this.lastOfQueue.get(queue) === read) this.lastOfQueue.delete(queue);
+      });
+    }
+    if (signal?.aborted) read.stop(false);
+    void read.run(turn);
+    return Object.assign(read.promise as Promise<T | StoppedPoll>, { stop: () => void read.stop(true) });
+  }
+
+  /** Stops every live read matching the filter; returns how many. */
   stop(filter: PollFilter, withdraw: boolean): number {
     let stopped = 0;
-    for (const poll of [...this.live]) if (poll.matches(filter) && poll.stop(withdraw)) stopped++;
+    for (const read of [...this.live]) if (read.matches(filter) && read.stop(withdraw)) stopped++;
     return stopped;
   }
 }

@@ -1,6 +1,7 @@
 import { positiveInteger, type Connection } from './connection.js';
 import { invalidParameter } from './errors.js';
-import { clientSecretRequest } from './forward-aliases.js';
+import { clientSecretRequest, clientSecretRequestFinalize, clientSecretRequestStream } from './forward-aliases.js';
+import { forwardRequestFinalize, forwardRequestStream } from './forward-stream.js';
 import {
   cancelForwardRequest,
   forwardContext,
@@ -13,17 +14,22 @@ import {
 import type {
   CancelForwardRequestParams,
   ClientSecretRequestParams,
+  FinalizeAnswer,
   ForwardCheckAnswer,
   ForwardForm,
   ForwardHistoryParams,
   ForwardRequestOptions,
+  ForwardRequestStreamOptions,
   ForwardStatusObject,
+  PollPromise,
   QueueCountAnswer,
   QueueCountParams,
   RemovalAnswer,
   RequestHistoryItem,
+  RequestLocation,
   StopPollingParams,
   StoppedPoll,
+  StreamEnd,
 } from './forward-types.js';
 import { isPollStopped } from './polls.js';
 import type { TicketReceipt } from './receipt.js';
@@ -146,7 +152,13 @@ export class Svc {
    *   with poll();
    * - poll > 0: the final result once polling ends, or onResponse's return value; `{ id, status:
    *   'stopped' }` when the poll was stopped or its signal aborted (isPollStopped tells);
-   * - check: true: what would be sent and the verdicts, nothing sent.
+   * - check: true: what would be sent and the verdicts, nothing sent;
+   * - stream: true (queued; the server names a queue when none is given): as a queued request, but the
+   *   destination's answer is read piece by piece into the request's chunk store. A poll with onStream
+   *   (the option, or poll()'s own) hands each piece once, in order, to onStream(chunk, seq, via) and
+   *   resolves with the status envelope (a failed stream resolves too: check `status`); with `realtime`
+   *   the pieces also come over this client's realtime socket, when it has one. Without onStream the
+   *   poll reads the status only, as for any queued request.
    *
    * Options that are wrong reject with INVALID_PARAMETER before anything is sent (an aborted signal
    * with INVALID_REQUEST). A failure after that (a refusal of the server, a failed request, a poll that
@@ -155,9 +167,31 @@ export class Svc {
    */
   forwardRequest(form: ForwardForm, options: ForwardRequestOptions & { check: true }): Promise<ForwardCheckAnswer>;
   forwardRequest(form: ForwardForm, options: ForwardRequestOptions & { queue: string; poll?: 0 }): Promise<ForwardStatusObject>;
+  forwardRequest(form: ForwardForm, options: ForwardRequestOptions & { stream: true; poll?: 0 }): Promise<ForwardStatusObject>;
   forwardRequest<T = unknown>(form: ForwardForm, options: ForwardRequestOptions): Promise<T | StoppedPoll>;
   async forwardRequest(form: ForwardForm, options: ForwardRequestOptions): Promise<unknown> {
     return forwardRequest(this.forwarding, form, options);
+  }
+
+  /**
+   * Reads a request of the caller's back (after a reload, in another tab, from history), by the state
+   * it is in: running, each piece to onStream until it settles, then its status envelope; finished and
+   * not finalized, every stored piece after `since`, in order, then the envelope; finalized, the kept
+   * body (no piece). With realtimeGroup (the dispatch reply's realtime_group) and onStream, pieces also
+   * come over the realtime socket. A failed request resolves with its envelope; onError is for the read
+   * itself failing. stop() and stopForwardRequestPolling end the read only, never the request.
+   */
+  forwardRequestStream<T = StreamEnd>(requestId: string, options?: ForwardRequestStreamOptions): PollPromise<T> {
+    return forwardRequestStream<T>(this.forwarding, requestId, options);
+  }
+
+  /**
+   * Keeps `data` (verbatim; null when not given) as the result of a finished streamed request and
+   * releases its pieces. `{ finalized: false, message }` for a request not found (or another caller's),
+   * not finished, or not streamed; repeating replaces the kept version.
+   */
+  async forwardRequestFinalize(requestId: string, data?: unknown, options?: RequestLocation): Promise<FinalizeAnswer> {
+    return forwardRequestFinalize(this.forwarding, requestId, data, options);
   }
 
   /** Removes a pending request or aborts a running one; with queue, this client also stops polling it. */
@@ -166,8 +200,8 @@ export class Svc {
   }
 
   /**
-   * Stops this client's polls (the requests carry on): `{ url, method, id }` one request, `{ queue }`
-   * every poll on that queue, nothing every live poll. A stopped poll resolves `{ id, status: 'stopped' }`
+   * Stops this client's polls and stream reads (the requests carry on): `{ url, method, id }` one
+   * request, `{ queue }` every poll on that queue, nothing every live one. A stopped poll resolves `{ id, status: 'stopped' }`
    * without calling onResponse or onError; a request still waiting in its queue is also removed there.
    * Returns how many polls were stopped (0 for an unknown or finished request).
    */
@@ -198,6 +232,16 @@ export class Svc {
   clientSecretRequest<T = unknown>(params: ClientSecretRequestParams): Promise<T | StoppedPoll>;
   async clientSecretRequest(params: ClientSecretRequestParams): Promise<unknown> {
     return clientSecretRequest(this.forwarding, params);
+  }
+
+  /** @deprecated Use forwardRequestStream. */
+  clientSecretRequestStream<T = StreamEnd>(requestId: string, options?: ForwardRequestStreamOptions): PollPromise<T> {
+    return clientSecretRequestStream<T>(this.forwarding, requestId, options);
+  }
+
+  /** @deprecated Use forwardRequestFinalize. */
+  async clientSecretRequestFinalize(requestId: string, data?: unknown, options?: RequestLocation): Promise<FinalizeAnswer> {
+    return clientSecretRequestFinalize(this.forwarding, requestId, data, options);
   }
 
   /** @deprecated Use cancelForwardRequest. */

@@ -89,6 +89,9 @@ describe('options refused before anything is sent', () => {
     ['an empty queue name', { queue: '' }, 'queue: must be a non-empty string'],
     ['expires that is not whole seconds', { expires: 1.5 }, 'expires: must be a whole number of seconds'],
     ['svcHeaders of another shape', { svcHeaders: { everyone: true } }, 'svcHeaders.everyone: must be true, false or'],
+    ['stream that is not true or false', { stream: 'yes' }, 'stream: must be true or false'],
+    ['realtime that is not true or false', { stream: true, realtime: 1 }, 'realtime: must be true or false'],
+    ['onStream that is not a function', { stream: true, onStream: 'print' }, 'onStream: must be a function'],
   ];
   for (const [what, options, message] of refusals) {
     it(`${what} is INVALID_PARAMETER`, async () => {
@@ -113,9 +116,10 @@ describe('options refused before anything is sent', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('stream options are NOT_SUPPORTED by this version', async () => {
-    const err = await rejection(svcOf().forwardRequest(null, { url: DEST, stream: true } as never));
-    expect(err.code).toBe('NOT_SUPPORTED');
+  it('poll() refuses an onStream that is not a function', async () => {
+    queuedService('S1:abcdefgh', [envelope('S1:abcdefgh', 'pending')]);
+    const status = await svcOf().forwardRequest(null, { url: DEST, queue: 'q1' });
+    expect(() => status.poll({ onStream: 'print' as never })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'onStream: must be a function.' }));
   });
 
   it('clientSecretRequest requires clientSecretName and one of its four methods, and takes no forwardRequest-only option', async () => {
@@ -188,6 +192,20 @@ describe('the dispatch on the wire', () => {
     queuedService('S1:abcdefgh', [envelope('S1:abcdefgh', 'resolved', { response_body: { done: 1 } })]);
     expect(await svcOf().clientSecretRequest({ clientSecretName: 'k', url: DEST, method: 'PUT', data: { a: 1 }, poll: 10 })).toEqual({ done: 1 });
     expect(dispatched()).toEqual([{ url: DEST, method: 'PUT', data: { a: 1 }, clientSecretName: 'k', poll: 10 }]);
+  });
+
+  it('stream travels as stream: true and realtime only beside it; clientSecretRequest sends both too', async () => {
+    queuedService('S1:abcdefgh', [envelope('S1:abcdefgh', 'pending')]);
+    await svcOf().forwardRequest(null, { url: DEST, queue: 'q1', realtime: true });
+    await svcOf().forwardRequest(null, { url: DEST, stream: false, realtime: true, queue: 'q1' });
+    await svcOf().forwardRequest(null, { url: DEST, stream: true, realtime: true });
+    await svcOf().clientSecretRequest({ clientSecretName: 'k', url: DEST, method: 'POST', stream: true, realtime: true });
+    expect(dispatched()).toEqual([
+      { url: DEST, method: 'POST', queue: 'q1' },
+      { url: DEST, method: 'POST', queue: 'q1' },
+      { url: DEST, method: 'POST', stream: true, realtime: true },
+      { url: DEST, method: 'POST', clientSecretName: 'k', stream: true, realtime: true },
+    ]);
   });
 
   it('a 429 with Retry-After on the dispatch is retried as for tickets', async () => {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -18,6 +18,8 @@ export interface ScriptedServer {
   /** Replaces how the next requests are answered. */
   handle(handler: Handler): void;
   close(): Promise<void>;
+  /** The HTTP server itself (to accept WebSocket upgrades: scripted-socket.ts). */
+  http: Server;
 }
 
 /** A local HTTP server that records every request and answers as the test scripts it. */
@@ -40,6 +42,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     handle: (next) => (handler = next),
+    http: server,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
