@@ -60,6 +60,19 @@ export class RealtimeDO extends Server {
     sendFrame(connection, { type: 'left' });
   }
 
+  /**
+   * A close frame without a status code (1005) is not answered by partyserver (a reserved code cannot be
+   * sent back), which leaves the client closing for seconds: answer it with a normal close.
+   */
+  override onClose(connection: RealtimeConnection, code: number): void {
+    if (code !== 1005) return;
+    try {
+      connection.close(1000, 'closed');
+    } catch {
+      // Already closed.
+    }
+  }
+
   /** Sends the piece to every socket in the room `group`; answers how many it reached. */
   async push(group: string, piece: RealtimePiece): Promise<number> {
     const frame: RealtimeServerFrame = { type: 'piece', group, id: piece.id, seq: piece.seq, txt: piece.txt };

@@ -55,6 +55,16 @@ describe('refusals', () => {
     }
   });
 
+  it('answers a close frame without a status code, so the client is not left closing', async () => {
+    const socket = await openSocket(project);
+    const closed = new Promise<boolean>((resolve) => {
+      socket.ws.addEventListener('close', () => resolve(true));
+      setTimeout(() => resolve(false), 3_000);
+    });
+    socket.ws.close();
+    expect(await closed).toBe(true);
+  });
+
   it('refuses the owner key on the URL (URLs reach logs) and takes it in the Authorization header', async () => {
     const onUrl = await refusal(await upgradeRequest(project.service_id, { ...VISITOR, token: project.owner_key }));
     expect(onUrl).toEqual({ status: 401, body: { code: 'AUTH_REQUIRED', message: 'The owner key is not accepted on a URL: send it in the Authorization header.' } });
