@@ -133,7 +133,19 @@ export function spawnWrangler(args, { quiet = true, env = {} } = {}) {
  * the output), signal (an AbortSignal that stops the Worker, also while it is starting).
  * Returns { url, port, stop(), output() }.
  */
-export async function startLocalWorker({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000, signal } = {}) {
+export async function startLocalWorker(options = {}) {
+  // A free port can be taken by another process before wrangler binds it (tests start Workers side by
+  // side): a start that lost that race is tried again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocalWorkerOnce(options);
+    } catch (err) {
+      if (options.port !== undefined || attempt === 3 || !/Address already in use/.test(err.message)) throw err;
+    }
+  }
+}
+
+async function startLocalWorkerOnce({ port, persistTo, vars = {}, quiet = true, timeoutMs = 60_000, signal } = {}) {
   port ??= await freePort();
   const inspectorPort = await freePort();
   await applyMigrations(persistTo, { quiet });
