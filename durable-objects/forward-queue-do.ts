@@ -1,7 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import {
   FINALIZE_MESSAGES,
-  MAX_CHUNK_PAGE_CHARS,
   MAX_STREAM_MS,
   type FinalizeAnswer,
   type ForwardStatusEnvelope,
@@ -13,6 +12,7 @@ import type { HistoryOwner } from '../src/forward/history';
 import { historyDelete, historyUpsert } from '../src/forward/history';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
+import { settled, settledStream } from '../src/forward/settle';
 import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
@@ -20,8 +20,8 @@ import { JobAlarm } from './job-alarm';
 import { type Job, JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
-import { ChunkStore, CHUNKS_SCHEMA } from './chunk-store';
-import { type RealtimePiece, realtimeStub } from './realtime-do';
+import { CHUNKS_SCHEMA } from './chunk-store';
+import { ForwardStreams, streamLimitMs } from './forward-streams';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -87,9 +87,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly jobs: JobTable<ForwardJobKind>;
   private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
   private readonly alarms: JobAlarm<ForwardJobKind>;
-  private readonly chunks: ChunkStore;
-  /** The realtime pushes, chained so a room receives the pieces in the order they were stored. */
-  private pushes: Promise<unknown> = Promise.resolve();
+  private readonly streams: ForwardStreams;
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -97,7 +95,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     super(ctx, env);
     migrateSchema(ctx.storage.sql, SCHEMA);
     this.jobs = new JobTable(ctx.storage.sql);
-    this.chunks = new ChunkStore(ctx.storage.sql);
+    this.streams = new ForwardStreams(ctx.storage.sql, env);
     this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
       exportKind: 'export-history',
       delayMs: HISTORY_EXPORT_DELAY_MS,
@@ -165,10 +163,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const row = this.find(address);
     if (!row) return null;
     const record = JSON.parse(row.record) as ForwardRecord;
-    const envelope = envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
-    if (!record.stream) return { kind: 'envelope', envelope: { ...envelope, stream: false, chunks: [], last_seq: since, more: false } };
-    if (record.finalized) return { kind: 'finalized', json: record.response_body ?? 'null' };
-    return { kind: 'envelope', envelope: { ...envelope, stream: true, ...this.chunks.read(row.seq, since, MAX_CHUNK_PAGE_CHARS) } };
+    return this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
   }
 
   /** Keeps `json` as a settled streamed request's response and drops its pieces; repeating replaces. */
@@ -178,7 +173,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const record = JSON.parse(row.record) as ForwardRecord;
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
     if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
-    this.chunks.drop(row.seq);
+    this.streams.drop(row.seq);
     this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated) });
     await this.alarms.arm();
     return { finalized: true, message: FINALIZE_MESSAGES.done };
@@ -234,7 +229,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.inFlight.get(row.seq)?.abort();
     this.inFlight.delete(row.seq);
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
-    this.chunks.drop(row.seq);
+    this.streams.drop(row.seq);
     const plan = JSON.parse(row.plan) as QueuedPlan;
     this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
   }
@@ -286,7 +281,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
       this.inFlight.delete(head.seq);
       if (controller.signal.aborted) continue;
-      this.save(head, running.stream ? settledStream(running, outcome as StreamOutcome, this.chunks.count(head.seq)) : settled(running, outcome as ForwardOutcome));
+      this.save(head, running.stream ? settledStream(running, outcome as StreamOutcome, this.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome));
     }
   }
 
@@ -309,24 +304,14 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private async sendStream(requestSeq: number, record: ForwardRecord, plan: QueuedPlan, signal: AbortSignal): Promise<StreamOutcome> {
     const checked = await this.keyFor(plan);
     if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal } };
-    const store = (txt: string) => {
-      if (signal.aborted) return;
-      const seq = this.chunks.append(requestSeq, txt);
-      if (record.realtime_group) this.pushPiece(plan.owner, record.realtime_group, { id: record.id, seq, txt });
-    };
+    const store = this.streams.sink(requestSeq, record, plan.owner, signal);
     return sendStreamed(plan.prepared, checked.key, this.env, signal, { store, bodyMs: streamLimitMs(this.env) });
-  }
-
-  /** Pushes a stored piece to its realtime room: in order, never waited for, never a failure of the relay. */
-  private pushPiece(owner: HistoryOwner, group: string, piece: RealtimePiece): void {
-    const room = realtimeStub(this.env, owner);
-    this.pushes = this.pushes.then(() => room.push(group, piece)).catch(() => 0);
   }
 
   /** A request left running by a runner that stopped: failed, with its pieces kept. */
   private interrupted(row: RequestRow, now: number): ForwardRecord {
     const record = JSON.parse(row.record) as ForwardRecord;
-    return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.chunks.count(row.seq) } : INTERRUPTED };
+    return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.streams.count(row.seq) } : INTERRUPTED };
   }
 
   private expire(job: Job<ForwardJobKind>): Promise<void> {
@@ -355,35 +340,10 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
-/** The longest a streamed answer is relayed: MAX_STREAM_MS, or less when the settings say so (tests). */
-function streamLimitMs(env: Env): number {
-  const configured = Number(env.FORWARD_STREAM_MS);
-  return Number.isFinite(configured) && configured > 0 ? Math.min(configured, MAX_STREAM_MS) : MAX_STREAM_MS;
-}
 
-/** A streamed request settles with a status and no body; a failure after the answer began tells how many pieces arrived. */
-function settledStream(running: ForwardRecord, outcome: StreamOutcome, chunks: number): ForwardRecord {
-  if (outcome.ok) return { ...running, status: 'resolved', updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode };
-  const failed: ForwardRecord = { ...running, status: 'failed', updated: Date.now(), error: outcome.error };
-  if (outcome.statusCode === undefined) return failed;
-  // An error answer (400 or more) arrived whole and is kept on the error; a body cut short did not.
-  const answered = outcome.error.body !== undefined ? { responded: failed.updated } : {};
-  return { ...failed, status_code: outcome.statusCode, error: { ...outcome.error, chunks }, ...answered };
-}
 
 const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
 
-function settled(running: ForwardRecord, outcome: ForwardOutcome): ForwardRecord {
-  if (!outcome.ok) return { ...running, status: 'failed', updated: Date.now(), error: outcome.error };
-  return {
-    ...running,
-    status: 'resolved',
-    updated: outcome.responded,
-    responded: outcome.responded,
-    status_code: outcome.statusCode,
-    response_body: outcome.kept,
-  };
-}
 
 /** The ForwardQueueDO of one caller of one project. */
 export const forwardQueueStub = (env: Env, owner: HistoryOwner) =>

@@ -18,6 +18,7 @@ import type { ForwardQueueStore } from './queue-store';
 import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
 import type { ForwardRecord } from './record';
 import { failureOf, sendBuilt } from './send';
+import { settled } from './settle';
 import { accessRefusal, destinationRefusal, keyRefusal, missingKey } from './verdicts';
 
 export interface ForwardContext {
@@ -120,9 +121,7 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
 async function sendDirect(context: ForwardContext, request: OutboundRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
   const { env } = context;
   const outcome = await sendBuilt(request, key, env);
-  const settledRecord: ForwardRecord = outcome.ok
-    ? { ...record, status: 'resolved', executed: record.created, updated: outcome.responded, responded: outcome.responded, status_code: outcome.statusCode, response_body: outcome.kept }
-    : { ...record, status: 'failed', executed: record.created, updated: Date.now(), error: outcome.error };
+  const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
   writeHistorySoon(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
