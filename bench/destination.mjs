@@ -8,8 +8,10 @@ const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'destinat
 const STARTUP_MS = 10_000;
 
 /**
- * Returns { apiUrl, key, pgid, log(), stats(), stop() }: `apiUrl` wants `Authorization: Bearer <key>`;
- * `pgid` is the process group to count its CPU with; `log()` the tagged requests since the last call.
+ * Returns { apiUrl, key, pgid, log(), stats(), streamUrl(), go(), stop() }: `apiUrl` wants
+ * `Authorization: Bearer <key>`; `pgid` is the process group to count its CPU with; `log()` the tagged
+ * requests since the last call; `streamUrl({ tag, pieces, gapMs })` a stream of pieces (pieces.mjs),
+ * held until `go(tag)`, which resolves the wall-clock ms it started at.
  */
 export async function startDestination() {
   const key = `dk_${randomBytes(24).toString('base64url')}`;
@@ -30,6 +32,13 @@ export async function startDestination() {
     pgid: child.pid,
     log: () => getJson('/log'),
     stats: () => getJson('/stats'),
+    streamUrl: ({ tag, pieces, gapMs }) => `${origin}/stream?${new URLSearchParams({ tag, pieces: String(pieces), gap: String(gapMs) })}`,
+    go: async (tag) => {
+      const res = await fetch(`${origin}/go?${new URLSearchParams({ tag })}`, { method: 'POST' });
+      const body = await res.json();
+      if (!res.ok) throw new Error(`the destination could not start stream ${tag}: ${body.error}`);
+      return body.started;
+    },
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -1,12 +1,15 @@
 // `npm run bench`: starts the gateway and the hand-written baseline locally (wrangler dev, state in
 // a temp folder) and a loopback destination for forwarding, then measures throughput and p50/p99
 // latency of scenarios (a)–(g) with a closed-loop load of fixed concurrency over loopback, prints the
-// ratios c/b, d/e and f/g, and the start latencies of queued forwarding (h).
+// ratios c/b, d/e and f/g, the start latencies of queued forwarding (h), and streamed forwarding:
+// piece latency on the realtime socket (s1) against a pass-through Worker (s2) and by polling (sp),
+// and fan-out to many sockets against a bare broadcasting Durable Object (s3).
 //   npm run bench -- --seconds=5 --warmup=1.5 --rounds=5 --concurrency=16 --only=b,c --json=out.json
 //   npm run bench -- --only=f,g,h --h-idle=20 --h-bursts=2 --h-burst-size=10   (h's samples per round)
 //   npm run bench -- --profile=c,d  also writes .bench/profile-<id>.cpuprofile and prints where the time went
 //   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
+//   npm run bench -- --only=s1,s2,sp,s3 --s-pieces=200 --s-gap=20 --s3-sockets=50 --s3-pieces=1000 --s3-gaps=0,10
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +24,8 @@ import { startCpuProfile, summarizeProfile } from './profile.mjs';
 import { measureQueueRound } from './queue-latency.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
 import { median, quantile, summarize } from './stats.mjs';
+import { measureStreaming, streamingRoundBudgetMs } from './streaming-phase.mjs';
+import { printStreaming, summarizeStreaming } from './streaming-report.mjs';
 import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, benchGatewayConfig, startWranglerDev } from './wrangler-dev.mjs';
 
 const { values: opts } = parseArgs({
@@ -30,10 +35,15 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     'max-requests': { type: 'string', default: '100000' },
-    only: { type: 'string', default: 'a,b,c,d,e,f,g,h' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g,h,s1,s2,sp,s3' },
     'h-idle': { type: 'string', default: '20' },
     'h-bursts': { type: 'string', default: '2' },
     'h-burst-size': { type: 'string', default: '10' },
+    's-pieces': { type: 'string', default: '200' },
+    's-gap': { type: 'string', default: '20' },
+    's3-sockets': { type: 'string', default: '50' },
+    's3-pieces': { type: 'string', default: '1000' },
+    's3-gaps': { type: 'string', default: '0,10' },
     profile: { type: 'string' },
     assets: { type: 'string', default: 'none' },
     json: { type: 'string' },
@@ -48,6 +58,20 @@ const ONLY = new Set(opts.only.split(','));
 const PROFILE = new Set(opts.profile?.split(',') ?? []);
 /** (h) per round: requests on an idle queue, and bursts of requests dispatched at once to one queue. */
 const H = { idle: Number(opts['h-idle']), bursts: Number(opts['h-bursts']), burstSize: Number(opts['h-burst-size']) };
+/**
+ * The streaming scenarios: (s1, s2, sp) each read one stream of `pieces` pieces `gapMs` apart per
+ * round; (s3) one stream of `fanOutPieces` to `sockets` sockets per destination pace in `fanOutGaps`
+ * (0: back to back, as fast as the destination writes).
+ */
+const STREAM = {
+  rounds: ROUNDS,
+  pieces: Number(opts['s-pieces']),
+  gapMs: Number(opts['s-gap']),
+  sockets: Number(opts['s3-sockets']),
+  fanOutPieces: Number(opts['s3-pieces']),
+  fanOutGaps: opts['s3-gaps'].split(',').map(Number),
+};
+const STREAMING_IDS = ['s1', 's2', 'sp', 's3'];
 /**
  * Who runs behind wrangler's local static-assets routing. Default none: both Workers are measured
  * the same way, without the two extra local Workers (RPC proxy, asset router) that assets add in
@@ -77,15 +101,19 @@ const STARTUP_BUDGET_MS = 150_000;
  * for every one of the baseline's.
  */
 // (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
-const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h']].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
-const FORWARDING = ['f', 'g', 'h'].some((id) => ONLY.has(id));
+// The streaming scenarios share one phase: both Workers and the destination, latency rather than load.
+const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS].some((id) => ONLY.has(id));
+const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id));
 /** Generous: 0.5 s per idle sample, 5 s per burst. */
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
-const budgetMs = PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * ONLY.size * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
+const STREAM_BUDGET_MS = (ROUNDS + MAX_REPEATS) * streamingRoundBudgetMs([...ONLY], STREAM);
+const budgetMs =
+  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
-/** The loopback destination of (f), (g) and (h), for the whole run. */
+/** The loopback destination of (f), (g), (h) and the streaming scenarios, for the whole run. */
 let destination;
 const stopWorkers = async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()));
@@ -221,6 +249,7 @@ async function main() {
   if (FORWARDING) destination = await startDestination();
   const results = {};
   let queueRounds = [];
+  let streamRounds = [];
   let list = [];
   for (const [phase, ids] of PHASES.entries()) {
     const t0 = performance.now();
@@ -230,6 +259,11 @@ async function main() {
     const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret, destination);
     if (queueOnly) {
       queueRounds = await measureQueue(gateway, serviceId);
+      await stopWorkers();
+      continue;
+    }
+    if (ids.every((id) => STREAMING_IDS.includes(id))) {
+      streamRounds = await measureStreaming({ ids, workers: { gateway, baseline, destination }, serviceId, setup: STREAM, disturbedCores: DISTURBED_CORES, maxRepeats: MAX_REPEATS });
       await stopWorkers();
       continue;
     }
@@ -278,9 +312,13 @@ async function main() {
     return `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`;
   };
   const many = ROUNDS > 1;
-  console.log(`\nmedians over ${ROUNDS} round(s)${many ? ' (min–max in brackets)' : ''}:`);
-  console.log('| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | requests |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  // Without a load scenario (only h or the streaming ones) the load tables are left out.
+  const loadMeasured = list.length > 0;
+  if (loadMeasured) {
+    console.log(`\nmedians over ${ROUNDS} round(s)${many ? ' (min–max in brackets)' : ''}:`);
+    console.log('| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | requests |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+  }
   for (const [id, s] of Object.entries(summary)) {
     const cell = (key, digits) => `${fmt(s[key], digits)}${many ? ` (${range(id, key, digits)})` : ''}`;
     console.log(`| (${id}) ${s.name} | ${cell('rps', 0)} | ${cell('p50', 2)} | ${cell('p99', 2)} | ${cell('server_cpu_ms', 2)} | ${s.requests} |`);
@@ -289,7 +327,7 @@ async function main() {
   // Each ratio is taken per round (both scenarios measured a few seconds apart, under the same
   // background load), then the median over rounds is reported.
   const ratios = {};
-  console.log('\nratios, median over rounds of the per-round ratio (throughput; latency and CPU as denominator/numerator, so 1.00 = as fast):');
+  if (loadMeasured) console.log('\nratios, median over rounds of the per-round ratio (throughput; latency and CPU as denominator/numerator, so 1.00 = as fast):');
   for (const [label, { of: [n, d], goal, p50: p50Goal }] of Object.entries(GOALS)) {
     if (!results[n] || !results[d]) continue;
     const per = (f) => results[n].map((rn, i) => f(rn, results[d][i]));
@@ -306,14 +344,19 @@ async function main() {
     console.log(`       p50 ${show(r.p50)}${p50Goal ? ` — goal ≥ ${goal}: ${met(median(r.p50))}` : ''}   p99 ${show(r.p99)}   server CPU per request ${show(r.cpu)}`);
   }
   const queue = queueRounds.length > 0 ? printQueueLatency(queueRounds) : undefined;
+  const streaming = streamRounds.length > 0 ? summarizeStreaming(streamRounds) : undefined;
+  if (streaming) {
+    printStreaming(streaming, STREAM);
+    console.log(`  other processes ${streamRounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${streamRounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round (the busiest scenario of each round)`);
+  }
   const others = Object.values(summary).map((s) => s.other_cores);
   const steal = Object.values(summary).map((s) => s.steal_cores);
-  console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
+  if (others.length > 0) console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
   console.log(`machine: ${JSON.stringify(info)}`);
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
   const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
   console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H }, machine: info, results, summary, ratios, queue }, null, 2));
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H, stream: STREAM }, machine: info, results, summary, ratios, queue, streaming: streaming && { summary: streaming, rounds: streamRounds } }, null, 2));
   console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
 }
 

@@ -2,18 +2,14 @@
  * The hand-written baselines of `npm run bench`, written the way a developer would without the gateway:
  * (e) a Stripe webhook handler that verifies the Stripe-Signature header with crypto.subtle, checks one
  * field of the event, and counts the event in a Durable Object; (g) a route that adds an API key from
- * `env` to the browser's JSON and `fetch`es the API.
+ * `env` to the browser's JSON and `fetch`es the API; (s2, s3) the streaming baselines (streaming.ts).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { Hono } from 'hono';
+import type { Env } from './env';
+import { streaming } from './streaming';
 
-interface Env {
-  COUNTER: DurableObjectNamespace<Counter>;
-  STRIPE_WEBHOOK_SECRET: string;
-  /** The API the proxy route calls and its key (--var API_URL:… --var API_KEY:…). */
-  API_URL: string;
-  API_KEY: string;
-}
+export { Broadcaster } from './broadcaster';
 
 const TOLERANCE_SECONDS = 300;
 
@@ -55,6 +51,8 @@ app.post('/api/proxy', async (c) => {
   });
   return new Response(upstream.body, { status: upstream.status, headers: { 'content-type': upstream.headers.get('content-type') ?? 'application/json' } });
 });
+
+app.route('/', streaming);
 
 async function verifyStripeSignature(payload: string, header: string, secret: string): Promise<boolean> {
   let timestamp = '';
