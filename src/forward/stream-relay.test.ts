@@ -63,6 +63,13 @@ describe('relayPieces', () => {
     expect(end).toEqual({ ok: false, error: failure });
   });
 
+  it('drops the bytes of a character cut off by a failure instead of reading them as U+FFFD', async () => {
+    const euro = bytes('€');
+    const { stored, end } = await relay(body([bytes('paid 5'), euro.subarray(0, 2)], 20, new Error('connection lost')));
+    expect(stored.join('')).toBe('paid 5');
+    expect(end.ok).toBe(false);
+  });
+
   it('passes each piece through the filter and adds what it held at the end', async () => {
     const seen: string[] = [];
     const filter = { push: (text: string) => (seen.push(text), Promise.resolve(text.toUpperCase())), end: () => Promise.resolve('!') };

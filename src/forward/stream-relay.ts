@@ -63,9 +63,10 @@ export async function relayPieces(body: ReadableStream<Uint8Array>, options: Rel
       if (packed.length >= PACK_CHARS || Date.now() - packedSince >= MAX_PACK_AGE_MS || !(await settlesWithin(next, PACK_WINDOW_MS))) flush();
     }
   } catch (error) {
-    // What arrived before the failure is kept; a character cut off by it becomes U+FFFD.
+    // What arrived before the failure is kept; the bytes of a character it cut off are dropped (they are not
+    // the destination's text, and U+FFFD would be a character it never sent).
     try {
-      packed += (await filter.push(decoder.decode())) + (await filter.end());
+      packed += await filter.end();
       flush();
     } catch {
       // The filter's budget ran out as well: what it held is dropped, never passed on unfiltered.
