@@ -62,11 +62,12 @@ export const forwardDispatchSchema = strictObject(
     }),
     method: methodSchema.default('POST'),
     headers: headersSchema.optional(),
+    // The body was parsed from JSON text, so its values are JSON already: not walked again here.
     data: z
-      .json()
+      .unknown()
       .optional()
       .describe('The body: JSON, unless the content-type header asks for a form (form-encoded) or text (a string as it is).'),
-    params: z.record(z.string(), z.json()).optional().describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
+    params: z.record(z.string(), z.unknown()).optional().describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
     secretName: z.string().min(1).max(64).optional(),
     clientSecretName: z.string().min(1).max(64).optional().describe('The older name of secretName; secretName wins.'),
     queue: queueName.optional(),
