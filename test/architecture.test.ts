@@ -27,6 +27,7 @@ const TIERS: Record<string, number> = {
   'src/queue': 4,
   'src/consume': 3,
   'src/forward': 3,
+  'src/secure': 3,
   'src/engine': 2,
   'src/actions': 2,
   'src/outbound': 1,

@@ -219,6 +219,18 @@ export const requestHistoryAnswer = z.object({
   response_text: z.string().optional(),
   response_complete_marker: z.boolean().optional(),
 });
+const secureAnswerItem = z.object({
+  response: z.unknown().describe("The customer API's body: JSON when it parses, else text (null for a failed request); copies of the secureRequest key read $SECURE_REQUEST_KEY."),
+  statusCode: z.int().describe("The customer API's own status, any status (redirects are not followed: a 3xx is the answer); 0 for a failed request."),
+  url: z.string().describe('The url as the request wrote it.'),
+  error: z
+    .object({ code: z.enum(['TIMEOUT', 'REQUEST_FAILED']), message: z.string() })
+    .optional()
+    .describe('Only in an array: why this request got no answer (a single request fails the call with this error instead).'),
+});
+export const secureRequestAnswer = z
+  .union([secureAnswerItem, z.array(secureAnswerItem)])
+  .describe('One answer for one request; an array of answers, in the order of the requests, for an array.');
 export const realtimeServerFrameAnswer = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('joined'), group: z.string() }),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { forwardDispatchSchema, forwardFinalizeSchema } from '../../schemas/forward';
 import { FORWARD_METHODS, FORWARD_STATUSES, REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
+import { secureRequestSchema } from '../../schemas/secure';
+import { SECURE_REQUEST_ROUTE } from '../../schemas/secure-rules';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import {
   CreateProjectBody,
@@ -121,6 +123,17 @@ export const ROUTES: readonly RouteDoc[] = [
     },
     summary: "The caller's requests to a url and method, newest first.",
     success: ok('A page of requests.', answer.listingOf(answer.requestHistoryAnswer)),
+  },
+  {
+    operationId: 'secureRequest',
+    tag: 'secure',
+    method: 'post',
+    path: `${P}${SECURE_REQUEST_ROUTE}`,
+    auth: 'id-token',
+    body: secureRequestSchema,
+    summary:
+      "secureRequest: POST { user, data, api_key? } to each url (the customer's API), signed with the project's key (Standard Webhooks); a signed-in user only. A single request that fails answers TIMEOUT (504) or REQUEST_FAILED (502).",
+    success: ok('The answer of each request.', answer.secureRequestAnswer),
   },
   {
     operationId: 'openRealtimeSocket',

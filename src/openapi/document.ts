@@ -188,6 +188,7 @@ const TAGS: Record<string, string> = {
   tickets: 'The ticket registry and its logs.',
   consume: 'Consuming tickets (the webhook endpoints).',
   forward: 'Request forwarding: a request sent for the caller with a Secret Key filled in server side.',
+  secure: "secureRequest: a signed-in user's request mirrored to the customer's own API, signed with the project's key.",
 };
 
 /** Builds the OpenAPI 3.0 document from the route catalogue and the zod schemas. */
