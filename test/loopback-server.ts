@@ -37,6 +37,10 @@
  *                    handlePieces); /pieces-state/<k> answers { written, closed, finished, closed_at }
  *   /generated/<k>   ?repeat&piece&gap: generatedText(repeat) streamed in slices (see handleGenerated); its
  *                    state under /pieces-state/<k>
+ *   /webhook-key/<k> POST: keeps the body as the secureRequest key of /webhook/<k>
+ *   /webhook/<k>     verifies the request as a customer's API would (test/secure/verify-example.mjs, the
+ *                    README's example, with the standardwebhooks package): 200 { verified: true, payload }
+ *                    with what it verified, else 401 { verified: false, error }
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -45,6 +49,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { GENERATED_LINE } from './forward/generated-text';
+import { verifySecureRequest } from './secure/verify-example.mjs';
 
 const pct = (text: string) =>
   [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -232,6 +237,27 @@ function handleSeq(res: http.ServerResponse, key: string, n: number): void {
   }, 25);
 }
 
+/** The secureRequest keys /webhook/<key> verifies with. */
+const webhookKeys = new Map<string, string>();
+
+function handleWebhook(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: string): void {
+  const [, verb, key] = url.pathname.split('/');
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (verb === 'webhook-key') {
+    webhookKeys.set(key, body);
+    return json(200, { kept: true });
+  }
+  try {
+    const payload = verifySecureRequest(webhookKeys.get(key) ?? '', req.headers as Record<string, string>, body);
+    json(200, { verified: true, payload });
+  } catch (error) {
+    json(401, { verified: false, error: (error as Error).message });
+  }
+}
+
 /** Requests held at /gate/hold/<key> until /gate/open/<key>; a caller that gives up leaves the gate. */
 const gates = new Map<string, Set<http.ServerResponse>>();
 
@@ -289,6 +315,8 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     } else if (url.pathname === '/redirect') {
       res.writeHead(302, { location: `${origin}/echo`, 'content-type': 'text/plain' });
       res.end('moved');
+    } else if (/^\/webhook(-key)?\/[^/]+$/.test(url.pathname)) {
+      handleWebhook(req, res, url, body);
     } else if (url.pathname.startsWith('/gate/')) {
       handleGate(req, res, url);
     } else if (/^\/deep\/\d+$/.test(url.pathname)) {

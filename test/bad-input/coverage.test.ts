@@ -9,9 +9,10 @@ import { mailCases } from './tables/mail';
 import { projectCases } from './tables/projects';
 import { realtimeCases } from './tables/realtime';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
+import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 
-const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases()];
+const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases(), ...secureCases()];
 
 describe('bad-input coverage', () => {
   it('every documented route with input has bad-input cases', () => {

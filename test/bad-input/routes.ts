@@ -37,6 +37,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/forward/queue`]: 'GET forward queue',
   [`GET ${P}/forward/history`]: 'GET forward history',
   [`GET ${P}/realtime`]: 'GET realtime socket',
+  [`POST ${P}/secure-request`]: 'POST secure-request',
   'POST /tp/{service_id}/{ticket_id}': 'POST /tp',
   'GET /tg/{service_id}/{ticket_id}': 'GET /tg',
   'POST /tpa/{service_id}/{ticket_id}': 'POST /tpa',
