@@ -17,6 +17,7 @@ export type ClientErrorCode =
   | 'NETWORK_ERROR' // the service could not be reached (offline, DNS, refused, CORS)
   | 'TIMEOUT' // no complete answer within timeoutMs
   | 'TOO_MANY_REQUESTS' // 429 without Retry-After, or still 429 after 6 retries
+  | 'AUTH_REQUIRED' // secureRequest without a signed-in user (refused before sending; the server answers it too)
   | 'NOT_SUPPORTED'; // the environment lacks what an option needs (multipart without FormData or Response)
 
 export interface SvcErrorOptions {

@@ -11,8 +11,11 @@ const FORM_RULE = 'form: must be a submit event, a form element, FormData, a pla
 
 const isEvent = (value: unknown): value is Event => typeof Event !== 'undefined' && value instanceof Event;
 const isFormElement = (value: unknown): value is HTMLFormElement => typeof HTMLFormElement !== 'undefined' && value instanceof HTMLFormElement;
-const isFormData = (value: unknown): value is FormData => typeof FormData !== 'undefined' && value instanceof FormData;
+export const isFormData = (value: unknown): value is FormData => typeof FormData !== 'undefined' && value instanceof FormData;
 const isBlob = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
+
+/** A submit event or a form element: what a page would pass for an HTML form. */
+export const isHtmlForm = (value: unknown): boolean => isEvent(value) || isFormElement(value);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;

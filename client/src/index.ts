@@ -13,6 +13,8 @@ export type {
   Ticket,
 } from './types.js';
 export { DEFAULT_POLL_LATENCY_MS } from './forward.js';
+export type { SecureRequestParams, SecureResponse } from './secure.js';
+export type { SecureFailure } from '../../schemas/secure-rules.js';
 export type {
   CancelForwardRequestParams,
   ClientSecretRequestParams,

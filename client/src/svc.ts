@@ -32,6 +32,7 @@ import type {
   StreamEnd,
 } from './forward-types.js';
 import { isPollStopped } from './polls.js';
+import { secureRequest, type SecureRequestParams, type SecureResponse } from './secure.js';
 import type { TicketReceipt } from './receipt.js';
 import { clearTicketLog, consumeTicket, getConsumedTickets, getTickets } from './tickets.js';
 import { Transport } from './transport.js';
@@ -225,6 +226,30 @@ export class Svc {
    */
   async forwardRequestHistory(params: ForwardHistoryParams, fetchOptions?: FetchOptions): Promise<DatabaseResponse<RequestHistoryItem>> {
     return forwardRequestHistory(this.forwarding, params, fetchOptions);
+  }
+
+  /**
+   * Has the service POST to the customer's own API (spec 4.3) the signed-in user's information (user_id,
+   * access_group, email and the attributes of the id token), `data` and, when the project has a
+   * secureRequest key, that key as `api_key`, signed with it in the Standard Webhooks format. `params` is
+   * one request `{ url, data?, sync? }`, an array of at most 50 (in an array a request with `sync` is sent
+   * after the one before it has answered; the others at once), or FormData / a plain object that is the
+   * data, with the url as the second argument (FormData is flattened as forwardRequest does). HTML forms
+   * (a form element or a submit event) are refused.
+   *
+   * Resolves with `{ response, statusCode, url }` (response parsed as JSON when it parses; any status is
+   * an answer), or an array of them in the order of the requests; in an array a request that failed once
+   * sent answers `{ response: null, statusCode: 0, url, error: { code, message } }`, while a single one
+   * rejects with that code (TIMEOUT or REQUEST_FAILED).
+   *
+   * Rejects before sending: INVALID_PARAMETER for params that are wrong, AUTH_REQUIRED without an id
+   * token. The server also answers AUTH_REQUIRED to the owner key.
+   */
+  secureRequest<T = unknown>(params: SecureRequestParams): Promise<SecureResponse<T>>;
+  secureRequest<T = unknown>(params: SecureRequestParams[]): Promise<SecureResponse<T>[]>;
+  secureRequest<T = unknown>(params: FormData | Record<string, unknown>, url: string): Promise<SecureResponse<T>>;
+  async secureRequest(params: unknown, url?: string): Promise<unknown> {
+    return secureRequest(this.connection, params, url);
   }
 
   /** @deprecated Use forwardRequest(null, { secretName, ... }). One params object with a required clientSecretName and method GET, POST, DELETE or PUT. */

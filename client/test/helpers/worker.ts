@@ -27,6 +27,8 @@ export interface TestWorker {
   registerTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
   /** Stores (or replaces) a Secret Key as the project owner: value, and optionally destinations, access_group, locked. */
   putSecretKey(name: string, body: Record<string, unknown>): Promise<void>;
+  /** Sets (or with null clears) the project's secureRequest key, as the operator does. */
+  setSecureRequestKey(key: string | null): Promise<void>;
   /** A signed-in user of the project: the built-in development issuer's id token. */
   mintUser(attributes?: Record<string, unknown>): Promise<{ user_id: string; id_token: string }>;
   stop(): Promise<void>;
@@ -84,6 +86,10 @@ export async function startTestWorker(): Promise<TestWorker> {
       async putSecretKey(name, body) {
         const res = await call(`${projectUrl}/secrets/${name}`, 'PUT', project.owner_key, body);
         if (res.status !== 200 && res.status !== 201) throw new Error(`storing secret key ${name} failed: ${res.status} ${JSON.stringify(res.json)}`);
+      },
+      async setSecureRequestKey(key) {
+        const res = await call(projectUrl, 'PATCH', OPERATOR_TOKEN, { secure_request_key: key });
+        if (res.status !== 200) throw new Error(`setting the secureRequest key failed: ${res.status} ${JSON.stringify(res.json)}`);
       },
       async mintUser(attributes = {}) {
         const res = await call(`${projectUrl}/dev/users`, 'POST', project.owner_key, { email: `user${Date.now()}@example.com`, attributes });
