@@ -4,6 +4,9 @@
  * `sync` asks for.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import readme from '../../README.md?raw';
+import apiDoc from '../../docs/api.md?raw';
+import verifyExample from './verify-example.mjs?raw';
 import { ROUTES } from '../../src/openapi/catalogue';
 import { createProject, mintUser, type TestProject } from '../helpers/api';
 import { eventually, heldAtGate, loopback, received, uniquePath } from '../forward/support';
@@ -124,5 +127,13 @@ describe('order: sync waits for the request before it; the others run in paralle
     const res = await secureRequest(project, [1, 2, 3, 4].map((n) => ({ url: `${origin}/seq/${key}/${n}`, sync: n > 1 })), user.id_token);
     expect(res.json.map((answer: { response: unknown }) => answer.response)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(await loopback(`/seq-state/${key}`)).toMatchObject({ order: [1, 2, 3, 4], maxInFlight: 1, inFlight: 0 });
+  });
+});
+
+describe('the verification example', () => {
+  it('README and docs/api.md show the example exactly as the loopback API runs it', () => {
+    expect(verifyExample.split('\n').length).toBeLessThanOrEqual(11);
+    expect(readme).toContain(`\`\`\`js\n${verifyExample}\`\`\``);
+    expect(apiDoc).toContain(`\`\`\`js\n${verifyExample}\`\`\``);
   });
 });
