@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { StoredTicket } from '../schemas/ticket-types';
 import { deadlineFrom } from '../src/actions/budget';
 import { meterQueuedRun } from '../src/actions/queued-runs';
+import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
@@ -69,6 +70,7 @@ export class TicketDO extends DurableObject<Env> {
     const outcome = await consumeTicket(this.data, input, {
       now: () => Date.now(),
       runActions: (state) => runActions(state, this.runnerDeps(input.project, deadline)),
+      sendRequestCondition: (request, ctx, bodyAlone) => sendRequestCondition(request, ctx, this.runnerDeps(input.project, deadline).services, bodyAlone),
       hasRecordAccess: (recordId, user) => hasRecordAccess(this.env.DB, serviceId, recordId, user.user_id),
       verifySignature: async (config) => {
         const secret = await this.secrets.value(serviceId, config.secretName);

@@ -64,6 +64,14 @@ export interface TicketCondition {
   params?: ConditionRow[];
   user?: UserRow[];
   record_access?: string;
+  /** Legacy tickets only (spec 9.2): a request sent at check time whose answer the rows judge. */
+  request?: RequestCondition;
+}
+
+/** The check-time request condition of a legacy ticket: a req exe (no Then chain) and rows on its answer. */
+export interface RequestCondition {
+  exe: Record<string, unknown>;
+  rows: ConditionRow[];
 }
 
 export type ActKind = 'acsg' | 'acsr' | 'pstr' | 'req' | 'mail' | 'nlsd' | 'resp' | 'cond';
@@ -91,5 +99,8 @@ export interface StoredTicket {
   timestamp: number;
   /** Last registered, ms. */
   updated: number;
-  rules_version: 2;
+  /** 2 = a req action answers { status, headers, body }; absent on a legacy ticket saved before it (answers the body alone). */
+  rules_version?: 2;
+  /** Imported under the previous rules (spec 9.2): runs by them until registered again. */
+  legacy?: true;
 }

@@ -68,7 +68,7 @@ export function validateTicketRegistration(
   return checked(() => normalizeRegistration(ticketId, input, lookups, now));
 }
 
-async function normalizeRegistration(ticketId: string, input: unknown, lookups: RegistrationLookups, now: number): Promise<ValidatedTicket> {
+export async function normalizeRegistration(ticketId: string, input: unknown, lookups: RegistrationLookups, now: number): Promise<ValidatedTicket> {
   validateTicketId(ticketId);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw invalidField('', 'the ticket must be a JSON object: { description?, count?, limit_per_user?, time_to_live?, condition?, actions }');

@@ -9,6 +9,9 @@ import { call, createProject, type TestProject } from './helpers/api';
  *   `<!-- example: signature NAME -->`: a stored condition.signature, registered and listed unchanged;
  *   `<!-- example: forward NAME -->`: a forwardRequest dispatch, sent as a dry run (check: true) that must
  *   find nothing to refuse;
+ *   `<!-- example: legacy NAME -->`: a ticket as the previous rules saved it, imported, then saved back
+ *   through the normal registration as listed; the block right after it, marked
+ *   `<!-- example: legacy listing -->`, must be what getTickets lists (without ticket_id and times);
  *   `<!-- not a ticket: WHY -->`: anything else (an answer, an error body), not registered.
  */
 const markdown: Record<string, string> = {
@@ -16,22 +19,28 @@ const markdown: Record<string, string> = {
   ...import.meta.glob('/README.md', { query: '?raw', import: 'default', eager: true }),
 };
 
-type BlockKind = 'ticket' | 'signature' | 'forward' | 'other';
+type BlockKind = 'ticket' | 'signature' | 'forward' | 'legacy' | 'listing' | 'other';
 interface JsonBlock {
   name: string;
   kind: BlockKind;
   json: any;
+  /** For a legacy block: the listing block right after it, if any. */
+  listing?: any;
 }
 
 function jsonBlocks(file: string, text: string): JsonBlock[] {
-  return [...text.matchAll(/(?:<!--\s*(.*?)\s*-->\n)?```json\n([\s\S]*?)```/g)].map(([, marker = '', body], i) => {
+  const found = [...text.matchAll(/(?:<!--\s*(.*?)\s*-->\n)?```json\n([\s\S]*?)```/g)].map(([, marker = '', body], i): JsonBlock => {
     const kind: BlockKind = marker.startsWith('not a ticket')
       ? 'other'
       : marker.startsWith('example: signature ')
         ? 'signature'
         : marker.startsWith('example: forward ')
           ? 'forward'
-          : 'ticket';
+          : marker === 'example: legacy listing'
+            ? 'listing'
+            : marker.startsWith('example: legacy ')
+              ? 'legacy'
+              : 'ticket';
     const name = `${file} #${i + 1}${marker ? ` (${marker})` : ''}`;
     let json: unknown;
     try {
@@ -41,10 +50,15 @@ function jsonBlocks(file: string, text: string): JsonBlock[] {
     }
     return { name, kind, json };
   });
+  found.forEach((block, i) => {
+    if (block.kind === 'legacy' && found[i + 1]?.kind === 'listing') block.listing = found[i + 1].json;
+  });
+  return found;
 }
 
 const blocks = Object.entries(markdown).flatMap(([file, text]) => jsonBlocks(file, text));
 const of = (kind: BlockKind) => blocks.filter((block) => block.kind === kind).map((block) => [block.name, block.json] as const);
+const legacyBlocks = blocks.filter((block) => block.kind === 'legacy').map((block) => [block.name, block.json, block.listing] as const);
 
 /** The secrets, mail templates and newsletters a ticket names, made in the project so registration finds them. */
 async function provideNamedResources(project: TestProject, value: unknown): Promise<void> {
@@ -96,6 +110,20 @@ describe('every JSON block in docs/ and the README', () => {
     const saved = await put(ticketId, first);
     expect(saved.status).toBe(200);
     expect({ ...(await listed(ticketId)), updated: first.updated }).toEqual(first);
+  });
+
+  it.each(legacyBlocks)('%s imports as a legacy ticket, lists as shown, and saves back through the normal registration', async (_name, ticket, listing) => {
+    const ticketId = `docs-legacy-${++n}`;
+    await provideNamedResources(project, ticket);
+    const imported = await call('PUT', `/v1/projects/${project.service_id}/tickets/${ticketId}/legacy`, { token: project.owner_key, body: ticket });
+    expect(imported.status).toBe(201);
+    const { ticket_id: _id, timestamp: _t, updated: _u, ...shown } = await listed(ticketId);
+    expect(shown.legacy).toBe(true);
+    if (listing !== undefined) expect(shown).toEqual(listing);
+    const { legacy: _legacy, ...definition } = shown;
+    const saved = await put(ticketId, definition);
+    expect(saved.status).toBe(200);
+    expect(saved.json).toMatchObject({ legacy: false, rules_version: 2 });
   });
 
   it.each(of('forward'))('%s is a dispatch the service would send as written (dry run)', async (_name, dispatch) => {

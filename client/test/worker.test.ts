@@ -31,6 +31,7 @@ beforeAll(async () => {
   await worker.registerTicket('greeter', { actions: [{ act: 'resp', exe: { status: 201, body: { greeting: 'hi ${body[name]}' } } }] });
   await worker.registerTicket('paywall', { actions: [{ act: 'resp', exe: { status: 402, body: { code: 'PAY_FIRST', message: 'Payment required.' } } }] });
   await worker.registerTicket('resp-receipt', { actions: [{ act: 'resp', exe: { status: 202 } }] });
+  await worker.importLegacyTicket('legacy-order', { condition: { data: [{ key: 'amount', operator: '>', value: 10 }] }, actions: [] });
 });
 
 afterAll(async () => {
@@ -41,6 +42,20 @@ const ticketErrorOf = (err: SvcError): TicketError => {
   if (!err.cause || !('stage' in err.cause)) throw new Error(`no TicketError cause: ${err.message}`);
   return err.cause;
 };
+
+describe('a legacy ticket through the client', () => {
+  it("its plain-text failure '<CODE>: <message>' rejects with INVALID_REQUEST and no cause", async () => {
+    const err = await rejection(svc.consumeTicket({ ticket_id: 'legacy-order', method: 'POST', data: { amount: 5 } }));
+    expect(err).toMatchObject({ code: 'INVALID_REQUEST', status: 400, message: 'CONDITION_FAILED: The request does not meet the condition on body: amount.' });
+    expect(err.cause).toBeUndefined();
+    const missing = await rejection(svc.consumeTicket({ ticket_id: 'legacy-order', method: 'POST', data: {} }));
+    expect(missing).toMatchObject({ code: 'INVALID_REQUEST', message: "PATH_NOT_FOUND: The request has no body field 'amount'." });
+  });
+
+  it('its success resolves with the receipt as a current ticket does', async () => {
+    await expect(svc.consumeTicket({ ticket_id: 'legacy-order', method: 'POST', data: { amount: 20 } })).resolves.toMatchObject({ ticket_id: 'legacy-order', is_test: false });
+  });
+});
 
 describe('consumeTicket against the Worker', () => {
   it('a POST consumption resolves with a TicketReceipt whose timestamp is decoded from consume_id', async () => {

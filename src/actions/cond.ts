@@ -1,6 +1,6 @@
 /** cond (spec 2.3, 2.4): rows against the answer of the enclosing action. Pure. */
 import type { ConditionRow } from '../../schemas/ticket-types';
-import { evaluateRows } from '../engine/rows';
+import { evaluateRows, type RowsOutcome, type RuleSet } from '../engine/rows';
 import { asText } from '../engine/template';
 import { ActionError } from '../http/errors';
 
@@ -17,22 +17,29 @@ export interface CondPass {
  * A row keyed '' reads the whole answer as text (objects as compact JSON); its replacement, if any,
  * replaces the whole answer.
  */
-export function checkAnswer(rows: ConditionRow[], answer: unknown, resolve: (value: unknown) => unknown): CondPass {
+export function checkAnswer(rows: ConditionRow[], answer: unknown, resolve: (value: unknown) => unknown, rules: RuleSet = 'current'): CondPass {
+  const evaluate = (some: ConditionRow[], target: unknown) => missingFails(evaluateRows(some, target, resolve, rules));
   const wholeRows = rows.filter((row) => row.key === '');
   if (typeof answer === 'string' || wholeRows.length === 0) {
-    const outcome = evaluateRows(rows, answer, resolve);
+    const outcome = evaluate(rows, answer);
     failOn(outcome.failedKeys);
     return { answer: outcome.target, placeholders: outcome.placeholders };
   }
   const text = asText(answer);
-  const whole = evaluateRows(wholeRows, text, resolve);
-  const fields = evaluateRows(rows.filter((row) => row.key !== ''), answer, resolve);
+  const whole = evaluate(wholeRows, text);
+  const fields = evaluate(rows.filter((row) => row.key !== ''), answer);
   const failed = new Set([...whole.failedKeys, ...fields.failedKeys]);
   failOn([...new Set(rows.map((row) => row.key))].filter((key) => failed.has(key)));
   return {
     answer: whole.target !== text ? whole.target : fields.target,
     placeholders: { ...whole.placeholders, ...fields.placeholders },
   };
+}
+
+/** Under the previous rules a row on a field the answer lacks is an error, not a mismatch. */
+function missingFails(outcome: RowsOutcome): RowsOutcome {
+  if (outcome.missingKey === undefined) return outcome;
+  throw new ActionError('PATH_NOT_FOUND', `The answer has no field '${outcome.missingKey}'.`, { field: 'response', key: outcome.missingKey });
 }
 
 function failOn(keys: string[]): void {

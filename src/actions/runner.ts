@@ -45,6 +45,16 @@ export interface RunState {
   nextSeq: number;
   /** Action rows written by this part of the run. */
   rows: ActionRow[];
+  /** A legacy ticket (spec 9.2): its cond rows read by the previous rules. */
+  legacy?: true;
+  /** A ticket without rules_version: a req action answers its body alone, not { status, headers, body }. */
+  bodyAlone?: true;
+}
+
+/** How a ticket's rules shape its run (both absent on a current ticket). */
+export interface RunRules {
+  legacy?: true;
+  bodyAlone?: true;
 }
 
 export interface RunOutcome {
@@ -72,8 +82,14 @@ export interface RunnerDeps {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The state of a run that has not started. */
-export function startRun(actions: TicketAction[], ctx: ActionContext, receipt: { tkid: string; hash: string }): RunState {
-  return { ctx, receipt, responded: false, nextSeq: 0, rows: [], frames: [{ kind: 'main', path: 'actions', actions, next: 0, inThen: false }] };
+export function startRun(actions: TicketAction[], ctx: ActionContext, receipt: { tkid: string; hash: string }, rules: RunRules = {}): RunState {
+  return { ctx, receipt, responded: false, nextSeq: 0, rows: [], frames: [{ kind: 'main', path: 'actions', actions, next: 0, inThen: false }], ...rules };
+}
+
+/** What a Then chain reads as ${response}: a req's whole answer, or its body alone on a ticket without rules_version. */
+function thenResponse(state: RunState, action: TicketAction, answer: unknown): unknown {
+  if (!state.bodyAlone || action.act !== 'req') return answer;
+  return (answer as { body?: unknown } | undefined)?.body;
 }
 
 /** Runs from where `state` stands until the run ends or a resp asks to go on later. Mutates state. */
@@ -126,7 +142,7 @@ export async function runActions(state: RunState, deps: RunnerDeps): Promise<Run
           actions: then,
           next: 0,
           inThen: true,
-          response: { value: result.answer },
+          response: { value: thenResponse(state, action, result.answer) },
           ...(frame.error ? { error: frame.error } : {}),
           ...(frame.failure ? { failure: frame.failure } : {}),
         });
@@ -226,7 +242,8 @@ function checkCond(state: RunState, frame: RunFrame, action: TicketAction): Acti
   if (!frame.response) return { ok: false, failure: { code: 'INTERNAL_ERROR', message: 'A cond action can only run in a Then chain.' } };
   const scope = scopeOf(state, frame);
   try {
-    const pass = checkAnswer((action.exe.response ?? []) as ConditionRow[], frame.response.value, (value) => renderValue(value, scope));
+    const rules = state.legacy ? 'legacy' : 'current';
+    const pass = checkAnswer((action.exe.response ?? []) as ConditionRow[], frame.response.value, (value) => renderValue(value, scope), rules);
     frame.response = { value: pass.answer };
     state.ctx = { ...state.ctx, placeholders: { ...state.ctx.placeholders, ...pass.placeholders } };
     return { ok: true, row: { received: { placeholders: pass.placeholders } } };

@@ -1,9 +1,10 @@
-import type { SignatureConfig } from '../../schemas/ticket-types';
-import { evaluateCondition } from '../engine/conditions';
+import type { RequestCondition, SignatureConfig, StoredTicket } from '../../schemas/ticket-types';
+import { evaluateCondition, type ConditionPorts, type RequestConditionAnswer } from '../engine/conditions';
+import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
 import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
-import { parseBody } from './read-request';
+import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';
 import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
@@ -16,6 +17,8 @@ const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
 export interface ConsumePorts {
   verifySignature(config: SignatureConfig): Promise<boolean>;
   hasRecordAccess(recordId: string, user: ProjectUser): Promise<boolean>;
+  /** Legacy tickets: sends the check-time request with this consumption's references (src/actions/request-condition.ts). */
+  sendRequestCondition?(request: RequestCondition, ctx: ActionContext, bodyAlone: boolean): Promise<RequestConditionAnswer>;
   /** Runs the actions from `state` (see src/actions/runner.ts). */
   runActions(state: RunState): Promise<RunOutcome>;
   now(): number;
@@ -27,12 +30,34 @@ export interface ConsumePorts {
  * (asynchronous) condition, so concurrent consumptions never overspend; a failed run gives them back.
  */
 export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, ports: ConsumePorts): Promise<ConsumeOutcome> {
-  const ticketId = input.ticket_id;
-  const read = readBody(input);
-  if (!read.ok) return read.refused;
-  const request = read.snapshot;
   const ticket = store.ticket();
-  if (!ticket) return failure(ticketId, 'ticket', 'TICKET_NOT_FOUND', 'The ticket does not exist.', false);
+  const read = readRequest(input, ticket?.legacy === true);
+  if (!read.ok) return read.refused;
+  if (!ticket) return failure(input.ticket_id, 'ticket', 'TICKET_NOT_FOUND', 'The ticket does not exist.', false);
+  if (!ticket.legacy) return consumeRead(store, ticket, input, read.snapshot, ports);
+  try {
+    return asLegacy(await consumeRead(store, ticket, input, read.snapshot, ports));
+  } catch (err) {
+    console.error('legacy consumption crashed', err instanceof Error ? err.message : String(err));
+    return { ok: false, status: 500, error: { code: 'INTERNAL_ERROR', message: 'Internal server error', stage: 'ticket' }, legacy: true };
+  }
+}
+
+/** A legacy ticket's failure is answered as plain text (spec 7); an action that crashed is a 500. */
+function asLegacy(outcome: ConsumeOutcome): ConsumeOutcome {
+  if (outcome.ok) return outcome;
+  const status = outcome.error.code === 'INTERNAL_ERROR' ? 500 : outcome.status;
+  return { ...outcome, status, legacy: true };
+}
+
+async function consumeRead(
+  store: ConsumeStore,
+  ticket: StoredTicket,
+  input: ConsumeInput,
+  request: RequestSnapshot,
+  ports: ConsumePorts,
+): Promise<ConsumeOutcome> {
+  const ticketId = input.ticket_id;
 
   const now = ports.now();
   const check = input.mode === 'check';
@@ -69,8 +94,32 @@ export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, po
   const refused = checkTicket(state(), now);
   if (refused) return fail('ticket', refused.code, refused.message);
 
-  const condition = await evaluateCondition(ticket.condition, request, ports);
+  const rules = ticket.legacy ? 'legacy' : 'current';
+  const tkid = tkidOf(ticketId, consumeId, consumer);
+  const hash = await receiptHash(input.project.receipt_key, tkid);
+  const bodyAlone = ticket.rules_version === undefined;
+  const contextOf = (reading: Pick<ActionContext, 'body' | 'params' | 'placeholders'>): ActionContext => ({
+    ...reading,
+    headers: request.headers,
+    ip: request.ip,
+    user_agent: request.user_agent,
+    method: request.method,
+    user: user ? { ...user.attributes, user_id: user.user_id, email: user.email, access_group: user.access_group } : undefined,
+    record_access: ticket.condition.record_access,
+    ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
+  });
+  const conditionPorts: ConditionPorts = {
+    verifySignature: (config) => ports.verifySignature(config),
+    hasRecordAccess: (recordId, who) => ports.hasRecordAccess(recordId, who),
+    sendRequestCondition: async (checkTime, reading) => {
+      if (!ports.sendRequestCondition) throw new Error('no port sends the check-time request of a legacy ticket');
+      return ports.sendRequestCondition(checkTime, contextOf(reading), bodyAlone);
+    },
+  };
+  const condition = await evaluateCondition(ticket.condition, request, conditionPorts, rules);
   if (!condition.ok) return fail('condition', condition.code, condition.message, condition.detail);
+  // A legacy ticket applies its placeholder map on the long-form routes only (spec 4.1).
+  if (ticket.legacy && !input.longForm) condition.placeholders = {};
 
   if (check) {
     log(false, null, { outcome: { ok: true }, placeholders: condition.placeholders });
@@ -82,23 +131,11 @@ export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, po
   if (lateRefusal) return fail('ticket', lateRefusal.code, lateRefusal.message);
   const reservation = store.reserve(user?.user_id);
 
-  const tkid = tkidOf(ticketId, consumeId, consumer);
-  const hash = await receiptHash(input.project.receipt_key, tkid);
   const run = startRun(
     ticket.actions,
-    {
-      body: condition.body,
-      params: condition.params,
-      headers: request.headers,
-      placeholders: condition.placeholders,
-      ip: request.ip,
-      user_agent: request.user_agent,
-      method: request.method,
-      user: user ? { ...user.attributes, user_id: user.user_id, email: user.email, access_group: user.access_group } : undefined,
-      record_access: ticket.condition.record_access,
-      ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
-    },
+    contextOf({ body: condition.body, params: condition.params, placeholders: condition.placeholders }),
     { tkid, hash },
+    { ...(ticket.legacy ? { legacy: true } : {}), ...(bodyAlone ? { bodyAlone: true } : {}) },
   );
   let outcome: RunOutcome;
   try {
@@ -141,11 +178,14 @@ export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, po
   return { ok: true, status: 200, body: { tkid, hash } };
 }
 
-/** The request with its body parsed (spec 4.1): a refused body answers before the ticket is read, unlogged. */
-function readBody(input: ConsumeInput): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
+/**
+ * The request with its body and query parsed (spec 4.1; a legacy ticket keeps query values as
+ * strings): a refused request answers before the ticket is judged, unlogged.
+ */
+function readRequest(input: ConsumeInput, legacy: boolean): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
   try {
     const body = input.request.method === 'POST' ? parseBody(input.rawBody) : {};
-    return { ok: true, snapshot: { ...input.request, body } };
+    return { ok: true, snapshot: { ...input.request, params: parseQuery(input.search, !legacy), body } };
   } catch (err) {
     if (!(err instanceof SvcHttpError)) throw err;
     return { ok: false, refused: { ok: false, status: err.status, error: err.toBody() } };

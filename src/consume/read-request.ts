@@ -7,14 +7,15 @@ const refuse = (message: string) => new SvcHttpError('INVALID_REQUEST', message,
 
 /**
  * The query string as an object: each value JSON-parsed when it parses, else kept as a string
- * (?qty=2 is the number 2). A key given more than once reads as the list of its values.
+ * (?qty=2 is the number 2; with jsonValues false, as a legacy ticket reads it, the string '2').
+ * A key given more than once reads as the list of its values.
  */
-export function parseQuery(search: string): Record<string, unknown> {
+export function parseQuery(search: string, jsonValues = true): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const repeated = new Set<string>();
   let keys = 0;
   for (const [key, raw] of new URLSearchParams(search)) {
-    const value = parseJsonOrText(raw);
+    const value = jsonValues ? parseJsonOrText(raw) : raw;
     if (!Object.hasOwn(out, key)) {
       if (++keys > MAX_QUERY_KEYS) throw refuse(`The query string has more than ${MAX_QUERY_KEYS} keys.`);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });

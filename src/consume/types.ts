@@ -9,11 +9,15 @@ export interface ConsumeInput {
   mode: 'consume' | 'check';
   project: { service_id: string; owner_id: string; receipt_key: string; plan: string };
   ticket_id: string;
-  request: Omit<RequestSnapshot, 'body'>;
+  request: Omit<RequestSnapshot, 'body' | 'params'>;
+  /** The raw query string ('?a=1' or ''): read by the ticket's rules (a legacy ticket keeps every value a string). */
+  search: string;
   /** The raw body bytes, exactly as received (the signature is computed over them); empty on GET. */
   rawBody: Uint8Array;
   /** Consumed on a signed-in route (/tpa, /auth/consume). */
   signedRoute: boolean;
+  /** An older long-form route (/publ/..., /auth/consume): the only ones where a legacy ticket captures placeholders. */
+  longForm: boolean;
   /** Why the id token was refused, if it was; reported as AUTH_REQUIRED at its place in the order. */
   authError?: string;
   /** The caller is the ticket's issuer (the project owner). */
@@ -22,7 +26,8 @@ export interface ConsumeInput {
 
 export type ConsumeOutcome =
   | { ok: true; status: number; body: unknown }
-  | { ok: false; status: number; error: ErrorBody };
+  /** legacy: the ticket runs by the previous rules and answers its failure as plain text (spec 7). */
+  | { ok: false; status: number; error: ErrorBody; legacy?: true };
 
 /** One log row as it leaves the TicketDO's outbox for D1. */
 export interface LogRow {

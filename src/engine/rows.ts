@@ -1,4 +1,5 @@
 import type { ConditionRow } from '../../schemas/ticket-types';
+import { compareLegacy } from './legacy-operators';
 import { compare } from './operators';
 import { parseKey, readPath, writePath } from './paths';
 
@@ -9,7 +10,12 @@ export interface RowsOutcome {
   placeholders: Record<string, unknown>;
   /** Keys (as written) whose match rows all failed, in the order the keys first appear. */
   failedKeys: string[];
+  /** Previous rules only: the key of the first match row whose field is missing (an error, not a mismatch); reading stopped there. */
+  missingKey?: string;
 }
+
+/** Which rules a ticket runs by: the current ones, or the previous ones of a legacy ticket (spec 9.2). */
+export type RuleSet = 'current' | 'legacy';
 
 /**
  * Reads rows against a target (spec 2.3): every row is read in order; capture-only rows (no
@@ -22,6 +28,7 @@ export function evaluateRows(
   rows: ConditionRow[],
   target: unknown,
   resolveValue: (value: unknown) => unknown = (value) => value,
+  rules: RuleSet = 'current',
 ): RowsOutcome {
   let current = target;
   // A Map, turned into an object at the end, keeps a placeholder named __proto__ a plain field.
@@ -44,7 +51,14 @@ export function evaluateRows(
     matchKeys.add(row.key);
     if (matchedKeys.has(row.key)) continue;
     const read = readPath(current, path);
-    if (!compare(read.value, row.operator, resolveValue(row.value), read.found)) continue;
+    if (rules === 'legacy' && !read.found) {
+      return { target: current, placeholders: Object.fromEntries(placeholders), failedKeys: [], missingKey: row.key };
+    }
+    const passes =
+      rules === 'legacy'
+        ? compareLegacy(read.value, row.operator, resolveValue(row.value))
+        : compare(read.value, row.operator, resolveValue(row.value), read.found);
+    if (!passes) continue;
     matchedKeys.add(row.key);
     const replacement = row.setValueWhenMatch === undefined ? null : resolveValue(row.setValueWhenMatch);
     // null replaces nothing (spec 2.3), whether written as null or resolved to it.

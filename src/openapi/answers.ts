@@ -118,8 +118,8 @@ export const ownerTicketAnswer = z.object({
   updated: ms('Last registered'),
   condition: conditionInputSchema,
   actions: z.array(actionSchema),
-  legacy: z.literal(false),
-  rules_version: z.literal(2),
+  legacy: z.boolean().describe('true = imported under the previous rules (spec 9.2), which it runs by until registered again; condition and actions are shown in the current format.'),
+  rules_version: z.literal(2).optional().describe('Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.'),
 });
 const loggedConsumption = {
   ticket_id: z.string(),

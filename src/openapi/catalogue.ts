@@ -3,6 +3,7 @@ import { forwardDispatchSchema, forwardFinalizeSchema } from '../../schemas/forw
 import { FORWARD_METHODS, FORWARD_STATUSES, REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
 import { secureRequestSchema } from '../../schemas/secure';
 import { SECURE_REQUEST_ROUTE } from '../../schemas/secure-rules';
+import { legacyImportSchema } from '../../schemas/legacy/import';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import {
   CreateProjectBody,
@@ -62,6 +63,7 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'listRecords', tag: 'records', method: 'get', path: `${P}/records`, auth: 'owner', query: { ...PAGING, table: text('Only this table.') }, summary: 'List the records tickets wrote (pstr).', success: ok('A page of records.', answer.listingOf(answer.recordAnswer)) },
   { operationId: 'getRecord', tag: 'records', method: 'get', path: `${P}/records/{record_id}`, auth: 'owner', notFound: true, summary: 'One record.', success: ok('The record.', answer.recordAnswer) },
   { operationId: 'registerTicket', tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}`, auth: 'owner', body: ticketRegistrationSchema, summary: 'Register or replace a ticket (owner only; a project user, admin included, gets INVALID_REQUEST).', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update).', schema: answer.ownerTicketAnswer } },
+  { operationId: 'importLegacyTicket', tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}/legacy`, auth: 'owner', body: legacyImportSchema, summary: 'Import a ticket saved under the previous rules (owner only): the renames of spec 9.3 applied, stored with legacy: true, it runs by the previous rules (spec 9.2) until registered again. See docs/migrating.md.', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update), legacy: true.', schema: answer.ownerTicketAnswer } },
   { operationId: 'deleteTicket', tag: 'tickets', method: 'delete', path: `${P}/tickets/{ticket_id}`, auth: 'owner', notFound: true, summary: 'Delete a ticket and its per-user counters; its log stays.', success: ok('Deleted.', answer.ticketDeletedAnswer) },
   {
     operationId: 'getTickets',

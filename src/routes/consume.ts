@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { createRouter, type AppEnv } from '../app';
 import { consumingProject, type ConsumingProject } from '../consume/project-cache';
-import { headerObject, parseQuery, readBodyBytes } from '../consume/read-request';
+import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
@@ -66,7 +66,6 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const identity = kind.signed ? await identify(c, project) : { issuer: false };
   const request: ConsumeInput['request'] = {
     method,
-    params: parseQuery(url.search),
     headers,
     ip: headers['cf-connecting-ip'] ?? '0.0.0.0',
     user_agent: headers['user-agent'] ?? '',
@@ -78,7 +77,9 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
     ticket_id: ticketId,
     request,
     rawBody,
+    search: url.search,
     signedRoute: kind.signed,
+    longForm: ownerId !== undefined,
     authError: identity.authError,
     issuer: identity.issuer,
   });
@@ -106,7 +107,15 @@ async function identify(c: Context<AppEnv>, project: ConsumingProject): Promise<
 /** Statuses whose answer cannot carry a body. */
 const NO_BODY = new Set([204, 205, 304]);
 
+/** A legacy ticket's failure as the previous rules answered it (spec 7): '<CODE>: <message>', or the bare 500 text. */
+function legacyText(outcome: Extract<ConsumeOutcome, { ok: false }>): string {
+  return outcome.status === 500 ? 'Internal server error' : `${outcome.error.code}: ${outcome.error.message}`;
+}
+
 function render(outcome: ConsumeOutcome): Response {
+  if (!outcome.ok && outcome.legacy) {
+    return new Response(legacyText(outcome), { status: outcome.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  }
   if (!outcome.ok) return Response.json(outcome.error, { status: outcome.status });
   if (NO_BODY.has(outcome.status)) return new Response(null, { status: outcome.status });
   return Response.json(outcome.body, { status: outcome.status });

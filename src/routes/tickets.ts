@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups } from '../../schemas/ticket';
+import { currentFormOf } from '../../schemas/legacy/current-form';
+import { validateLegacyImport } from '../../schemas/legacy/import';
+import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups, type ValidatedTicket } from '../../schemas/ticket';
+import type { Checked } from '../../schemas/field-issue';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
@@ -13,6 +16,7 @@ import { newsletterExists, secretExists, templateExists } from '../platform/reso
 import { readJsonBody } from '../platform/validation';
 import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry } from '../platform/ticket-directory';
 import type { Env } from '../env';
+import type { Project } from '../platform/types';
 
 const registrar = guard('owner', 'Only the project owner can register tickets.');
 const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
@@ -26,21 +30,30 @@ const lookups = (env: Env, serviceId: string): RegistrationLookups => ({
   newsletterExists: (group, messageId) => newsletterExists(env, serviceId, group, messageId),
 });
 
+type Validator = (ticketId: string, input: unknown, lookups: RegistrationLookups, now: number) => Promise<Checked<ValidatedTicket>>;
+
+/** Registration applies the current rules; a legacy import keeps the previous ones (schemas/legacy/import.ts). */
 ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
-  const project = c.get('project');
-  const ticketId = c.req.param('ticket_id');
-  const input = await readJsonBody(c);
+  const saved = await saveTicket(c.env, c.get('project'), c.req.param('ticket_id'), await readJsonBody(c), validateTicketRegistration);
+  return c.json(saved.view, saved.created ? 201 : 200);
+});
+ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id/legacy`, registrar, async (c) => {
+  const saved = await saveTicket(c.env, c.get('project'), c.req.param('ticket_id'), await readJsonBody(c), validateLegacyImport);
+  return c.json(saved.view, saved.created ? 201 : 200);
+});
+
+async function saveTicket(env: Env, project: Project, ticketId: string, input: unknown, validate: Validator) {
   const now = Date.now();
-  const registration = await validateTicketRegistration(ticketId, input, lookups(c.env, project.service_id), now);
+  const registration = await validate(ticketId, input, lookups(env, project.service_id), now);
   if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
   const { ticket, count } = registration.value;
-  const previous = await directoryEntry(c.env, project.service_id, ticketId);
-  const stored: StoredTicket = { ...ticket, timestamp: previous?.timestamp ?? now, updated: now, rules_version: 2 };
+  const previous = await directoryEntry(env, project.service_id, ticketId);
+  const stored: StoredTicket = { ...ticket, timestamp: previous?.timestamp ?? now, updated: now };
   // The engine's copy first: a consumption after this answer always sees the new definition.
-  const remaining = await ticketStub(c.env, project.service_id, ticketId).store(stored, count);
-  await saveDirectoryEntry(c.env, project.service_id, stored);
-  return c.json(ownerView(stored, remaining), previous ? 200 : 201);
-});
+  const remaining = await ticketStub(env, project.service_id, ticketId).store(stored, count);
+  await saveDirectoryEntry(env, project.service_id, stored);
+  return { view: ownerView(stored, remaining), created: !previous };
+}
 
 ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
   const project = c.get('project');
@@ -112,13 +125,14 @@ function publicView(ticket: StoredTicket, remaining: number | null): Record<stri
 }
 
 function ownerView(ticket: StoredTicket, remaining: number | null): Record<string, unknown> {
+  const { condition, actions } = currentFormOf(ticket.condition, ticket.actions);
   return {
     ...publicView(ticket, remaining),
     limit_per_user: ticket.limit_per_user ?? false,
     updated: ticket.updated,
-    condition: ticket.condition,
-    actions: ticket.actions,
-    legacy: false,
-    rules_version: ticket.rules_version,
+    condition,
+    actions,
+    legacy: ticket.legacy === true,
+    ...(ticket.rules_version !== undefined ? { rules_version: ticket.rules_version } : {}),
   };
 }

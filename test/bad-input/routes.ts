@@ -25,6 +25,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/records`]: 'GET records',
   [`GET ${P}/records/{record_id}`]: 'GET record',
   [`PUT ${P}/tickets/{ticket_id}`]: 'PUT ticket',
+  [`PUT ${P}/tickets/{ticket_id}/legacy`]: 'PUT legacy ticket',
   [`DELETE ${P}/tickets/{ticket_id}`]: 'DELETE ticket',
   [`GET ${P}/tickets`]: 'GET tickets',
   [`POST ${P}/tickets/{ticket_id}/clear-log`]: 'POST clear-log',

@@ -53,14 +53,15 @@ const inputFor = (user: UserName | null): ConsumeInput => ({
   ticket_id: 'reserve',
   request: {
     method: 'POST',
-    params: {},
     headers: {},
     ip: '203.0.113.7',
     user_agent: 'property',
     ...(user ? { user: { user_id: user, access_group: 1, attributes: {} } } : {}),
   },
   rawBody: new Uint8Array(),
+  search: '',
   signedRoute: user !== null,
+  longForm: false,
   issuer: false,
 });
 

@@ -25,6 +25,8 @@ export interface TestWorker {
   project: TestProject;
   /** Registers (or replaces) a ticket as the project owner. */
   registerTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
+  /** Imports a ticket saved under the previous rules (it runs by them until registered again). */
+  importLegacyTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
   /** Stores (or replaces) a Secret Key as the project owner: value, and optionally destinations, access_group, locked. */
   putSecretKey(name: string, body: Record<string, unknown>): Promise<void>;
   /** Sets (or with null clears) the project's secureRequest key, as the operator does. */
@@ -82,6 +84,10 @@ export async function startTestWorker(): Promise<TestWorker> {
       async registerTicket(ticketId, ticket) {
         const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);
         if (res.status !== 200 && res.status !== 201) throw new Error(`registration of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
+      },
+      async importLegacyTicket(ticketId, ticket) {
+        const res = await call(`${projectUrl}/tickets/${ticketId}/legacy`, 'PUT', project.owner_key, ticket);
+        if (res.status !== 200 && res.status !== 201) throw new Error(`import of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
       },
       async putSecretKey(name, body) {
         const res = await call(`${projectUrl}/secrets/${name}`, 'PUT', project.owner_key, body);

@@ -128,6 +128,31 @@ const registerCases = (): BadInputCase[] => [
   { ...register(PLAIN), input: 'the removed request condition', body: withCondition({ request: { url: 'https://api.example/' } }), expect: refused('condition.request') },
 ];
 
+// --- legacy import ---
+
+const importLegacy = (ticketId: PathParam): Target => ({ route: `PUT ${P}/tickets/{ticket_id}/legacy`, params: { ticket_id: ticketId }, auth: 'owner' });
+const legacyBase = { ...ticketBase, condition: { data: [{ key: 'a', operator: '=', value: 1 }] } };
+const legacyWith = (extra: Record<string, unknown>) => ({ json: { ...legacyBase, ...extra } });
+const reqCheck = (check: Record<string, unknown>, exe: Record<string, unknown> = {}) =>
+  legacyWith({ actions: [{ act: 'req', exe: { url: 'https://api.example/', ...exe }, ...check }] });
+
+const legacyCases = (): BadInputCase[] => [
+  ...credentialCases(importLegacy(FRESH_TICKET), { json: legacyBase }, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...importLegacy(id), input, body: { json: legacyBase }, expect: refused('ticket_id') })),
+  ...bodyShapeCases(importLegacy(PLAIN), REGISTRATION_BODY, legacyBase, 'description'),
+  ...missingFieldCases(importLegacy(PLAIN), legacyBase, ['actions'], false),
+  ...wrongValueCases(importLegacy(PLAIN), legacyBase, { rules_version: [1, 3, '2', true, {}], 'condition.data': [{}, 'a=1'] }, false),
+  { ...importLegacy(PLAIN), input: 'both data and body rows', body: legacyWith({ condition: { data: [], body: [] } }), expect: refused('condition.data') },
+  { ...importLegacy(PLAIN), input: '${result} in a Then chain', body: reqCheck({}, { actions: [{ act: 'resp', exe: { body: '${result}' } }] }), expect: refused('actions[0].exe.actions[0].exe.body') },
+  { ...importLegacy(PLAIN), input: 'a req check given as condition and match', body: reqCheck({ condition: [], match: [] }), expect: refused('actions[0].match') },
+  { ...importLegacy(PLAIN), input: 'a req check that is not a list', body: reqCheck({ condition: { key: 'a' } }), expect: refused('actions[0].condition') },
+  { ...importLegacy(PLAIN), input: 'a req check reading the request', body: reqCheck({ condition: [{ key: 'a', operator: '=', value: '${body[a]}' }] }), expect: refused('actions[0].condition[0].value') },
+  { ...importLegacy(PLAIN), input: 'a request condition without url', body: legacyWith({ condition: { request: {} } }), expect: refused('condition.request.url') },
+  { ...importLegacy(PLAIN), input: 'a request condition with an ftp url', body: legacyWith({ condition: { request: { url: 'ftp://files.example/' } } }), expect: refused('condition.request.url') },
+  { ...importLegacy(PLAIN), input: 'a request condition with an unknown field', body: legacyWith({ condition: { request: { url: 'https://api.example/', retry: true } } }), expect: refused('condition.request.retry') },
+  { ...importLegacy(PLAIN), input: 'a request condition naming a missing secret key', body: legacyWith({ condition: { request: { url: 'https://api.example/', secretName: 'nope' } } }), expect: refused('condition.request.secretName') },
+];
+
 // --- delete ---
 
 const remove = (ticketId: PathParam): Target => ({ route: `DELETE ${P}/tickets/{ticket_id}`, params: { ticket_id: ticketId }, auth: 'owner' });
@@ -249,4 +274,4 @@ export const ticketControls = (): BadInputCase[] => [
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases()];
