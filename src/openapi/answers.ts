@@ -33,7 +33,10 @@ export const projectAnswer = z.object({
   active: z.boolean(),
   plan: z.enum(['free', 'standard', 'premium']),
   identity: z.object({ issuer: z.string(), audience: z.string(), jwks_url: z.string() }).nullable(),
-  secure_request_key_set: z.boolean(),
+  secure_request_key_set: z.boolean().describe('Whether a secureRequest key is stored (the key itself is never answered).'),
+  secure_request_destinations: z
+    .array(z.string())
+    .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match; [] allows any public url."),
   created: ms('Created'),
   updated: ms('Last changed'),
 });

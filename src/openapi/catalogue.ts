@@ -41,7 +41,7 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'getHealth', tag: 'platform', method: 'get', path: '/v1/health', auth: 'none', noRefusals: true, summary: 'Liveness check.', success: ok('Alive.', answer.healthAnswer) },
   { operationId: 'getOpenApi', tag: 'platform', method: 'get', path: '/openapi.json', auth: 'none', noRefusals: true, summary: 'This document.', success: ok('This document.', answer.openApiAnswer) },
   { operationId: 'createProject', tag: 'projects', method: 'post', path: '/v1/projects', auth: 'operator', body: CreateProjectBody, bodyOptional: true, summary: 'Create a project: answers { service_id, owner_id, owner_key } (the owner key is shown once).', success: { status: 201, description: 'The new project and its owner key.', schema: answer.createdProjectAnswer } },
-  { operationId: 'updateProject', tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key.', success: ok('The changed project.', answer.projectAnswer) },
+  { operationId: 'updateProject', tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key and its Destinations.', success: ok('The changed project.', answer.projectAnswer) },
   { operationId: 'createDevUser', tag: 'identity', method: 'post', path: `${P}/dev/users`, auth: 'owner', body: DevUserBody, notFound: true, summary: 'Local development only (DEV_IDENTITY; 404 elsewhere): create or update a user and mint an id token.', success: ok('The user and a fresh id token.', answer.devUserAnswer) },
   { operationId: 'listSecretKeys', tag: 'secrets', method: 'get', path: `${P}/secrets`, auth: 'owner', summary: 'List secret keys (names and settings, never values).', success: ok('Every secret key.', z.object({ list: z.array(answer.secretKeyAnswer) })) },
   { operationId: 'getSecretKey', tag: 'secrets', method: 'get', path: `${P}/secrets/{name}`, auth: 'owner', notFound: true, summary: 'One secret key (never its value).', success: ok('The secret key.', answer.secretKeyAnswer) },
@@ -134,7 +134,7 @@ export const ROUTES: readonly RouteDoc[] = [
     auth: 'id-token',
     body: secureRequestSchema,
     summary:
-      "secureRequest: POST { user, data, api_key? } to each url (the customer's API), signed with the project's key (Standard Webhooks); a signed-in user only. A single request that fails answers TIMEOUT (504) or REQUEST_FAILED (502).",
+      "secureRequest: POST { user, data, api_key? } to each url (the customer's API), signed with the project's key (Standard Webhooks); a signed-in user only. When the project lists secure_request_destinations, a url outside them refuses the whole call (INVALID_REQUEST) before anything is sent. A single request that fails answers TIMEOUT (504) or REQUEST_FAILED (502).",
     success: ok('The answer of each request.', answer.secureRequestAnswer),
   },
   {

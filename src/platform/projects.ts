@@ -23,12 +23,16 @@ interface ProjectRow {
   plan: string;
   identity: string | null;
   secure_request_key_set: number;
+  secure_request_destinations: string | null;
   created: number;
   updated: number;
 }
 
 const PROJECT_COLUMNS =
-  'service_id, owner_id, name, active, plan, identity, secure_request_key_enc IS NOT NULL AS secure_request_key_set, created, updated';
+  'service_id, owner_id, name, active, plan, identity, secure_request_key_enc IS NOT NULL AS secure_request_key_set, secure_request_destinations, created, updated';
+
+/** The stored list of Destinations (a JSON text, NULL when none is set). */
+const destinationsOf = (column: string | null): string[] => (column ? (JSON.parse(column) as string[]) : []);
 
 function toProject(row: ProjectRow): Project {
   return {
@@ -39,6 +43,7 @@ function toProject(row: ProjectRow): Project {
     plan: row.plan as Plan,
     identity: row.identity ? (JSON.parse(row.identity) as IdentitySettings) : null,
     secure_request_key_set: row.secure_request_key_set === 1,
+    secure_request_destinations: destinationsOf(row.secure_request_destinations),
     created: row.created,
     updated: row.updated,
   };
@@ -121,6 +126,10 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
     const sealed = patch.secure_request_key === null ? null : await encryptText(env, patch.secure_request_key, secureRequestKeyContext(serviceId));
     set('secure_request_key_enc', sealed);
   }
+  if (patch.secure_request_destinations !== undefined) {
+    const list = patch.secure_request_destinations ?? [];
+    set('secure_request_destinations', list.length > 0 ? JSON.stringify(list) : null);
+  }
   set('updated', Date.now());
   const row = await env.DB.prepare(`UPDATE projects SET ${sets.join(', ')} WHERE service_id = ? RETURNING ${PROJECT_COLUMNS}`)
     .bind(...values, serviceId)
@@ -138,11 +147,20 @@ export async function verifyOwnerKey(env: Env, serviceId: string, ownerKey: stri
   return constantTimeEqualText(presented, row?.owner_key_hash ?? '0'.repeat(64)) && row !== null;
 }
 
-/** The decrypted secureRequest key of the project, or null when none is set. */
-export async function loadSecureRequestKey(env: Env, serviceId: string): Promise<string | null> {
-  const row = await env.DB.prepare('SELECT secure_request_key_enc FROM projects WHERE service_id = ?')
+/** What secureRequest sends with: the project's key and where it may go, read together from D1 on every call. */
+export interface SecureRequestSettings {
+  /** The decrypted key, or null when none is set. Never log or return it. */
+  key: string | null;
+  /** The Destinations every url of a call must match; [] when none is set (any public url). */
+  destinations: string[];
+}
+
+export async function loadSecureRequestSettings(env: Env, serviceId: string): Promise<SecureRequestSettings> {
+  const row = await env.DB.prepare('SELECT secure_request_key_enc, secure_request_destinations FROM projects WHERE service_id = ?')
     .bind(serviceId)
-    .first<{ secure_request_key_enc: string | null }>();
-  if (!row?.secure_request_key_enc) return null;
-  return decryptText(env, row.secure_request_key_enc, secureRequestKeyContext(serviceId));
+    .first<{ secure_request_key_enc: string | null; secure_request_destinations: string | null }>();
+  return {
+    key: row?.secure_request_key_enc ? await decryptText(env, row.secure_request_key_enc, secureRequestKeyContext(serviceId)) : null,
+    destinations: destinationsOf(row?.secure_request_destinations ?? null),
+  };
 }

@@ -28,6 +28,23 @@ const httpsUrl = z
   .max(2048)
   .regex(/^https:\/\/[^\s\p{Cc}\p{Cf}/?#]+([/?#][^\s\p{Cc}\p{Cf}]*)?$/u, 'must be an https:// URL');
 
+/**
+ * Destinations (the URLs a key may be sent to, src/outbound/destinations.ts): a Secret Key's and the
+ * secureRequest key's are one rule, so both refuse the same texts with the same messages.
+ */
+const destinationList = z
+  .array(
+    z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/u, 'must start with http:// or https:// and hold no whitespace or control characters')
+      .superRefine((text, ctx) => {
+        const problem = destinationTextProblem(text);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+  )
+  .max(MAX_DESTINATIONS);
+
 const IdentitySettingsBody = z.strictObject({
   issuer: z
     .string()
@@ -44,6 +61,10 @@ export const UpdateProjectBody = z.strictObject({
   plan: PlanSchema.optional(),
   identity: IdentitySettingsBody.nullable().optional(),
   secure_request_key: z.string().min(1).max(MAX_SECRET_VALUE).nullable().optional(),
+  secure_request_destinations: destinationList
+    .nullable()
+    .optional()
+    .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match (at most 100). null or [] clears the list: any public url."),
 });
 export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
 
@@ -74,19 +95,7 @@ export type SecretKeyLimits = z.infer<typeof secretKeyLimits>;
 
 export const SecretKeyBody = z.strictObject({
   value: z.string().min(1).max(MAX_SECRET_VALUE),
-  destinations: z
-    .array(
-      z
-        .string()
-        .max(2048)
-        .regex(/^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/u, 'must start with http:// or https:// and hold no whitespace or control characters')
-        .superRefine((text, ctx) => {
-          const problem = destinationTextProblem(text);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-    )
-    .max(MAX_DESTINATIONS)
-    .optional(),
+  destinations: destinationList.optional(),
   access_group: z.int().min(0).max(99).optional(),
   locked: z.boolean().optional(),
   limits: secretKeyLimits.optional(),

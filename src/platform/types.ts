@@ -16,6 +16,8 @@ export interface Project {
   identity: IdentitySettings | null;
   /** Whether a secureRequest key is stored (the key itself is never part of the project). */
   secure_request_key_set: boolean;
+  /** Where secureRequest may send: every url of a call must match one (Secret Key Destinations rules); [] for any public url. */
+  secure_request_destinations: string[];
   created: number;
   updated: number;
 }

@@ -1,49 +1,27 @@
 /**
- * secureRequest (spec 1.6, 4.3): every url is checked before anything is sent, then each request is
- * POSTed to its url with the signed-in user's information, in the order `sync` asks for, and the answers
- * come back in the order of the requests.
+ * secureRequest (spec 1.6, 4.3): every url is checked before anything is sent (urls.ts: the URL rules,
+ * the address guard and the project's Destinations for its key), then each request is POSTed to its url
+ * with the signed-in user's information, in the order `sync` asks for, and the answers come back in the
+ * order of the requests.
  */
 import type { SecureRequestCall } from '../../schemas/secure';
 import { secureAnswerCap } from '../../schemas/secure-rules';
 import type { Env } from '../env';
 import { SvcHttpError } from '../http/errors';
 import { CONSUMPTION_BUDGET_MS } from '../limits';
-import { OutboundError } from '../outbound/errors';
-import { checkDestination } from '../outbound/fetch';
-import { loadSecureRequestKey } from '../platform/projects';
+import { loadSecureRequestSettings } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
 import { answerJson } from './answer';
 import { mirroredBody } from './payload';
 import { runScheduled } from './schedule';
 import { mirrorOne, type SecureKey } from './send';
 import { importSigningKey } from './signing';
+import { checkUrls } from './urls';
 
 export interface SecureContext {
   env: Env;
   serviceId: string;
   user: ProjectUser;
-}
-
-/** The field a refusal of request `index` names: `url` for a single request, `[3].url` in an array. */
-const urlField = (call: SecureRequestCall, index: number) => (call.single ? 'url' : `[${index}].url`);
-
-/** Refuses the whole call when any url is not a valid public http(s) url; nothing has been sent yet. */
-function checkUrls(call: SecureRequestCall, env: Env): void {
-  call.items.forEach((item, index) => {
-    try {
-      checkDestination(item.url, env);
-    } catch (error) {
-      if (!(error instanceof OutboundError)) throw error;
-      const field = urlField(call, index);
-      const code = error.reason === 'private_destination' ? 'INVALID_REQUEST' : 'INVALID_PARAMETER';
-      throw new SvcHttpError(code, `${field}: ${error.message}`, { detail: { field, ...error.detail } });
-    }
-  });
-}
-
-async function secureKeyOf(env: Env, serviceId: string): Promise<SecureKey | null> {
-  const value = await loadSecureRequestKey(env, serviceId);
-  return value === null ? null : { value, signing: await importSigningKey(value) };
 }
 
 /**
@@ -53,8 +31,10 @@ async function secureKeyOf(env: Env, serviceId: string): Promise<SecureKey | nul
  */
 export async function secureRequest(context: SecureContext, call: SecureRequestCall): Promise<string> {
   const { env } = context;
-  checkUrls(call, env);
-  const key = await secureKeyOf(env, context.serviceId);
+  // Read from D1 on every call, not a cache: a narrowed list holds from the next call on.
+  const settings = await loadSecureRequestSettings(env, context.serviceId);
+  checkUrls(call, env, settings.destinations);
+  const key: SecureKey | null = settings.key === null ? null : { value: settings.key, signing: await importSigningKey(settings.key) };
   const mirror = { env, key, deadline: Date.now() + CONSUMPTION_BUDGET_MS, maxBytes: secureAnswerCap(call.items.length) };
   const outcomes = await runScheduled(call.items, (item) => mirrorOne(mirror, item.url, mirroredBody(context.user, item.data, key?.value ?? null)));
   if (call.single) {

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { loadActiveProject, loadProject, loadSecureRequestKey } from '../../src/platform/projects';
+import { loadActiveProject, loadProject, loadSecureRequestSettings } from '../../src/platform/projects';
 import { OPERATOR_TOKEN, call, callWithEnv, newProject, patchProject } from './worker-api';
 
 describe('projects (operator routes)', () => {
@@ -69,7 +69,7 @@ describe('projects (operator routes)', () => {
     expect(res.json).toMatchObject({ service_id: created.service_id, owner_id: created.owner_id, active: false, plan: 'premium', name: 'Renamed', identity, secure_request_key_set: true });
     expect(res.text).not.toContain('srk-secret-1');
     expect(res.text).not.toContain(created.owner_key);
-    expect(Object.keys(res.json).sort()).toEqual(['active', 'created', 'identity', 'name', 'owner_id', 'plan', 'secure_request_key_set', 'service_id', 'updated']);
+    expect(Object.keys(res.json).sort()).toEqual(['active', 'created', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id', 'updated']);
   });
 
   it('leaves fields out of a change as they are', async () => {
@@ -83,10 +83,10 @@ describe('projects (operator routes)', () => {
     await patchProject(created.service_id, { secure_request_key: 'srk-value-42' });
     const row = await env.DB.prepare('SELECT secure_request_key_enc FROM projects WHERE service_id = ?').bind(created.service_id).first<{ secure_request_key_enc: string }>();
     expect(row!.secure_request_key_enc).not.toContain('srk-value-42');
-    expect(await loadSecureRequestKey(env, created.service_id)).toBe('srk-value-42');
+    expect((await loadSecureRequestSettings(env, created.service_id)).key).toBe('srk-value-42');
     const cleared = await patchProject(created.service_id, { secure_request_key: null });
     expect(cleared.json.secure_request_key_set).toBe(false);
-    expect(await loadSecureRequestKey(env, created.service_id)).toBeNull();
+    expect((await loadSecureRequestSettings(env, created.service_id)).key).toBeNull();
   });
 
   it('removes the external identity issuer with identity null', async () => {

@@ -19,3 +19,13 @@ export async function verifyingApi(key: string): Promise<string> {
   await fetch(`${origin}/webhook-key/${name}`, { method: 'POST', body: key });
   return `${origin}/webhook/${name}`;
 }
+
+/** Changes the project's secureRequest settings as the operator does; answers the route's reply. */
+export const patchSecureSettings = (project: TestProject, body: { secure_request_key?: string | null; secure_request_destinations?: unknown }) =>
+  call('PATCH', `/v1/projects/${project.service_id}`, { token: OPERATOR_TOKEN, body });
+
+/** Sets (or with null clears) the Destinations of the project's secureRequest key. */
+export async function setSecureDestinations(project: TestProject, destinations: string[] | null): Promise<void> {
+  const res = await patchSecureSettings(project, { secure_request_destinations: destinations });
+  if (res.status !== 200) throw new Error(`setting the destinations failed: ${res.status} ${res.text}`);
+}

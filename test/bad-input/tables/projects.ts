@@ -10,7 +10,7 @@ const create: Target = { route: 'POST /v1/projects', auth: 'operator' };
 const change: Target = { route: 'PATCH /v1/projects/{service_id}', auth: 'operator' };
 
 const identity = { issuer: 'https://idp.example', audience: 'aud', jwks_url: 'https://idp.example/jwks' };
-const changeBase = { name: 'renamed', active: false, plan: 'standard', identity, secure_request_key: 'k' };
+const changeBase = { name: 'renamed', active: false, plan: 'standard', identity, secure_request_key: 'k', secure_request_destinations: ['https://api.example/v1'] };
 const noSuchProject = { status: 400, code: 'INVALID_SERVICE' } as const;
 
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
@@ -45,6 +45,22 @@ export const projectCases = (): BadInputCase[] => [
       'identity.audience': [[], ''],
       'identity.jwks_url': ['http://idp.example/jwks', 'https://', 7, described('https://idp.example/\u0000', 'as a URL with a NUL character'), described('https://idp.example/\u202e/jwks', 'as a URL with a right-to-left override')],
       secure_request_key: [7, '', described('x'.repeat(4097), 'over 4096 characters')],
+      // The Secret Key Destinations rules (secrets-and-users.ts), under the project's field name.
+      secure_request_destinations: [
+        'https://api.example/',
+        described([1], 'as a list holding a number', 'secure_request_destinations[0]'),
+        described(['ftp://api.example/'], 'as an ftp:// URL', 'secure_request_destinations[0]'),
+        described(['api.example'], 'as a URL without a scheme', 'secure_request_destinations[0]'),
+        described(['https://api.example/\u0000'], 'as a URL with a NUL character', 'secure_request_destinations[0]'),
+        described(['https://api.example/\u202ex'], 'as a URL with a right-to-left override', 'secure_request_destinations[0]'),
+        described(Array.from({ length: 101 }, (_, i) => `https://api${i}.example/`), 'as 101 URLs'),
+        described([`https://api.example/${'x'.repeat(2048)}`], 'as a URL over 2048 characters', 'secure_request_destinations[0]'),
+        described(['https://name@api.example/'], 'as a URL with a user name', 'secure_request_destinations[0]'),
+        described(['https://api.example/v1?key=1'], 'as a URL with a query', 'secure_request_destinations[0]'),
+        described(['https://api.*.example/'], 'as a URL with * inside the host', 'secure_request_destinations[0]'),
+        described(['https://api.example/v1/../v2'], 'as a URL with a .. segment', 'secure_request_destinations[0]'),
+        described(['https://api.example/v1', 'https://u@api.example/'], 'with a valid URL then one with user info', 'secure_request_destinations[1]'),
+      ],
     },
     true,
   ),
