@@ -1,5 +1,5 @@
 import type { Operator } from '../../schemas/ticket-types';
-import { canonicalOperator, deepEqual } from './operators';
+import { canonicalOperator, deepEqual, ordered } from './operators';
 
 /**
  * '=' under the previous rules (spec 9.2): loose between a number or boolean and its text (1 equals
@@ -24,17 +24,5 @@ export function compareLegacy(actual: unknown, operator: Operator, expected: unk
   const op = canonicalOperator(operator);
   if (op === '=') return looseEqual(actual, expected);
   if (op === '!=') return !looseEqual(actual, expected);
-  if (typeof actual === 'number' && typeof expected === 'number') {
-    if (op === '>') return actual > expected;
-    if (op === '>=') return actual >= expected;
-    if (op === '<') return actual < expected;
-    return actual <= expected;
-  }
-  if (typeof actual === 'string' && typeof expected === 'string') {
-    if (op === '>') return actual > expected;
-    if (op === '>=') return actual.startsWith(expected);
-    if (op === '<') return actual < expected;
-    return actual <= expected;
-  }
-  return false;
+  return ordered(actual, op, expected, 'order');
 }

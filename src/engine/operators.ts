@@ -31,10 +31,11 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /**
  * Ordering between two numbers (numeric) or two strings. On strings '>=' is starts-with and '<='
- * is ends-with (spec 2.2 rule 2); '>' and '<' are plain lexicographic comparisons by UTF-16 code
- * unit (locale independent, so the same on every machine). Anything else never orders.
+ * is ends-with (spec 2.2 rule 2; the previous rules read '<=' as plain order: `stringLte: 'order'`);
+ * '>' and '<' are plain lexicographic comparisons by UTF-16 code unit (locale independent, so the
+ * same on every machine). Anything else never orders.
  */
-function ordered(actual: unknown, operator: '>' | '>=' | '<' | '<=', expected: unknown): boolean {
+export function ordered(actual: unknown, operator: '>' | '>=' | '<' | '<=', expected: unknown, stringLte: 'ends-with' | 'order' = 'ends-with'): boolean {
   if (typeof actual === 'number' && typeof expected === 'number') {
     if (operator === '>') return actual > expected;
     if (operator === '>=') return actual >= expected;
@@ -45,7 +46,7 @@ function ordered(actual: unknown, operator: '>' | '>=' | '<' | '<=', expected: u
     if (operator === '>') return actual > expected;
     if (operator === '>=') return actual.startsWith(expected);
     if (operator === '<') return actual < expected;
-    return actual.endsWith(expected);
+    return stringLte === 'order' ? actual <= expected : actual.endsWith(expected);
   }
   return false;
 }
