@@ -1,3 +1,5 @@
+import { invalidField } from './paths';
+
 /** What registration must look up in the project's store (secret keys, mail templates, newsletters). */
 export interface RegistrationLookups {
   secretExists(name: string): Promise<boolean>;
@@ -10,4 +12,11 @@ export interface ExistenceCheck {
   path: string;
   message: string;
   exists(lookups: RegistrationLookups): Promise<boolean>;
+}
+
+/** Looks every name up at once; the first one missing is refused at its path. */
+export async function requireExisting(checks: readonly ExistenceCheck[], lookups: RegistrationLookups): Promise<void> {
+  const found = await Promise.all(checks.map((check) => check.exists(lookups)));
+  const missing = checks.find((_, i) => !found[i]);
+  if (missing) throw invalidField(missing.path, missing.message);
 }

@@ -9,7 +9,7 @@ import { normalizeActions } from './actions/chain';
 import { conditionInputSchema, normalizeCondition } from './condition';
 import { checked, type Checked } from './field-issue';
 import { parseOrRefuse } from './issues';
-import type { ExistenceCheck, RegistrationLookups } from './lookups';
+import { requireExisting, type ExistenceCheck, type RegistrationLookups } from './lookups';
 import { invalidField } from './paths';
 import { strictObject } from './strict';
 import type { StoredTicket } from './ticket-types';
@@ -85,9 +85,7 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
   const condition = normalizeCondition(parsed.condition ?? {}, 'condition', checks);
   const actions = normalizeActions(parsed.actions as ActionInput[], now, checks);
 
-  const found = await Promise.all(checks.map((check) => check.exists(lookups)));
-  const missing = checks.find((_, i) => !found[i]);
-  if (missing) throw invalidField(missing.path, missing.message);
+  await requireExisting(checks, lookups);
 
   const count = parsed.count === '' ? undefined : parsed.count;
   const ticket: ValidatedTicket['ticket'] = { ticket_id: ticketId, condition, actions, rules_version: 2 };

@@ -8,10 +8,10 @@
 import * as z from 'zod';
 import { conditionInputSchema } from '../condition';
 import { checked, type Checked } from '../field-issue';
-import type { ExistenceCheck, RegistrationLookups } from '../lookups';
+import { requireExisting, type ExistenceCheck, type RegistrationLookups } from '../lookups';
 import { invalidField } from '../paths';
 import { normalizeRegistration, ticketRegistrationSchema, validateTicketId, type ValidatedTicket } from '../ticket';
-import { convertReqChecks } from './req-checks';
+import { convertReqChecks, isRecord } from './req-checks';
 import { normalizeRequestCondition, requestConditionSchema } from './request-condition';
 
 /** The import body as documented (OpenAPI): a registration plus what only the previous rules had. */
@@ -23,8 +23,6 @@ export const legacyImportSchema = ticketRegistrationSchema.extend({
   actions: z.array(z.unknown()).describe("As in a registration; a req action may carry condition (or match) rows on its answer, moved into a cond action at the head of its Then chain."),
   rules_version: z.literal(2).nullable().optional().describe('2, or absent for a ticket saved before 2026-10-09 (its req actions answer the body alone).'),
 });
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function validateLegacyImport(ticketId: string, input: unknown, lookups: RegistrationLookups, now: number): Promise<Checked<ValidatedTicket>> {
   return checked(() => normalizeImport(ticketId, input, lookups, now));
@@ -53,9 +51,7 @@ async function normalizeImport(ticketId: string, input: unknown, lookups: Regist
   if (request !== undefined && request !== null) {
     const checks: ExistenceCheck[] = [];
     ticket.condition = { ...ticket.condition, request: normalizeRequestCondition(request, 'condition.request', now, checks) };
-    const found = await Promise.all(checks.map((check) => check.exists(lookups)));
-    const missing = checks.find((_, i) => !found[i]);
-    if (missing) throw invalidField(missing.path, missing.message);
+    await requireExisting(checks, lookups);
   }
   return { ...validated, ticket };
 }

@@ -10,7 +10,7 @@ import { validateTemplate, type TemplateContext } from '../references';
 const CHECK_KEYS = ['condition', 'match'] as const;
 const COND_VALUES: TemplateContext = { inThen: true, inErr: false, allowClientSecret: false, only: ['response', 'placeholder'] };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The actions with every req answer check moved into a cond action; anything else is left for validation to judge. */
 export function convertReqChecks(actions: unknown, path: string): unknown {

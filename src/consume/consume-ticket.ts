@@ -96,9 +96,11 @@ async function consumeRead(
 
   const rules = ticket.legacy ? 'legacy' : 'current';
   const tkid = tkidOf(ticketId, consumeId, consumer);
-  const hash = await receiptHash(input.project.receipt_key, tkid);
+  // Made once, when first needed: by the actions, or earlier by a legacy ticket's check-time request.
+  let hashing: Promise<string> | undefined;
+  const hashOnce = () => (hashing ??= receiptHash(input.project.receipt_key, tkid));
   const bodyAlone = ticket.rules_version === undefined;
-  const contextOf = (reading: Pick<ActionContext, 'body' | 'params' | 'placeholders'>): ActionContext => ({
+  const contextOf = (reading: Pick<ActionContext, 'body' | 'params' | 'placeholders'>, hash: string): ActionContext => ({
     ...reading,
     headers: request.headers,
     ip: request.ip,
@@ -113,7 +115,7 @@ async function consumeRead(
     hasRecordAccess: (recordId, who) => ports.hasRecordAccess(recordId, who),
     sendRequestCondition: async (checkTime, reading) => {
       if (!ports.sendRequestCondition) throw new Error('no port sends the check-time request of a legacy ticket');
-      return ports.sendRequestCondition(checkTime, contextOf(reading), bodyAlone);
+      return ports.sendRequestCondition(checkTime, contextOf(reading, await hashOnce()), bodyAlone);
     },
   };
   const condition = await evaluateCondition(ticket.condition, request, conditionPorts, rules);
@@ -131,9 +133,10 @@ async function consumeRead(
   if (lateRefusal) return fail('ticket', lateRefusal.code, lateRefusal.message);
   const reservation = store.reserve(user?.user_id);
 
+  const hash = await hashOnce();
   const run = startRun(
     ticket.actions,
-    contextOf({ body: condition.body, params: condition.params, placeholders: condition.placeholders }),
+    contextOf({ body: condition.body, params: condition.params, placeholders: condition.placeholders }, hash),
     { tkid, hash },
     { ...(ticket.legacy ? { legacy: true } : {}), ...(bodyAlone ? { bodyAlone: true } : {}) },
   );

@@ -45,16 +45,6 @@ export interface ForwardRecord {
 /** How much of each body a compact history item shows. */
 export const COMPACT_TEXT_LENGTH = 200;
 
-/** The destination's answer as it is kept: parsed when it parses as JSON, else the text itself. */
-export function keptBody(text: string): string {
-  try {
-    JSON.parse(text);
-    return text;
-  } catch {
-    return JSON.stringify(text);
-  }
-}
-
 const parsed = (json: string | undefined): unknown => (json === undefined ? undefined : JSON.parse(json));
 
 function optional<T extends object>(fields: T): Partial<T> {

@@ -11,7 +11,8 @@ import { callLimitMs, sendOutbound, type OutboundEnv, type OutboundRequest, type
 import { redactSecret, SearchTimeout } from '../outbound/redact/redact';
 import { StreamRedactor } from '../outbound/redact/stream-redactor';
 import { outboundOf, type PreparedRequest } from './prepare';
-import { type ForwardError, keptBody } from './record';
+import { bodyAsJsonText } from '../outbound/body-json';
+import type { ForwardError } from './record';
 import { relayPieces } from './stream-relay';
 
 export type ForwardOutcome =
@@ -20,7 +21,7 @@ export type ForwardOutcome =
       statusCode: number;
       /** The answer's text, the key's copies replaced. */
       body: string;
-      /** As the request keeps it (see keptBody). */
+      /** As the request keeps it (see bodyAsJsonText). */
       kept: string;
       contentType?: string;
       responded: number;
@@ -75,7 +76,7 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
       ...(key ? { secret: key.value, redactAs: FORWARD_SECRET_TOKEN } : {}),
       ...(signal ? { signal } : {}),
     });
-    const kept = keptBody(answer.body);
+    const kept = bodyAsJsonText(answer.body);
     if (new TextEncoder().encode(kept).length > MAX_KEPT_BYTES) {
       return { ok: false, error: { code: 'REQUEST_FAILED', message: 'The answer does not decode to text small enough to keep (binary data?).' }, httpStatus: 502 };
     }
@@ -136,7 +137,7 @@ async function errorAnswer(body: ReadableStream<Uint8Array>, key: SendKey | null
   for (const part of parts) bytes.set(part, (at += part.byteLength) - part.byteLength);
   let text = new TextDecoder().decode(bytes.subarray(0, MAX_ERROR_BODY_BYTES));
   if (key) text = await redactSecret(text, key.value, { deadline, now: Date.now }, FORWARD_SECRET_TOKEN);
-  return { body: JSON.parse(keptBody(text)) as unknown, truncated };
+  return { body: JSON.parse(bodyAsJsonText(text)) as unknown, truncated };
 }
 
 /**
