@@ -12,6 +12,7 @@ import { ticketRoutes } from './routes/tickets';
 import { recordsRouter } from './routes/records';
 import { mailOutboxRouter } from './routes/mail-outbox';
 import { subscribersRouter } from './routes/subscribers';
+import { mcpHandler } from './mcp/handler';
 import { openApiDocument } from './openapi/document';
 import { ROUTES } from './openapi/catalogue';
 import pkg from '../package.json';
@@ -35,6 +36,10 @@ app.route('/', secureRoutes);
 app.route('/', recordsRouter);
 app.route('/', mailOutboxRouter);
 app.route('/', subscribersRouter);
+// The MCP server (src/mcp/): its tools call the owner routes above through app.fetch, in-process.
+const mcp = mcpHandler((request, env, ctx) => app.fetch(request, env, ctx));
+app.post('/mcp', mcp);
+app.all('/mcp', mcp);
 
 app.notFound(() => renderError(new SvcHttpError('NOT_FOUND', 'No such route.', { status: 404 })));
 app.onError((err) => renderError(err));

@@ -24,6 +24,7 @@ const TIERS: Record<string, number> = {
   'src/app.ts': 4,
   'src/routes': 4,
   'src/openapi': 4,
+  'src/mcp': 4,
   'src/queue': 4,
   'src/consume': 3,
   'src/forward': 3,

@@ -12,7 +12,7 @@ export type OwnerCaller = Extract<Caller, { kind: 'owner' }>;
 const unauthorized = (message: string) => new SvcHttpError('UNAUTHORIZED', message, { status: 401 });
 
 /** The credential of an Authorization header, bare or with the Bearer scheme; undefined when there is none. */
-function credentialOf(header: string | undefined | null): string | undefined {
+export function credentialOf(header: string | undefined | null): string | undefined {
   const value = header?.trim().replace(/^bearer(\s+|$)/i, '').trim();
   return value ? value : undefined;
 }

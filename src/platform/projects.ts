@@ -147,6 +147,16 @@ export async function verifyOwnerKey(env: Env, serviceId: string, ownerKey: stri
   return constantTimeEqualText(presented, row?.owner_key_hash ?? '0'.repeat(64)) && row !== null;
 }
 
+/**
+ * The project an owner key belongs to, found by the key alone (its SHA-256 hex, indexed by
+ * migrations/0009); null for anything that is not a known owner key. Active or not: the caller decides.
+ */
+export async function projectOfOwnerKey(env: Env, key: string): Promise<Project | null> {
+  if (!key.startsWith(OWNER_KEY_PREFIX)) return null;
+  const row = await env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE owner_key_hash = ?`).bind(await hashSha256Hex(key)).first<ProjectRow>();
+  return row ? toProject(row) : null;
+}
+
 /** What secureRequest sends with: the project's key and where it may go, read together from D1 on every call. */
 export interface SecureRequestSettings {
   /** The decrypted key, or null when none is set. Never log or return it. */

@@ -1,0 +1,60 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import type { Context } from 'hono';
+import { renderError, type AppEnv } from '../app';
+import { readCapped } from '../bytes/read-capped';
+import { SvcHttpError } from '../http/errors';
+import { requireOwnerKeyProject } from './auth';
+import { ownerApi, type AppFetch } from './owner-api';
+import { registerResources } from './resources';
+import { registerTools } from './tools';
+
+/** The largest JSON-RPC request /mcp reads: a ticket is at most 1 MiB on PUT too. */
+export const MCP_MAX_BODY_BYTES = 1_048_576;
+
+const SERVER_INFO = { name: 'svc-gateway', version: '1' };
+
+/** A JSON-RPC error answer with no id, as the transport writes its own. */
+const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, headers });
+
+const tooLarge = () => new SvcHttpError('INVALID_PARAMETER', `Payload Too Large: the request body must not exceed ${MCP_MAX_BODY_BYTES} bytes.`, { status: 413 });
+
+/**
+ * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server and transport per request,
+ * JSON answers, no session): authenticated by the owner key before the SDK sees anything, body capped.
+ */
+export function mcpHandler(appFetch: AppFetch) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
+    if (c.req.method !== 'POST') return jsonRpcError(405, 'Method not allowed.', { allow: 'POST' });
+    let project;
+    try {
+      project = await requireOwnerKeyProject(c.env, c.req.header('authorization'));
+    } catch (err) {
+      const refused = renderError(err);
+      if (refused.status === 401) refused.headers.set('www-authenticate', 'Bearer');
+      return refused;
+    }
+    let body: Uint8Array;
+    try {
+      if (Number(c.req.header('content-length') ?? '0') > MCP_MAX_BODY_BYTES) throw tooLarge();
+      body = await readCapped(c.req.raw.body, MCP_MAX_BODY_BYTES, tooLarge);
+    } catch (err) {
+      if (err instanceof SvcHttpError && err.status === 413) return jsonRpcError(413, err.message);
+      throw err;
+    }
+    const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body });
+    const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    registerTools(server, ownerApi(appFetch, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.header('authorization')!));
+    registerResources(server);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  };
+}

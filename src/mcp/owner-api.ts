@@ -1,0 +1,43 @@
+import type { ExecutionContext } from 'hono';
+import type { Env } from '../env';
+
+/** The Worker's own fetch (app.fetch), passed in by src/router.ts so src/mcp never imports the router. */
+export type AppFetch = (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
+
+/** An HTTP answer of an owner route: its status and its JSON body (undefined when it is not JSON). */
+export interface HttpAnswer {
+  status: number;
+  json: unknown;
+}
+
+/** Calls the project's owner routes (paths under /v1/projects/{service_id}) with the caller's own Authorization header. */
+export type OwnerApi = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) => Promise<HttpAnswer>;
+
+/**
+ * The owner API dispatched in-process through the Worker's router: every refusal is the registry's
+ * own code and message, and no request leaves the isolate.
+ */
+export function ownerApi(appFetch: AppFetch, env: Env, ctx: ExecutionContext, origin: string, serviceId: string, authorization: string): OwnerApi {
+  return async (method, path, body) => {
+    const headers: Record<string, string> = { authorization };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const request = new Request(`${origin}/v1/projects/${serviceId}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await appFetch(request, env, ctx);
+    const text = await response.text();
+    return { status: response.status, json: parseJson(text) };
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A query string of the given parameters, the undefined ones left out ('' when none is left). */
+export function queryOf(params: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}`;
+}

@@ -1,0 +1,151 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { SIGNATURE_PRESETS } from '../../schemas/signature-presets';
+import { queryOf, type OwnerApi } from './owner-api';
+import { refusalResult, successResult, toolResultOf } from './results';
+import { TICKET_SCHEMA_URI } from './resources';
+
+const ticketId = z.string().describe('The ticket id: 1 to 64 letters, digits, _ or -, starting with a letter or digit.');
+const startKey = z.string().optional().describe('The startKey of the previous page, to read the next one (page until endOfList is true).');
+const limit = z.int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).');
+const ms = (what: string) => z.int().min(0).optional().describe(`${what}, in milliseconds since the epoch.`);
+const id = encodeURIComponent;
+
+/** Runs a tool; an unexpected failure is a generic refusal, logged, never a stack trace or its message. */
+const guarded = async (run: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+  try {
+    return await run();
+  } catch (err) {
+    console.error('mcp tool failed', err instanceof Error ? (err.stack ?? err.message) : String(err));
+    return refusalResult('INTERNAL_ERROR', 'Internal server error.');
+  }
+};
+
+/**
+ * The tools: each a thin adaptor over one owner route of this Worker (see owner-api.ts), so the
+ * answer and every refusal are the route's own.
+ */
+export function registerTools(server: McpServer, api: OwnerApi): void {
+  server.registerTool(
+    'list_tickets',
+    {
+      description: "List the project's tickets with every field (condition, actions, remaining count), one page at a time.",
+      inputSchema: { start_key: startKey, limit },
+      annotations: { readOnlyHint: true },
+    },
+    (args) => guarded(async () => toolResultOf(await api('GET', `/tickets${queryOf({ startKey: args.start_key, limit: args.limit })}`))),
+  );
+
+  server.registerTool(
+    'get_ticket',
+    {
+      description: 'Read one ticket as registered: description, count (remaining) and registered_count, limit_per_user, time_to_live, condition, actions.',
+      inputSchema: { ticket_id: ticketId },
+      annotations: { readOnlyHint: true },
+    },
+    (args) => guarded(async () => toolResultOf(await api('GET', `/tickets/${id(args.ticket_id)}`))),
+  );
+
+  server.registerTool(
+    'register_ticket',
+    {
+      description:
+        `Register a ticket, or replace the one with this id. \`ticket\` is the registration JSON ({ description?, count?, limit_per_user?, time_to_live?, condition?, actions }), ` +
+        `as described by the resource ${TICKET_SCHEMA_URI}. A refusal is INVALID_PARAMETER with a message naming the field path (e.g. "actions[0].exe.url"): fix that field and call again.`,
+      inputSchema: { ticket_id: ticketId, ticket: z.record(z.string(), z.unknown()).describe(`The registration body; see ${TICKET_SCHEMA_URI}.`) },
+      annotations: { idempotentHint: true },
+    },
+    (args) => guarded(async () => toolResultOf(await api('PUT', `/tickets/${id(args.ticket_id)}`, args.ticket))),
+  );
+
+  server.registerTool(
+    'delete_ticket',
+    {
+      description: 'Delete a ticket and its per-user counters. Its log stays (clear it with clear_log).',
+      inputSchema: { ticket_id: ticketId },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args) => guarded(async () => toolResultOf(await api('DELETE', `/tickets/${id(args.ticket_id)}`))),
+  );
+
+  server.registerTool(
+    'check_ticket',
+    {
+      description:
+        'Dry-run a registered ticket against a sample request: runs its whole condition (signature, request, user checks), runs no action and uses no count. ' +
+        'Answers { passed: true } or { passed: false, status, error: { code, message, stage } } with what a real consumption would have answered.',
+      inputSchema: {
+        ticket_id: ticketId,
+        method: z.enum(['GET', 'POST']).optional().describe('The method of the sample request (default POST).'),
+        headers: z.record(z.string(), z.string()).optional().describe('Request headers, e.g. a signature header.'),
+        body: z.unknown().optional().describe('The body: a string is sent as the raw body text, anything else as its JSON text.'),
+        query: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional().describe('Query string parameters.'),
+        user_id: z.string().optional().describe('Consume as this signed-in project user (as on /tpa); absent = anonymous.'),
+        ip: z.string().optional().describe("The caller's IP address (default 127.0.0.1)."),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ ticket_id, ...sample }) => guarded(async () => toolResultOf(await api('POST', `/tickets/${id(ticket_id)}/check`, sample))),
+  );
+
+  server.registerTool(
+    'read_log',
+    {
+      description:
+        "Read a ticket's consumption log, newest first: one row per consumption or dry run (consume_id, user_id, failed, code, timestamp, description). " +
+        'Rows reach the log within about a second of the consumption. Read one consumption\'s action rows with read_consumption.',
+      inputSchema: { ticket_id: ticketId, from: ms('From this time'), to: ms('Up to this time'), start_key: startKey, limit },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('GET', `/tickets${queryOf({ ticket_id: `#${args.ticket_id}#`, from: args.from, to: args.to, startKey: args.start_key, limit: args.limit })}`)),
+      ),
+  );
+
+  server.registerTool(
+    'read_consumption',
+    {
+      description: "Read the action rows of one consumption (what each action did), by the consume_id of a read_log row.",
+      inputSchema: { ticket_id: ticketId, consume_id: z.string().describe('The consume_id of a log row.'), start_key: startKey, limit },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('GET', `/tickets${queryOf({ ticket_id: `@${args.ticket_id}#${args.consume_id}#`, startKey: args.start_key, limit: args.limit })}`)),
+      ),
+  );
+
+  server.registerTool(
+    'clear_log',
+    {
+      description: "Delete a ticket's log rows (consumptions and their action rows) older than `before` (default now), in the background. The ticket and its count are untouched.",
+      inputSchema: { ticket_id: ticketId, before: ms('Delete the rows before this time (default now)') },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args) => guarded(async () => toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/clear-log`, args.before === undefined ? {} : { before: args.before }))),
+  );
+
+  server.registerTool(
+    'list_secret_keys',
+    {
+      description: "List the project's Secret Keys: names and settings (destinations, access_group, locked, limits), never their values. A ticket names one by secretName.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    () => guarded(async () => toolResultOf(await api('GET', '/secrets'))),
+  );
+
+  server.registerTool(
+    'list_signature_presets',
+    {
+      description:
+        "How known providers (Stripe, GitHub, Slack, Shopify, Standard Webhooks, Paddle, Linear, Intercom) sign webhooks, as a ticket condition's signature part. " +
+        "Use one as condition.signature with secretName set to the Secret Key that holds the provider's secret.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async () => successResult({ presets: SIGNATURE_PRESETS }),
+  );
+}
