@@ -251,3 +251,21 @@ export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   Deleted: deletedAnswer,
   ForwardStatus: forwardStatusAnswer,
 };
+
+/** A JSON-RPC 2.0 request or notification of the Model Context Protocol (POST /mcp). */
+export const jsonRpcRequest = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.int()]).optional().describe('Absent on a notification.'),
+    method: z.string().describe('initialize, tools/list, tools/call, resources/list, resources/read, …'),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .describe('A JSON-RPC 2.0 message of the Model Context Protocol (a batch is an array of them).');
+
+/** The JSON-RPC answer of POST /mcp: a result, or an error such as -32602 for an unknown tool. */
+export const jsonRpcAnswer = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.unknown().describe('The id of the request answered (null when the request could not be read).'),
+  result: z.record(z.string(), z.unknown()).optional().describe('A tool refusal is a result with isError: true, text "<CODE>: <message>" and structuredContent { code, message, detail? }.'),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});

@@ -150,4 +150,16 @@ export const ROUTES: readonly RouteDoc[] = [
     success: { status: 101, description: 'Switching Protocols: the socket. Every frame the server sends is one JSON text of this shape.', schema: answer.realtimeServerFrameAnswer },
   },
   { operationId: 'refuseSignedInGetLong', tag: 'consume', method: 'get', path: '/auth/consume/{service_id}/{owner_id}/{ticket_id}', auth: 'id-token', summary: 'Refused: signed-in consumption is POST only.', success: ok('Never: the answer is always 400.', answer.receiptAnswer) },
+  {
+    operationId: 'mcp',
+    tag: 'automation',
+    method: 'post',
+    path: '/mcp',
+    auth: 'owner-key',
+    body: answer.jsonRpcRequest,
+    summary:
+      'The MCP server (Streamable HTTP, stateless, JSON answers; send Accept: application/json, text/event-stream): tools over the owner routes of the project the owner key names, and the ticket schema and signature guide as resources. ' +
+      'GET and DELETE are 405; a body over 1 MiB is 413; both with a JSON-RPC error body. See docs/automation.md.',
+    success: ok('The JSON-RPC answer (202 with no body for notifications only).', answer.jsonRpcAnswer),
+  },
 ];

@@ -3,7 +3,7 @@ import { REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
 import { NAMED_SCHEMAS } from './answers';
 
 /** Who may call a route: how the Authorization header is used. */
-type RouteAuth = 'none' | 'operator' | 'owner' | 'id-token' | 'owner-or-id-token' | 'anyone' | 'anyone-socket';
+type RouteAuth = 'none' | 'operator' | 'owner' | 'owner-key' | 'id-token' | 'owner-or-id-token' | 'anyone' | 'anyone-socket';
 
 export interface QueryParameter {
   description: string;
@@ -52,6 +52,8 @@ const SECURITY: Record<RouteAuth, Record<string, string[]>[]> = {
   none: [],
   operator: [{ operatorToken: [] }],
   owner: [{ ownerKey: [] }],
+  // The owner key alone names its project (no {service_id} in the path); any other credential is 401.
+  'owner-key': [{ ownerKey: [] }],
   'id-token': [{ idToken: [] }],
   'owner-or-id-token': [{ ownerKey: [] }, { idToken: [] }],
   // A visitor calls without a credential; a signed-in user sends an id token.
@@ -188,6 +190,7 @@ const TAGS: Record<string, string> = {
   tickets: 'The ticket registry and its logs.',
   consume: 'Consuming tickets (the webhook endpoints).',
   forward: 'Request forwarding: a request sent for the caller with a Secret Key filled in server side.',
+  automation: 'The MCP server for AI agents and automation (docs/automation.md).',
   secure: "secureRequest: a signed-in user's request mirrored to the customer's own API, signed with the project's key.",
 };
 

@@ -9,6 +9,7 @@ import { ROUTE_LABELS } from './routes';
 import { consumeControls } from './tables/consume';
 import { forwardControls } from './tables/forward';
 import { mailControls } from './tables/mail';
+import { mcpControls } from './tables/mcp';
 import { projectControls } from './tables/projects';
 import { realtimeControls } from './tables/realtime';
 import { secretsAndUsersControls } from './tables/secrets-and-users';
@@ -18,7 +19,7 @@ import { buildWorld, type World } from './world';
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
 // names the secret key, template and newsletter) before those are deleted, the project change (it
 // disables the project) last.
-const controls: BadInputCase[] = [...forwardControls(), ...realtimeControls(), ...consumeControls(), ...ticketControls(), ...secretsAndUsersControls(), ...mailControls(), ...projectControls()];
+const controls: BadInputCase[] = [...forwardControls(), ...realtimeControls(), ...consumeControls(), ...ticketControls(), ...secretsAndUsersControls(), ...mailControls(), ...mcpControls(), ...projectControls()];
 
 let world: World;
 beforeAll(async () => {

@@ -6,13 +6,14 @@ import { ROUTES_WITHOUT_INPUT, ROUTE_LABELS, routeKey } from './routes';
 import { consumeCases } from './tables/consume';
 import { forwardCases } from './tables/forward';
 import { mailCases } from './tables/mail';
+import { mcpCases } from './tables/mcp';
 import { projectCases } from './tables/projects';
 import { realtimeCases } from './tables/realtime';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 
-const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases(), ...secureCases()];
+const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases(), ...secureCases(), ...mcpCases()];
 
 describe('bad-input coverage', () => {
   it('every documented route with input has bad-input cases', () => {

@@ -49,6 +49,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   'POST /publ/consume/{service_id}/{owner_id}/{ticket_id}': 'POST /publ/consume',
   'POST /auth/consume/{service_id}/{owner_id}/{ticket_id}': 'POST /auth/consume',
   'GET /auth/consume/{service_id}/{owner_id}/{ticket_id}': 'GET /auth/consume',
+  'POST /mcp': 'POST /mcp',
 };
 
 /** Routes with no input to get wrong: liveness and the OpenAPI document. */

@@ -1,0 +1,4 @@
+import { runCases } from './runner';
+import { mcpCases } from './tables/mcp';
+
+runCases('the MCP server', mcpCases());
