@@ -4,8 +4,8 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import type { Context } from 'hono';
 import { renderError, type AppEnv } from '../app';
 import { readCapped } from '../bytes/read-capped';
+import { projectOfOwnerCredential } from '../http/auth';
 import { SvcHttpError } from '../http/errors';
-import { requireOwnerKeyProject } from './auth';
 import { ownerApi, type AppFetch } from './owner-api';
 import { registerResources } from './resources';
 import { registerTools } from './tools';
@@ -31,7 +31,7 @@ export function mcpHandler(appFetch: AppFetch) {
     if (c.req.method !== 'POST') return jsonRpcError(405, 'Method not allowed.', { allow: 'POST' });
     let project;
     try {
-      project = await requireOwnerKeyProject(c.env, c.req.header('authorization'));
+      project = await projectOfOwnerCredential(c.env, c.req.header('authorization'));
     } catch (err) {
       const refused = renderError(err);
       if (refused.status === 401) refused.headers.set('www-authenticate', 'Bearer');

@@ -1,22 +1,16 @@
 /** The MCP server (POST /mcp): the owner key alone names the project; any other credential is 401 before the server reads the call. */
 import type { BadInputCase, Target } from '../case';
-import { credentialCases, type CredentialRule } from '../credentials';
+import { OWNER_KEY_ONLY_CREDENTIALS, credentialCases, type CredentialRule } from '../credentials';
 import { FRESH_TICKET } from '../world';
 
 const mcp: Omit<Target, 'auth'> = { route: 'POST /mcp', headers: { accept: 'application/json, text/event-stream' } };
 const unauthorized = { status: 401, code: 'UNAUTHORIZED' } as const;
 
-/** Every credential but an owner key is 401 UNAUTHORIZED (an id token does not verify here: only owner keys are read). */
+/** Every credential but an owner key is 401 UNAUTHORIZED, as on GET /v1/owner (the same check); admins and other projects' users too. */
 const MCP_CREDENTIALS: readonly CredentialRule[] = [
-  { auth: 'none', input: 'no credential', expect: unauthorized },
-  { auth: 'empty-bearer', input: 'an empty Bearer credential', expect: unauthorized },
-  { auth: 'wrong-owner-key', input: 'an owner key no project has', expect: unauthorized },
-  { auth: 'malformed', input: 'a malformed token', expect: unauthorized },
-  { auth: 'control-chars', input: 'a credential with control characters', expect: unauthorized },
-  { auth: 'user', input: "a project user's id token", expect: unauthorized },
+  ...OWNER_KEY_ONLY_CREDENTIALS,
   { auth: 'admin', input: 'a signed-in admin (access group 99)', expect: unauthorized },
   { auth: 'other-user', input: "an id token of another project's user", expect: unauthorized },
-  { auth: 'operator', input: 'the operator token', expect: unauthorized },
 ];
 
 /** A call that would register the watched fresh ticket, had the credential been the owner key. */
