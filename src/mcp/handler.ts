@@ -6,14 +6,16 @@ import { renderError, type AppEnv } from '../app';
 import { readCapped } from '../bytes/read-capped';
 import { projectOfOwnerCredential } from '../http/auth';
 import { SvcHttpError } from '../http/errors';
+import { MAX_BODY_BYTES } from '../limits';
+import pkg from '../../package.json';
 import { ownerApi, type AppFetch } from './owner-api';
 import { registerResources } from './resources';
 import { registerTools } from './tools';
 
-/** The largest JSON-RPC request /mcp reads: a ticket is at most 1 MiB on PUT too. */
-export const MCP_MAX_BODY_BYTES = 1_048_576;
+/** The largest JSON-RPC request /mcp reads: the cap of every JSON body, a ticket's on PUT included. */
+const MCP_MAX_BODY_BYTES = MAX_BODY_BYTES;
 
-const SERVER_INFO = { name: 'svc-gateway', version: '1' };
+const SERVER_INFO = { name: pkg.name, version: pkg.version };
 
 /** A JSON-RPC error answer with no id, as the transport writes its own. */
 const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
