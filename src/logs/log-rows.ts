@@ -52,6 +52,10 @@ export interface OwnerLogRow extends ConsumedRow {
   attempts: number;
   retried?: true;
   warning?: string;
+  /** The request it received (credentials redacted; a body over 64 KiB by its size only). */
+  request?: unknown;
+  /** The consume_id this consumption or dry run replays. */
+  replay_of?: string;
 }
 
 /** One action that ran in a consumption: what it sent, what came back, its error. */
@@ -106,13 +110,15 @@ export function toConsumedRow(row: StoredLogRow): ConsumedRow {
   return { ticket_id: row.ticket_id, consume_id: row.consume_id, user_id: row.user_id, is_test: false, timestamp: row.timestamp, description: row.description };
 }
 
-export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[]): OwnerLogRow {
+export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[], replay: { request: string | null; replay_of: string | null } = { request: null, replay_of: null }): OwnerLogRow {
   const { attempts, retried, warning } = summarizeRetries(parseObject(row.description), actions);
   const out: OwnerLogRow = { ...toConsumedRow(row), log_key: row.log_key, attempts };
   if (row.failed) out.failed = true;
   if (row.is_check) out.check = true;
   if (retried) out.retried = true;
   if (warning) out.warning = warning;
+  if (replay.request) out.request = parseObject(replay.request);
+  if (replay.replay_of) out.replay_of = replay.replay_of;
   return out;
 }
 
