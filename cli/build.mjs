@@ -3,13 +3,14 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 const CLI = path.dirname(fileURLToPath(import.meta.url));
 
 export async function buildCli() {
   const outfile = path.join(CLI, 'dist', 'svc.mjs');
-  await build({
+  const result = await build({
+    write: false,
     entryPoints: [path.join(CLI, 'src', 'main.ts')],
     outfile,
     bundle: true,
@@ -18,10 +19,15 @@ export async function buildCli() {
     target: 'node20',
     legalComments: 'none',
     logLevel: 'warning',
-    // commander is CommonJS and calls require('events') etc.: an ESM bundle needs a require of its own.
     define: { SVC_VERSION: JSON.stringify(JSON.parse(readFileSync(path.join(CLI, 'package.json'), 'utf8')).version) },
+    // commander is CommonJS and calls require('events') etc.: an ESM bundle needs a require of its own.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
   });
+  // Written beside it and renamed: a `svc` starting meanwhile reads the old bundle or the new, never half of one.
+  mkdirSync(path.dirname(outfile), { recursive: true });
+  const temporary = `${outfile}.${process.pid}.tmp`;
+  writeFileSync(temporary, result.outputFiles[0].contents);
+  renameSync(temporary, outfile);
   return outfile;
 }
 

@@ -21,6 +21,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`svc tickets list | head`) is no error of the CLI.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    throw err;
+  });
+}
+
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
