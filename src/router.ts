@@ -9,6 +9,7 @@ import { forwardRoutes } from './routes/forward';
 import { realtimeRoutes } from './routes/realtime';
 import { secureRoutes } from './routes/secure';
 import { ticketRoutes } from './routes/tickets';
+import { ticketDryRunRoutes } from './routes/ticket-dry-runs';
 import { recordsRouter } from './routes/records';
 import { mailOutboxRouter } from './routes/mail-outbox';
 import { subscribersRouter } from './routes/subscribers';
@@ -27,6 +28,7 @@ app.get('/openapi.json', (c) => c.json((openApi ??= openApiDocument(ROUTES, pkg.
 app.route('/', projectsRouter);
 app.route('/', ownerResourcesRouter);
 app.route('/', ticketRoutes);
+app.route('/', ticketDryRunRoutes);
 app.route('/', consumedRoutes);
 app.route('/', consumeRoutes);
 app.route('/', forwardRoutes);

@@ -1,7 +1,7 @@
 import type { Env } from '../env';
 import { constantTimeEqualText } from '../bytes/constant-time';
 import { type IdentityProject, authRequired, verifyIdToken } from '../platform/identity';
-import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
+import { OWNER_KEY_PREFIX, activeOrRefused, projectOfOwnerKey, verifyOwnerKey } from '../platform/projects';
 import type { Caller, Project } from '../platform/types';
 import { SvcHttpError } from './errors';
 
@@ -53,4 +53,18 @@ export async function requireOwner(env: Env, project: Project, authorizationHead
   }
   await verifyIdToken(env, project, token);
   throw new SvcHttpError('INVALID_REQUEST', refusal, { status: 403 });
+}
+
+/**
+ * The project of the owner key in the Authorization header, for routes that name no project (GET
+ * /v1/owner, /mcp). No credential, an id token or a key of no project: 401 UNAUTHORIZED; an inactive
+ * project: SERVICE_DISABLED (400).
+ */
+export async function projectOfOwnerCredential(env: Env, authorizationHeader: string | undefined): Promise<Project> {
+  const token = credentialOf(authorizationHeader);
+  if (!token) throw unauthorized('The project owner key is required (Authorization: Bearer <owner key>).');
+  if (!token.startsWith(OWNER_KEY_PREFIX)) throw unauthorized('Only a project owner key is accepted here (an id token is not).');
+  const project = await projectOfOwnerKey(env, token);
+  if (!project) throw unauthorized('Invalid owner key.');
+  return activeOrRefused(project);
 }

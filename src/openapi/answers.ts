@@ -155,6 +155,35 @@ const actionRowAnswer = z.object({
 export const ticketsAnswer = z
   .union([listingOf(ownerTicketAnswer), listingOf(publicTicketAnswer), listingOf(ticketLogAnswer), listingOf(actionRowAnswer)])
   .describe('Tickets (every field for the owner, the public subset for a user), or a log listing.');
+/** A ticket's definition as registered, every default filled in (the plan of a registration). */
+const ticketDefinitionAnswer = z.object({
+  description: z.string(),
+  count: z.int().nullable().describe('The count as registered (null = unlimited), not what is left.'),
+  limit_per_user: z.union([z.int(), z.literal(false)]),
+  time_to_live: z.number().nullable(),
+  rules: z.enum(['current', 'legacy']).describe('legacy = it runs by the previous rules until registered again.'),
+  condition: conditionInputSchema,
+  actions: z.array(actionSchema),
+});
+export const oneTicketAnswer = ownerTicketAnswer.extend({
+  registered_count: z.int().nullable().describe('The count as registered (null = unlimited); `count` is what is left.'),
+});
+export const ticketPlanAnswer = z.object({
+  ticket_id: z.string(),
+  change: z.enum(['create', 'update', 'none']),
+  current: ticketDefinitionAnswer.nullable().describe('null = no such ticket yet.'),
+  proposed: ticketDefinitionAnswer,
+});
+export const ticketCheckAnswer = z.union([
+  z.object({ ticket_id: z.string(), passed: z.literal(true), message: z.string() }),
+  z.object({
+    ticket_id: z.string(),
+    passed: z.literal(false),
+    status: z.int().describe('What a real consumption would have answered.'),
+    error: z.object({ code: z.string(), message: z.string(), stage: z.enum(['ticket', 'condition']), detail: z.object({}).optional() }),
+  }),
+]);
+export const ownerProjectAnswer = z.object({ service_id: z.string(), owner_id: z.string(), name: z.string(), plan: z.string(), active: z.boolean() });
 export const ticketDeletedAnswer = z.object({ deleted: z.literal(true), ticket_id: z.string() });
 export const logClearingAnswer = z.object({ message: z.string(), ticket_id: z.string(), before: ms('Rows before this time are deleted') });
 

@@ -5,6 +5,7 @@ import { secureRequestSchema } from '../../schemas/secure';
 import { SECURE_REQUEST_ROUTE } from '../../schemas/secure-rules';
 import { legacyImportSchema } from '../../schemas/legacy/import';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
+import { ticketCheckSchema } from '../../schemas/ticket-check';
 import {
   CreateProjectBody,
   DevUserBody,
@@ -42,6 +43,7 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'getOpenApi', tag: 'platform', method: 'get', path: '/openapi.json', auth: 'none', noRefusals: true, summary: 'This document.', success: ok('This document.', answer.openApiAnswer) },
   { operationId: 'createProject', tag: 'projects', method: 'post', path: '/v1/projects', auth: 'operator', body: CreateProjectBody, bodyOptional: true, summary: 'Create a project: answers { service_id, owner_id, owner_key } (the owner key is shown once).', success: { status: 201, description: 'The new project and its owner key.', schema: answer.createdProjectAnswer } },
   { operationId: 'updateProject', tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key and its Destinations.', success: ok('The changed project.', answer.projectAnswer) },
+  { operationId: 'getOwnerProject', tag: 'projects', method: 'get', path: '/v1/owner', auth: 'owner', summary: 'The project an owner key opens (the key alone identifies it).', success: ok('The project.', answer.ownerProjectAnswer) },
   { operationId: 'createDevUser', tag: 'identity', method: 'post', path: `${P}/dev/users`, auth: 'owner', body: DevUserBody, notFound: true, summary: 'Local development only (DEV_IDENTITY; 404 elsewhere): create or update a user and mint an id token.', success: ok('The user and a fresh id token.', answer.devUserAnswer) },
   { operationId: 'listSecretKeys', tag: 'secrets', method: 'get', path: `${P}/secrets`, auth: 'owner', summary: 'List secret keys (names and settings, never values).', success: ok('Every secret key.', z.object({ list: z.array(answer.secretKeyAnswer) })) },
   { operationId: 'getSecretKey', tag: 'secrets', method: 'get', path: `${P}/secrets/{name}`, auth: 'owner', notFound: true, summary: 'One secret key (never its value).', success: ok('The secret key.', answer.secretKeyAnswer) },
@@ -64,6 +66,9 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'getRecord', tag: 'records', method: 'get', path: `${P}/records/{record_id}`, auth: 'owner', notFound: true, summary: 'One record.', success: ok('The record.', answer.recordAnswer) },
   { operationId: 'registerTicket', tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}`, auth: 'owner', body: ticketRegistrationSchema, summary: 'Register or replace a ticket (owner only; a project user, admin included, gets INVALID_REQUEST).', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update).', schema: answer.ownerTicketAnswer } },
   { operationId: 'importLegacyTicket', tag: 'tickets', method: 'put', path: `${P}/tickets/{ticket_id}/legacy`, auth: 'owner', body: legacyImportSchema, summary: 'Import a ticket saved under the previous rules (owner only): the renames of spec 9.3 applied, stored with legacy: true, it runs by the previous rules (spec 9.2) until registered again. See docs/migrating.md.', success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update), legacy: true.', schema: answer.ownerTicketAnswer } },
+  { operationId: 'getTicket', tag: 'tickets', method: 'get', path: `${P}/tickets/{ticket_id}`, auth: 'owner', notFound: true, summary: 'One ticket as the owner lists it, with the count as registered.', success: ok('The ticket.', answer.oneTicketAnswer) },
+  { operationId: 'planTicket', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/plan`, auth: 'owner', body: ticketRegistrationSchema, summary: 'What registering this body would change (create, update or none), judged by the registry; nothing is stored.', success: ok('The current and proposed definitions.', answer.ticketPlanAnswer) },
+  { operationId: 'checkTicketSample', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/check`, auth: 'owner', body: ticketCheckSchema, bodyOptional: true, notFound: true, summary: "The owner's dry run: the whole condition judged against a sample request (method, headers, body, query, user); no action runs, no count is used.", success: ok('Whether the condition passed, and why not.', answer.ticketCheckAnswer) },
   { operationId: 'deleteTicket', tag: 'tickets', method: 'delete', path: `${P}/tickets/{ticket_id}`, auth: 'owner', notFound: true, summary: 'Delete a ticket and its per-user counters; its log stays.', success: ok('Deleted.', answer.ticketDeletedAnswer) },
   {
     operationId: 'getTickets',

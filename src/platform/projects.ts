@@ -139,6 +139,18 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
   return toProject(row);
 }
 
+/**
+ * The project an owner key belongs to, or null. The key is 32 random bytes, so finding it by its hash
+ * through the index reveals nothing a guess could use; an active check is the caller's.
+ */
+export async function projectOfOwnerKey(env: Env, ownerKey: string): Promise<Project | null> {
+  if (!ownerKey.startsWith(OWNER_KEY_PREFIX)) return null;
+  const row = await env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE owner_key_hash = ?`)
+    .bind(await hashSha256Hex(ownerKey))
+    .first<ProjectRow>();
+  return row ? toProject(row) : null;
+}
+
 /** Whether `ownerKey` is this project's owner key (hashes compared in constant time). */
 export async function verifyOwnerKey(env: Env, serviceId: string, ownerKey: string): Promise<boolean> {
   const row = await env.DB.prepare('SELECT owner_key_hash FROM projects WHERE service_id = ?').bind(serviceId).first<{ owner_key_hash: string }>();

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { currentFormOf } from '../../schemas/legacy/current-form';
 import { validateLegacyImport } from '../../schemas/legacy/import';
 import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups, type ValidatedTicket } from '../../schemas/ticket';
 import type { Checked } from '../../schemas/field-issue';
@@ -12,8 +11,9 @@ import { pageOf, pageRequest } from '../http/paging';
 import { requestLogClear } from '../logs/clear-log';
 import { parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
 import { listActionRows, listTicketLog } from '../logs/log-queries';
-import { newsletterExists, secretExists, templateExists } from '../platform/resources';
 import { readJsonBody } from '../platform/validation';
+import { registrationLookups } from './ticket-lookups';
+import { ownerView, publicView } from './ticket-views';
 import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry } from '../platform/ticket-directory';
 import type { Env } from '../env';
 import type { Project } from '../platform/types';
@@ -23,12 +23,6 @@ const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket i
 
 /** Ticket registry (owner) and getTickets listing. */
 export const ticketRoutes = createRouter();
-
-const lookups = (env: Env, serviceId: string): RegistrationLookups => ({
-  secretExists: (name) => secretExists(env, serviceId, name),
-  templateExists: (id) => templateExists(env, serviceId, id),
-  newsletterExists: (group, messageId) => newsletterExists(env, serviceId, group, messageId),
-});
 
 type Validator = (ticketId: string, input: unknown, lookups: RegistrationLookups, now: number) => Promise<Checked<ValidatedTicket>>;
 
@@ -44,11 +38,13 @@ ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id/legacy`, registrar, async (
 
 async function saveTicket(env: Env, project: Project, ticketId: string, input: unknown, validate: Validator) {
   const now = Date.now();
-  const registration = await validate(ticketId, input, lookups(env, project.service_id), now);
+  const registration = await validate(ticketId, input, registrationLookups(env, project.service_id), now);
   if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
   const { ticket, count } = registration.value;
   const previous = await directoryEntry(env, project.service_id, ticketId);
-  const stored: StoredTicket = { ...ticket, timestamp: previous?.timestamp ?? now, updated: now };
+  // A blank count keeps the count registered before (and what is left of it, in the TicketDO).
+  const registered = count !== undefined ? count : (previous?.count ?? null);
+  const stored: StoredTicket = { ...ticket, count: registered, timestamp: previous?.timestamp ?? now, updated: now };
   // The engine's copy first: a consumption after this answer always sees the new definition.
   const remaining = await ticketStub(env, project.service_id, ticketId).store(stored, count);
   await saveDirectoryEntry(env, project.service_id, stored);
@@ -116,23 +112,3 @@ ticketRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/clear-log`, guard('owner',
   await requestLogClear(c.env, project.service_id, ticketId, before);
   return c.json({ message: CLEARING, ticket_id: ticketId, before });
 });
-
-function publicView(ticket: StoredTicket, remaining: number | null): Record<string, unknown> {
-  const view: Record<string, unknown> = { ticket_id: ticket.ticket_id, description: ticket.description ?? '', timestamp: ticket.timestamp };
-  if (remaining !== null) view.count = remaining;
-  if (ticket.time_to_live !== undefined) view.time_to_live = ticket.time_to_live;
-  return view;
-}
-
-function ownerView(ticket: StoredTicket, remaining: number | null): Record<string, unknown> {
-  const { condition, actions } = currentFormOf(ticket.condition, ticket.actions);
-  return {
-    ...publicView(ticket, remaining),
-    limit_per_user: ticket.limit_per_user ?? false,
-    updated: ticket.updated,
-    condition,
-    actions,
-    legacy: ticket.legacy === true,
-    ...(ticket.rules_version !== undefined ? { rules_version: ticket.rules_version } : {}),
-  };
-}

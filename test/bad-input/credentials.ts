@@ -33,6 +33,17 @@ export const OPERATOR_ROUTE_CREDENTIALS: readonly CredentialRule[] = [
   { auth: 'control-chars', input: 'a credential with control characters', expect: unauthorized },
 ];
 
+/** The credentials GET /v1/owner refuses: it takes an owner key only, and anything else is 401 UNAUTHORIZED. */
+export const OWNER_KEY_ONLY_CREDENTIALS: readonly CredentialRule[] = [
+  { auth: 'none', input: 'no credential', expect: unauthorized },
+  { auth: 'empty-bearer', input: 'an empty Bearer credential', expect: unauthorized },
+  { auth: 'wrong-owner-key', input: 'an owner key no project has', expect: unauthorized },
+  { auth: 'malformed', input: 'a malformed token', expect: unauthorized },
+  { auth: 'control-chars', input: 'a credential with control characters', expect: unauthorized },
+  { auth: 'user', input: "a project user's id token", expect: unauthorized },
+  { auth: 'operator', input: 'the operator token', expect: unauthorized },
+];
+
 /** One case per refused credential, each with a request that the right credential would carry out. */
 export function credentialCases(target: Omit<Target, 'auth'>, body: BadInputCase['body'], rules: readonly CredentialRule[]): BadInputCase[] {
   return rules.map((rule) => ({ ...target, auth: rule.auth, input: rule.input, ...(body === undefined ? {} : { body }), expect: rule.expect }));

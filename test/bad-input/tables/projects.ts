@@ -1,13 +1,14 @@
 /** Operator routes: create and change a project (Authorization: Bearer OPERATOR_TOKEN). */
 import { bodyShapeCases, described, wrongValueCases } from '../bodies';
 import { invalidParameter, type BadInputCase, type Target } from '../case';
-import { OPERATOR_ROUTE_CREDENTIALS, credentialCases } from '../credentials';
+import { OPERATOR_ROUTE_CREDENTIALS, OWNER_KEY_ONLY_CREDENTIALS, credentialCases } from '../credentials';
 import { lookalikeCases } from '../params';
 import { fullwidth } from '../payloads';
 import { PLATFORM_BODY } from './platform-body';
 
 const create: Target = { route: 'POST /v1/projects', auth: 'operator' };
 const change: Target = { route: 'PATCH /v1/projects/{service_id}', auth: 'operator' };
+const ownerProject: Target = { route: 'GET /v1/owner', auth: 'owner' };
 
 const identity = { issuer: 'https://idp.example', audience: 'aud', jwks_url: 'https://idp.example/jwks' };
 const changeBase = { name: 'renamed', active: false, plan: 'standard', identity, secure_request_key: 'k', secure_request_destinations: ['https://api.example/v1'] };
@@ -15,12 +16,14 @@ const noSuchProject = { status: 400, code: 'INVALID_SERVICE' } as const;
 
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const projectControls = (): BadInputCase[] => [
+  { ...ownerProject, input: "the owner key's project", expect: { status: 200 } },
   { ...create, input: 'a valid project', body: { json: { name: 'n', plan: 'free' } }, expect: { status: 201 } },
   // Last: it disables the world's project.
   { ...change, input: 'a valid change', body: { json: changeBase }, expect: { status: 200 } },
 ];
 
 export const projectCases = (): BadInputCase[] => [
+  ...credentialCases(ownerProject, undefined, OWNER_KEY_ONLY_CREDENTIALS),
   ...credentialCases(create, { json: { name: 'would-be' } }, OPERATOR_ROUTE_CREDENTIALS),
   ...bodyShapeCases(create, { ...PLATFORM_BODY, emptyIsValid: true }, { name: 'n' }, 'name'),
   ...wrongValueCases(

@@ -1,4 +1,4 @@
-/** Owner routes of tickets: register, delete, list (getTickets), clearTicketLog, and getConsumedTickets. */
+/** Owner routes of tickets: register, delete, list (getTickets), clearTicketLog, getConsumedTickets, one ticket, plan and check. */
 import { expect } from 'vitest';
 import { MAX_ACTIONS_PER_TICKET, MAX_DESCRIPTION, MAX_MAIL_PLACEHOLDERS } from '../../../schemas/limits';
 import { bodyShapeCases, described, missingFieldCases, wrongValueCases, type BodyRules } from '../bodies';
@@ -263,6 +263,48 @@ const consumedCases = (): BadInputCase[] => [
   ignoredQueryKeysCase(consumed, { list: [], endOfList: true }),
 ];
 
+// --- one ticket, plan, check ---
+
+const getOne = (ticketId: PathParam): Target => ({ route: `GET ${P}/tickets/{ticket_id}`, params: { ticket_id: ticketId }, auth: 'owner' });
+const plan = (ticketId: PathParam): Target => ({ route: `POST ${P}/tickets/{ticket_id}/plan`, params: { ticket_id: ticketId }, auth: 'owner' });
+const check = (ticketId: PathParam): Target => ({ route: `POST ${P}/tickets/{ticket_id}/check`, params: { ticket_id: ticketId }, auth: 'owner' });
+const sample = { method: 'POST', headers: { 'x-a': 'b' }, body: { q: 1 }, query: { q: '1' }, ip: '203.0.113.9' };
+
+const oneTicketCases = (): BadInputCase[] => [
+  ...credentialCases(getOne(PLAIN), undefined, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...getOne(id), input, expect: invalidParameter('ticket_id', true) })),
+];
+
+const planCases = (): BadInputCase[] => [
+  ...credentialCases(plan(PLAIN), { json: ticketBase }, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...plan(id), input, body: { json: ticketBase }, expect: refused('ticket_id') })),
+  ...bodyShapeCases(plan(PLAIN), REGISTRATION_BODY, ticketBase, 'description'),
+  ...missingFieldCases(plan(PLAIN), ticketBase, ['actions'], false),
+  ...wrongValueCases(plan(PLAIN), ticketBase, { count: ['three', -1], 'condition.method': ['PUT'], 'condition.signature.secretName': [described('no-such-key', 'naming no secret key')] }, false),
+];
+
+const checkCases = (): BadInputCase[] => [
+  ...credentialCases(check(PLAIN), { json: sample }, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...check(id), input, body: { json: sample }, expect: invalidParameter('ticket_id', true) })),
+  ...bodyShapeCases(check(PLAIN), { ...PLATFORM_BODY, emptyIsValid: true }, sample, 'body'),
+  ...wrongValueCases(
+    check(PLAIN),
+    sample,
+    {
+      method: ['PUT', 'post', 1, described(fullwidth('POST'), 'in fullwidth letters')],
+      headers: ['x-a: b', [], described({ 'x a': 'b' }, 'with a space in a header name', 'headers.x a')],
+      'headers.x-a': [1, null, described('b\r\nx-b: c', 'with a line break')],
+      query: ['q=1', []],
+      'query.q': [1, null, described([1], 'as a list of numbers')],
+      user_id: [5, '', described('no-such-user', 'naming no project user')],
+      ip: ['localhost', '999.1.1.1', 1, described('10.0.0.1\n', 'with a line break')],
+    },
+    true,
+  ),
+  { ...check(PLAIN), input: 'a GET sample with a body', body: { json: { method: 'GET', body: 'x' } }, expect: invalidParameter('body', true) },
+  { ...check(PLAIN), input: 'a sample carrying X-Svc-Ticket', body: { json: { headers: { 'X-Svc-Ticket': 'x' } } }, expect: invalidParameter('headers.x-svc-ticket', true) },
+];
+
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const ticketControls = (): BadInputCase[] => [
   { ...register(PLAIN), input: 'a valid replacement', body: { json: ticketBase }, expect: { status: 200 } },
@@ -271,7 +313,10 @@ export const ticketControls = (): BadInputCase[] => [
   { ...list, auth: 'user', input: 'the tickets, signed in', query: `ticket_id=${PLAIN}`, expect: { status: 200 } },
   { ...clearLog(PLAIN), input: 'a valid clear', body: { json: { before: 1_000 } }, expect: { status: 200 } },
   { ...consumed, input: "the user's consumptions", query: `ticket_id=${PLAIN}&limit=5`, expect: { status: 200 } },
+  { ...getOne(PLAIN), input: 'the ticket', expect: { status: 200 } },
+  { ...plan(PLAIN), input: 'a valid plan', body: { json: ticketBase }, expect: { status: 200 } },
+  { ...check(PLAIN), input: 'a valid sample', body: { json: sample }, expect: { status: 200 } },
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases()];

@@ -1,0 +1,93 @@
+import { TICKET_ID_PATTERN, validateTicketRegistration } from '../../schemas/ticket';
+import { ticketCheckSchema, type TicketCheckSample } from '../../schemas/ticket-check';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { createRouter } from '../app';
+import { consumingProject } from '../consume/project-cache';
+import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
+import { SvcHttpError, invalidParameter } from '../http/errors';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { directoryEntry } from '../platform/ticket-directory';
+import { loadUser } from '../platform/users';
+import { readJsonBody } from '../platform/validation';
+import type { Env } from '../env';
+import { registrationLookups } from './ticket-lookups';
+import { definitionOf, ownerView } from './ticket-views';
+
+const owner = guard('owner', 'Only the project owner can read or test tickets.');
+const ticketNotFound = () => new SvcHttpError('TICKET_NOT_FOUND', 'The ticket does not exist.', { status: 404 });
+
+function ticketIdOf(param: string | undefined): string {
+  const ticketId = param ?? '';
+  if (!TICKET_ID_PATTERN.test(ticketId)) throw invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
+  return ticketId;
+}
+
+/** The owner's read of one ticket, and the two dry runs: a registration's plan, and a sample request's check. */
+export const ticketDryRunRoutes = createRouter();
+
+ticketDryRunRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id`, owner, async (c) => {
+  const project = c.get('project');
+  const ticketId = ticketIdOf(c.req.param('ticket_id'));
+  const stored = await directoryEntry(c.env, project.service_id, ticketId);
+  if (!stored) throw ticketNotFound();
+  const { remaining } = await ticketStub(c.env, project.service_id, ticketId).status();
+  return c.json({ ...ownerView(stored, remaining), registered_count: stored.count ?? null });
+});
+
+/**
+ * What registering this body would change, judged by the registry's own validation; nothing is stored.
+ * A refusal is the 400 the registration would answer.
+ */
+ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/plan`, owner, async (c) => {
+  const project = c.get('project');
+  const ticketId = c.req.param('ticket_id') ?? '';
+  const body = await readJsonBody(c);
+  const registration = await validateTicketRegistration(ticketId, body, registrationLookups(c.env, project.service_id), Date.now());
+  if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
+  const stored = await directoryEntry(c.env, project.service_id, ticketId);
+  const current = stored ? definitionOf(stored, stored.count) : null;
+  const { ticket, count } = registration.value;
+  const proposed = definitionOf(ticket, count === undefined ? (current?.count ?? null) : count);
+  const change = !current ? 'create' : JSON.stringify(current) === JSON.stringify(proposed) ? 'none' : 'update';
+  return c.json({ ticket_id: ticketId, change, current, proposed });
+});
+
+/** The owner's dry run: the whole condition judged against a sample request; no action runs, no count is used. */
+ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, owner, async (c) => {
+  const ticketId = ticketIdOf(c.req.param('ticket_id'));
+  const sample = await readJsonBody(c, ticketCheckSchema, { optional: true });
+  const project = await consumingProject(c.env, c.get('project').service_id);
+  const input = await sampleConsumption(c.env, project, ticketId, sample);
+  // Typed here: the RPC stub's inferred result type does not survive `unknown` members.
+  const outcome = (await ticketStub(c.env, project.service_id, ticketId).consume(input)) as ConsumeOutcome;
+  if (outcome.ok) return c.json({ ticket_id: ticketId, passed: true, message: outcome.body });
+  if (outcome.error.code === 'TICKET_NOT_FOUND') throw ticketNotFound();
+  const { ticket_id: _, ...error } = outcome.error;
+  return c.json({ ticket_id: ticketId, passed: false, status: outcome.status, error });
+});
+
+async function sampleConsumption(env: Env, project: ConsumeInput['project'], ticketId: string, sample: TicketCheckSample): Promise<ConsumeInput> {
+  const method = sample.method ?? 'POST';
+  if (method === 'GET' && sample.body !== undefined) throw invalidParameter('Invalid "body": a GET request has no body.', { field: 'body' });
+  const headers = Object.fromEntries(Object.entries(sample.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  if ('x-svc-ticket' in headers) {
+    throw invalidParameter('Invalid "headers.x-svc-ticket": a request carrying an X-Svc-Ticket header cannot consume a ticket.', { field: 'headers.x-svc-ticket' });
+  }
+  const user = sample.user_id === undefined ? undefined : await loadUser(env, project.service_id, sample.user_id);
+  if (sample.user_id !== undefined && !user) throw invalidParameter('Invalid "user_id": no such user in this project.', { field: 'user_id' });
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(sample.query ?? {})) for (const one of [value].flat()) query.append(name, one);
+  const search = query.size > 0 ? `?${query}` : '';
+  const bodyText = sample.body === undefined ? '' : typeof sample.body === 'string' ? sample.body : JSON.stringify(sample.body);
+  return {
+    mode: 'check',
+    project: { service_id: project.service_id, owner_id: project.owner_id, receipt_key: project.receipt_key, plan: project.plan },
+    ticket_id: ticketId,
+    request: { method, headers, ip: sample.ip ?? '127.0.0.1', user_agent: headers['user-agent'] ?? '', ...(user ? { user } : {}) },
+    rawBody: new TextEncoder().encode(bodyText),
+    search,
+    signedRoute: user !== undefined,
+    longForm: false,
+    issuer: user?.user_id === project.owner_id,
+  };
+}
