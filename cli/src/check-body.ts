@@ -4,7 +4,8 @@ import { usageError } from './errors';
 export interface CheckBody {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: unknown;
+  body?: string;
+  ip?: string;
   query?: Record<string, string | string[]>;
   user_id?: string;
 }
@@ -16,11 +17,12 @@ export interface CheckOptions {
   header?: string[];
   query?: string[];
   user?: string;
+  ip?: string;
 }
 
 /**
- * The sample request from the flags. Data that parses as JSON is sent as that value (the service
- * sends its JSON text); any other text goes as the raw body.
+ * The sample request from the flags. The data goes as the raw body text, byte for byte as given: a
+ * signature in --header is checked over exactly these bytes (a JSON value would be re-serialized).
  */
 export function checkBody(options: CheckOptions): CheckBody {
   const body: CheckBody = {};
@@ -48,14 +50,9 @@ export function checkBody(options: CheckOptions): CheckBody {
     }
     body.query = query;
   }
-  if (options.data !== undefined) {
-    try {
-      body.body = JSON.parse(options.data);
-    } catch {
-      body.body = options.data;
-    }
-  }
+  if (options.data !== undefined) body.body = options.data;
   if (options.user !== undefined) body.user_id = options.user;
+  if (options.ip !== undefined) body.ip = options.ip;
   return body;
 }
 

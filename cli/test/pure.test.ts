@@ -132,17 +132,18 @@ describe('plan', () => {
 });
 
 describe('check request', () => {
-  it('headers, repeated query names and JSON data become the check body', () => {
-    expect(checkBody({ method: 'get', header: ['X-Sig: abc:def'], query: ['a=1', 'a=2', 'b=x=y'], data: '{"event":"ping"}', user: 'u1' })).toEqual({
+  it('headers, repeated query names, the user and the ip become the check body', () => {
+    expect(checkBody({ method: 'get', header: ['X-Sig: abc:def'], query: ['a=1', 'a=2', 'b=x=y'], user: 'u1', ip: '203.0.113.9' })).toEqual({
       method: 'GET',
       headers: { 'X-Sig': 'abc:def' },
       query: { a: ['1', '2'], b: 'x=y' },
-      body: { event: 'ping' },
       user_id: 'u1',
+      ip: '203.0.113.9',
     });
   });
 
-  it('data that is not JSON is sent as the raw body', () => {
+  it('data is sent as the raw body text, byte for byte (a signature covers exactly it)', () => {
+    expect(checkBody({ data: '{"event": "ping"}\n' })).toEqual({ body: '{"event": "ping"}\n' });
     expect(checkBody({ data: 'a=1&b=2' })).toEqual({ body: 'a=1&b=2' });
   });
 

@@ -77,13 +77,14 @@ export function registerTickets(program: Command, context: Context): void {
   tickets
     .command('check <ticket_id>')
     .description('Dry-run a ticket against a sample request: the whole condition, no action, no count used (exit 1 when it does not pass)')
-    .option('--data <text>', 'the request body: JSON is sent as that value, other text as the raw body')
-    .option('--data-file <file>', 'the request body from a file (same rule as --data)')
+    .option('--data <text>', 'the request body, sent as the raw body text exactly as given')
+    .option('--data-file <file>', 'the request body from a file, byte for byte')
     .option('--method <method>', 'GET or POST (default POST)')
     .option('--header <name:value>', 'a request header (repeatable)', collect)
     .option('--query <name=value>', 'a query parameter (repeatable; a repeated name makes a list)', collect)
     .option('--user <user_id>', 'consume as this project user (as on /tpa)')
-    .action(async (ticketId: string, options: { data?: string; dataFile?: string; method?: string; header?: string[]; query?: string[]; user?: string }, cmd: Command) => {
+    .option('--ip <address>', 'the caller IP address (default 127.0.0.1)')
+    .action(async (ticketId: string, options: { data?: string; dataFile?: string; method?: string; header?: string[]; query?: string[]; user?: string; ip?: string }, cmd: Command) => {
       const ctx = context(cmd);
       if (options.data !== undefined && options.dataFile !== undefined) throw usageError('Pass --data or --data-file, not both.');
       let data = options.data;
