@@ -54,7 +54,7 @@ async function readTicketFiles(args: string[]): Promise<TicketFile[]> {
     else problems.push(parsed.problem);
   }
   problems.push(...duplicateIds(tickets));
-  if (problems.length) throw usageError(`${problems.length === 1 ? 'A ticket file is' : `${problems.length} ticket files are`} refused; nothing was applied.`, problems);
+  if (problems.length) throw usageError(`The ticket files have ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; nothing was applied.`, problems);
   if (tickets.length === 0) throw usageError(`No ticket files (*.json) in ${args.join(', ')}.`);
   return tickets;
 }
