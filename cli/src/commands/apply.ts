@@ -80,7 +80,8 @@ async function planAll(session: Session, tickets: TicketFile[], prune: boolean):
     try {
       return await session.api.request<PlanAnswer>('POST', session.paths.plan(ticket.ticketId), { body: ticket.body });
     } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
+      // A refusal of this ticket (400) is the file's problem; a refused key or a failing service is everyone's.
+      if (!(err instanceof ServiceError) || err.status !== 400) throw err;
       problems.push({ where: ticket.file, code: err.serviceCode, message: err.serviceMessage });
       return null;
     }
