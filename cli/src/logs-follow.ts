@@ -1,17 +1,7 @@
+import type { OwnerLogRow } from '../../schemas/listings';
+
 /** One row of a ticket's consumption log (owner listing). */
-export interface LogRow {
-  ticket_id: string;
-  log_key: string;
-  consume_id: string;
-  user_id: string;
-  timestamp: number;
-  description: string;
-  failed?: true;
-  check?: true;
-  attempts?: number;
-  retried?: true;
-  warning?: string;
-}
+export type LogRow = OwnerLogRow;
 
 /**
  * How far back each poll of `svc logs --follow` reads. Log rows reach the listing through an outbox,

@@ -1,20 +1,9 @@
+import type { ActionListingRow } from '../../schemas/listings';
 import type { Colors } from './output';
 import type { LogRow } from './logs-follow';
 
 /** One action row of a consumption (owner listing). */
-export interface ActionRow {
-  consume_id: string;
-  timestamp: number;
-  seq: number;
-  path: string;
-  act: string;
-  attempts: number;
-  retried?: true;
-  warning?: string;
-  sent?: unknown;
-  received?: unknown;
-  error?: unknown;
-}
+export type ActionRow = ActionListingRow;
 
 const time = (ms: number) => new Date(ms).toISOString();
 

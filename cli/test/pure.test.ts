@@ -154,7 +154,7 @@ describe('check request', () => {
   });
 });
 
-const row = (key: string, timestamp: number): LogRow => ({ ticket_id: 't', log_key: key, consume_id: key, user_id: '', timestamp, description: '{"outcome":{"ok":true}}' });
+const row = (key: string, timestamp: number): LogRow => ({ ticket_id: 't', log_key: key, consume_id: key, user_id: '', is_test: false, attempts: 1, timestamp, description: '{"outcome":{"ok":true}}' });
 
 describe('logs --follow', () => {
   it('prints each row once, oldest first, also a row listed late with an older time', () => {
