@@ -76,7 +76,8 @@ export class TicketDO extends DurableObject<Env> {
         const secret = await this.secrets.value(serviceId, config.secretName);
         if (secret === null) return false;
         const request = { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers };
-        return verifySignature(config, request, secret.value, Date.now(), secret.keys);
+        // A replay is judged as at its arrival: the signature's timestamp against the time it first came.
+        return verifySignature(config, request, secret.value, input.replay?.received_at ?? Date.now(), secret.keys);
       },
     });
     await this.alarms.arm();

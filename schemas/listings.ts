@@ -45,3 +45,38 @@ export interface LogClearAnswer {
   ticket_id: string;
   before: number;
 }
+
+/** Owner log listing row: a consumed row plus what the owner needs to read the log. */
+export interface OwnerLogRow extends ConsumedRow {
+  /** The row's key in the log: consume_id, or consume_id + ':CHK' for a dry run. */
+  log_key: string;
+  failed?: true;
+  /** Present on a dry run (/publ/check). */
+  check?: true;
+  attempts: number;
+  retried?: true;
+  warning?: string;
+  /** The request it received (credentials redacted; a body over 64 KiB by its size only). */
+  request?: unknown;
+  /** The consume_id this consumption or dry run replays. */
+  replay_of?: string;
+}
+
+/** One action that ran in a consumption: what it sent, what came back, its error. */
+export interface ActionListingRow {
+  ticket_id: string;
+  consume_id: string;
+  is_test: false;
+  timestamp: number;
+  seq: number;
+  path: string;
+  act: string;
+  attempts: number;
+  retried?: true;
+  warning?: string;
+  sent?: unknown;
+  received?: unknown;
+  error?: unknown;
+  /** The whole action row as the runner wrote it, as a JSON string. */
+  description: string;
+}

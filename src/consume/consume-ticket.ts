@@ -10,6 +10,8 @@ import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
 import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
 import type { ConsumeStore } from './store';
+import type { KeptRequest } from '../logs/kept-request';
+import { keepRequest } from './kept-request';
 import type { ConsumeInput, ConsumeOutcome, LogRow } from './types';
 
 const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
@@ -65,6 +67,7 @@ async function consumeRead(
   const user = request.user;
   const consumer = consumerName(user?.user_id, request.ip, request.user_agent);
   const return200 = ticket.condition.return200 === true;
+  let kept: KeptRequest | undefined;
   const logRow = (failed: boolean, code: string | null, description: Record<string, unknown>): LogRow => ({
     service_id: input.project.service_id,
     ticket_id: ticketId,
@@ -77,6 +80,8 @@ async function consumeRead(
     code,
     timestamp: now,
     description: check ? { ...description, check: true } : description,
+    ...(check ? {} : { request: (kept ??= keepRequest(input, input.replay?.received_at ?? now)) }),
+    ...(input.replay ? { replay_of: input.replay.of } : {}),
   });
   const log = (failed: boolean, code: string | null, description: Record<string, unknown>) => store.enqueueLog(logRow(failed, code, description), []);
   const fail = (stage: Stage, code: ErrorCode, message: string, detail?: Record<string, unknown>) => {

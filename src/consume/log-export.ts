@@ -6,8 +6,8 @@ export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow
   const statements = [
     db
       .prepare(
-        `INSERT INTO ticket_logs (service_id, ticket_id, log_key, consume_id, user_id, signed, is_check, failed, code, timestamp, description)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO ticket_logs (service_id, ticket_id, log_key, consume_id, user_id, signed, is_check, failed, code, timestamp, description, request, replay_of)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
       .bind(
         row.service_id,
@@ -21,6 +21,8 @@ export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow
         row.code,
         row.timestamp,
         JSON.stringify(row.description),
+        row.request ? JSON.stringify(row.request) : null,
+        row.replay_of ?? null,
       ),
   ];
   for (const action of actionRows) {

@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
+import type { KeptRequest } from '../logs/kept-request';
 
 /**
  * What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). The body
@@ -22,6 +23,8 @@ export interface ConsumeInput {
   authError?: string;
   /** The caller is the ticket's issuer (the project owner). */
   issuer: boolean;
+  /** The owner re-checks or replays a consumption from the log: its consume_id, and when it first arrived. */
+  replay?: { of: string; received_at: number };
 }
 
 export type ConsumeOutcome =
@@ -42,4 +45,8 @@ export interface LogRow {
   code: string | null;
   timestamp: number;
   description: Record<string, unknown>;
+  /** What the consumption received, kept for a replay (not on a dry run). */
+  request?: KeptRequest;
+  /** The consume_id this consumption or dry run replays. */
+  replay_of?: string;
 }

@@ -1,3 +1,4 @@
+import type { KeptRequest } from './kept-request';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import {
@@ -26,7 +27,7 @@ const isLogPosition = (v: unknown): v is LogPosition => isRecord(v) && v.v === '
 const isActionPosition = (v: unknown): v is ActionPosition => isRecord(v) && v.v === 'act' && isTime(v.s);
 const isConsumedPosition = (v: unknown): v is ConsumedPosition => isRecord(v) && v.v === 'con' && isTime(v.t) && isKey(v.i) && isKey(v.k);
 
-type LogQueryRow = StoredLogRow & { action_facts: string | null };
+type LogQueryRow = StoredLogRow & { action_facts: string | null; request: string | null; replay_of: string | null };
 
 /** The consumption log of one ticket (dry runs included), newest first. */
 export function listTicketLog(db: D1Database, serviceId: string, ticketId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<OwnerLogRow>> {
@@ -35,7 +36,7 @@ export function listTicketLog(db: D1Database, serviceId: string, ticketId: strin
     rows: async (after, count) => {
       const { results } = await db
         .prepare(
-          `SELECT l.ticket_id, l.log_key, l.consume_id, l.user_id, l.is_check, l.failed, l.timestamp, l.description,
+          `SELECT l.ticket_id, l.log_key, l.consume_id, l.user_id, l.is_check, l.failed, l.timestamp, l.description, l.request, l.replay_of,
              (SELECT json_group_array(json_object('path', a.path, 'attempts', json_extract(a.detail, '$.attempts'),
                       'retried', json_extract(a.detail, '$.retried'), 'warning', json_extract(a.detail, '$.warning')))
                 FROM ticket_action_rows a
@@ -51,7 +52,7 @@ export function listTicketLog(db: D1Database, serviceId: string, ticketId: strin
       return results;
     },
     position: (row): LogPosition => ({ v: 'log', t: row.timestamp, k: row.log_key }),
-    shape: (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts)),
+    shape: (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts), row),
   });
 }
 
@@ -106,4 +107,14 @@ export function listConsumed(db: D1Database, serviceId: string, userId: string, 
     position: (row): ConsumedPosition => ({ v: 'con', t: row.timestamp, i: row.ticket_id, k: row.log_key }),
     shape: toConsumedRow,
   });
+}
+
+/** The request a consumption received, as its log row keeps it; undefined when there is no such row, null when nothing was kept. */
+export async function keptRequestOf(db: D1Database, serviceId: string, ticketId: string, consumeId: string): Promise<KeptRequest | null | undefined> {
+  const row = await db
+    .prepare('SELECT request FROM ticket_logs WHERE service_id = ? AND ticket_id = ? AND log_key = ?')
+    .bind(serviceId, ticketId, consumeId)
+    .first<{ request: string | null }>();
+  if (!row) return undefined;
+  return row.request ? (JSON.parse(row.request) as KeptRequest) : null;
 }

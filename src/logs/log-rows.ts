@@ -7,7 +7,7 @@
  * but could not be counted or marked sent).
  */
 
-import type { ConsumedRow } from '../../schemas/listings';
+import type { ActionListingRow, ConsumedRow, OwnerLogRow } from '../../schemas/listings';
 
 /** A ticket_logs row as selected by the listing queries. */
 export interface StoredLogRow {
@@ -40,38 +40,7 @@ interface ActionFacts {
   warning?: unknown;
 }
 
-export type { ConsumedRow };
-
-/** Owner log listing row: a consumed row plus what the owner needs to read the log. */
-export interface OwnerLogRow extends ConsumedRow {
-  /** The row's key in the log: consume_id, or consume_id + ':CHK' for a dry run. */
-  log_key: string;
-  failed?: true;
-  /** Present on a dry run (/publ/check). */
-  check?: true;
-  attempts: number;
-  retried?: true;
-  warning?: string;
-}
-
-/** One action that ran in a consumption: what it sent, what came back, its error. */
-export interface ActionListingRow {
-  ticket_id: string;
-  consume_id: string;
-  is_test: false;
-  timestamp: number;
-  seq: number;
-  path: string;
-  act: string;
-  attempts: number;
-  retried?: true;
-  warning?: string;
-  sent?: unknown;
-  received?: unknown;
-  error?: unknown;
-  /** The whole action row as the runner wrote it, as a JSON string. */
-  description: string;
-}
+export type { ActionListingRow, ConsumedRow, OwnerLogRow };
 
 const parseObject = (text: string): Record<string, unknown> => {
   try {
@@ -106,13 +75,15 @@ export function toConsumedRow(row: StoredLogRow): ConsumedRow {
   return { ticket_id: row.ticket_id, consume_id: row.consume_id, user_id: row.user_id, is_test: false, timestamp: row.timestamp, description: row.description };
 }
 
-export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[]): OwnerLogRow {
+export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[], replay: { request: string | null; replay_of: string | null } = { request: null, replay_of: null }): OwnerLogRow {
   const { attempts, retried, warning } = summarizeRetries(parseObject(row.description), actions);
   const out: OwnerLogRow = { ...toConsumedRow(row), log_key: row.log_key, attempts };
   if (row.failed) out.failed = true;
   if (row.is_check) out.check = true;
   if (retried) out.retried = true;
   if (warning) out.warning = warning;
+  if (replay.request) out.request = parseObject(replay.request);
+  if (replay.replay_of) out.replay_of = replay.replay_of;
   return out;
 }
 

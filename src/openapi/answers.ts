@@ -139,6 +139,22 @@ const ticketLogAnswer = consumedAnswer.extend({
   attempts: z.int(),
   retried: z.literal(true).optional(),
   warning: z.string().optional(),
+  request: z
+    .object({
+      method: z.enum(['GET', 'POST']),
+      headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
+      search: z.string(),
+      body: z.union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })]).describe('Kept whole up to 64 KiB.'),
+      ip: z.string(),
+      user_agent: z.string(),
+      user_id: z.string().optional(),
+      signed_route: z.boolean(),
+      long_form: z.boolean(),
+      received_at: ms('First arrived'),
+    })
+    .optional()
+    .describe('The request the consumption received (not on a dry run).'),
+  replay_of: z.string().optional().describe('The consume_id this row replays or re-checks.'),
 });
 const actionRowAnswer = z.object({
   ...loggedConsumption,
@@ -182,6 +198,14 @@ export const ticketCheckAnswer = z.union([
     status: z.int().describe('What a real consumption would have answered.'),
     error: z.object({ code: z.string(), message: z.string(), stage: z.enum(['ticket', 'condition']), detail: z.object({}).optional() }),
   }),
+]);
+export const replayAnswer = z.union([
+  z.object({ ticket_id: z.string(), replay_of: z.string(), ok: z.literal(true), status: z.int(), body: z.unknown().describe('The receipt or the resp body.') }),
+  z.object({ ticket_id: z.string(), replay_of: z.string(), ok: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
+]);
+export const recheckAnswer = z.union([
+  z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(true), message: z.string() }),
+  z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
 ]);
 export const ownerProjectAnswer = z.object({ service_id: z.string(), owner_id: z.string(), name: z.string(), plan: z.string(), active: z.boolean() });
 export const ticketDeletedAnswer = z.object({ deleted: z.literal(true), ticket_id: z.string() });

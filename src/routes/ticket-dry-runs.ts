@@ -1,4 +1,4 @@
-import { TICKET_ID_PATTERN, validateTicketRegistration } from '../../schemas/ticket';
+import { validateTicketRegistration } from '../../schemas/ticket';
 import { ticketCheckSchema, type TicketCheckSample } from '../../schemas/ticket-check';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
@@ -11,16 +11,10 @@ import { loadUser } from '../platform/users';
 import { readJsonBody } from '../platform/validation';
 import type { Env } from '../env';
 import { registrationLookups } from './ticket-lookups';
-import { definitionOf, ownerView } from './ticket-views';
+import { ticketIdOf, ticketNotFound } from './ticket-params';
+import { checkVerdict, definitionOf, ownerView } from './ticket-views';
 
 const owner = guard('owner', 'Only the project owner can read or test tickets.');
-const ticketNotFound = () => new SvcHttpError('TICKET_NOT_FOUND', 'The ticket does not exist.', { status: 404 });
-
-function ticketIdOf(param: string | undefined): string {
-  const ticketId = param ?? '';
-  if (!TICKET_ID_PATTERN.test(ticketId)) throw invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
-  return ticketId;
-}
 
 /** The owner's read of one ticket, and the two dry runs: a registration's plan, and a sample request's check. */
 export const ticketDryRunRoutes = createRouter();
@@ -60,10 +54,7 @@ ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, owner, async
   const input = await sampleConsumption(c.env, project, ticketId, sample);
   // Typed here: the RPC stub's inferred result type does not survive `unknown` members.
   const outcome = (await ticketStub(c.env, project.service_id, ticketId).consume(input)) as ConsumeOutcome;
-  if (outcome.ok) return c.json({ ticket_id: ticketId, passed: true, message: outcome.body });
-  if (outcome.error.code === 'TICKET_NOT_FOUND') throw ticketNotFound();
-  const { ticket_id: _, ...error } = outcome.error;
-  return c.json({ ticket_id: ticketId, passed: false, status: outcome.status, error });
+  return c.json(checkVerdict(ticketId, outcome));
 });
 
 async function sampleConsumption(env: Env, project: ConsumeInput['project'], ticketId: string, sample: TicketCheckSample): Promise<ConsumeInput> {

@@ -1,5 +1,7 @@
 import { currentFormOf } from '../../schemas/legacy/current-form';
 import type { StoredTicket } from '../../schemas/ticket-types';
+import type { ConsumeOutcome } from '../consume/types';
+import { ticketNotFound } from './ticket-params';
 
 /** What a signed-in user sees of a ticket in getTickets. */
 export function publicView(ticket: StoredTicket, remaining: number | null): Record<string, unknown> {
@@ -48,4 +50,12 @@ export function definitionOf(ticket: Omit<StoredTicket, 'timestamp' | 'updated'>
     condition,
     actions,
   };
+}
+
+/** A dry run's verdict as data (status 200 either way); a missing ticket is the route's 404. */
+export function checkVerdict(ticketId: string, outcome: ConsumeOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (outcome.ok) return { ticket_id: ticketId, ...extra, passed: true, message: outcome.body };
+  if (outcome.error.code === 'TICKET_NOT_FOUND') throw ticketNotFound();
+  const { ticket_id: _, ...error } = outcome.error;
+  return { ticket_id: ticketId, ...extra, passed: false, status: outcome.status, error };
 }

@@ -35,6 +35,7 @@ describe('getTickets log listing (owner)', () => {
       timestamp: expect.any(Number),
       description: expect.any(String),
       attempts: 1,
+      request: expect.objectContaining({ method: 'POST', received_at: newest.timestamp }),
     });
     expect(JSON.parse(newest.description).outcome.ok).toBe(true);
   });

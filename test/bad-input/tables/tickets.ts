@@ -305,6 +305,24 @@ const checkCases = (): BadInputCase[] => [
   { ...check(PLAIN), input: 'a sample carrying X-Svc-Ticket', body: { json: { headers: { 'X-Svc-Ticket': 'x' } } }, expect: invalidParameter('headers.x-svc-ticket', true) },
 ];
 
+// --- recheck and replay of a logged consumption ---
+
+const replayTargets = (consumeId: PathParam, ticketId: PathParam = PLAIN): Target[] =>
+  (['recheck', 'replay'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
+
+const replayCases = (): BadInputCase[] =>
+  replayTargets('aaaaaaaa').flatMap((target): BadInputCase[] => [
+    ...credentialCases(target, undefined, OWNER_ROUTE_CREDENTIALS),
+    ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...target, params: { ...target.params, ticket_id: id }, input, expect: invalidParameter('ticket_id', true) })),
+    ...[
+      ['not an id', 'a consume id with spaces'],
+      ['a'.repeat(33), 'a consume id of 33 characters'],
+      [`${'a'.repeat(6)}#`, 'a consume id with #'],
+      [fullwidth('aaaaaaaa'), 'a consume id in fullwidth letters'],
+    ].map(([id, input]): BadInputCase => ({ ...target, params: { ...target.params, consume_id: id }, input, expect: invalidParameter('consume_id', true) })),
+    { ...target, input: 'a consume id the log does not have', expect: { status: 404, code: 'NOT_FOUND' } },
+  ]);
+
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const ticketControls = (): BadInputCase[] => [
   { ...register(PLAIN), input: 'a valid replacement', body: { json: ticketBase }, expect: { status: 200 } },
@@ -319,4 +337,4 @@ export const ticketControls = (): BadInputCase[] => [
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases()];

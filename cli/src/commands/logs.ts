@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import type { Ctx, Session } from '../context';
+import { CliError, ServiceError, usageError } from '../errors';
+import { formatActionRow, formatLogRow, type ActionRow } from '../logs-format';
+import { emptyFollowState, nextFrom, takeNew, type LogRow } from '../logs-follow';
+
+type Context = (cmd: Command) => Ctx;
+
+interface LogsOptions {
+  follow?: boolean;
+  interval: string;
+  limit: string;
+  consumption?: string;
+}
+
+function wholeNumber(raw: string, flag: string, min: number, max: number): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${raw}".`);
+  return n;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+export function registerLogs(program: Command, context: Context): void {
+  program
+    .command('logs <ticket_id>')
+    .description("Print a ticket's newest consumptions (oldest first); --follow keeps printing new ones until Ctrl+C")
+    .option('-f, --follow', 'keep polling and print new consumptions as they arrive')
+    .option('--interval <ms>', 'time between polls with --follow', '2000')
+    .option('--limit <n>', 'how many of the newest consumptions to print first (1 to 100)', '20')
+    .option('--consumption <consume_id>', "print one consumption's action rows instead")
+    .action(async (ticketId: string, options: LogsOptions, cmd: Command) => {
+      const ctx = context(cmd);
+      const interval = wholeNumber(options.interval, '--interval', 100, 3_600_000);
+      const limit = wholeNumber(options.limit, '--limit', 1, 100);
+      const session = await ctx.session();
+      const show = (row: LogRow) => (ctx.io.json ? ctx.io.out(JSON.stringify(row)) : ctx.io.out(formatLogRow(row, ctx.io.color)));
+
+      if (options.consumption !== undefined) return printActions(ctx, session, ticketId, options.consumption);
+
+      const first = await session.api.request<{ list: LogRow[] }>('GET', session.paths.tickets, { query: { ticket_id: `#${ticketId}#`, limit } });
+      let { rows, state } = takeNew(emptyFollowState(), first.list);
+      rows.forEach(show);
+      if (!options.follow) {
+        if (rows.length === 0 && !ctx.io.json) ctx.io.out(`No consumptions of ${ticketId} logged.`);
+        return;
+      }
+      if (!ctx.io.json) ctx.rt.stderr.write(ctx.io.color.dim(`Following ${ticketId} every ${interval} ms; Ctrl+C to stop.\n`));
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        while (!stop.signal.aborted) {
+          await pause(interval, stop.signal);
+          if (stop.signal.aborted) break;
+          try {
+            const polled = await session.api.all<LogRow>(session.paths.tickets, { ticket_id: `#${ticketId}#`, from: nextFrom(state) });
+            ({ rows, state } = takeNew(state, polled));
+            rows.forEach(show);
+          } catch (err) {
+            // A refusal is final; a connection that dropped may come back: say so and keep polling.
+            if (err instanceof ServiceError || !(err instanceof CliError)) throw err;
+            ctx.io.err(`svc: ${err.message} Retrying.`);
+          }
+        }
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}
+
+async function printActions(ctx: Ctx, session: Session, ticketId: string, consumeId: string) {
+  const rows = await session.api.all<ActionRow>(session.paths.tickets, { ticket_id: `@${ticketId}#${consumeId}#` });
+  for (const row of rows) {
+    if (ctx.io.json) ctx.io.out(JSON.stringify(row));
+    else for (const line of formatActionRow(row, ctx.io.color)) ctx.io.out(line);
+  }
+  if (rows.length === 0 && !ctx.io.json) ctx.io.out(`No action rows for consumption ${consumeId} of ${ticketId}.`);
+}

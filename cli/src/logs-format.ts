@@ -1,0 +1,51 @@
+import type { ActionListingRow } from '../../schemas/listings';
+import type { Colors } from './output';
+import type { LogRow } from './logs-follow';
+
+/** One action row of a consumption (owner listing). */
+export type ActionRow = ActionListingRow;
+
+const time = (ms: number) => new Date(ms).toISOString();
+
+/** The outcome a log row's description records: ok, or the code and message of the failure. */
+export function outcomeOf(row: Pick<LogRow, 'description' | 'failed'>): { ok: boolean; text: string } {
+  let outcome: { ok?: unknown; code?: unknown; message?: unknown } | undefined;
+  try {
+    outcome = (JSON.parse(row.description) as { outcome?: typeof outcome }).outcome;
+  } catch {
+    outcome = undefined;
+  }
+  const ok = outcome?.ok === true && !row.failed;
+  if (ok) return { ok, text: 'ok' };
+  const code = typeof outcome?.code === 'string' ? outcome.code : 'FAILED';
+  return { ok, text: typeof outcome?.message === 'string' ? `${code}: ${outcome.message}` : code };
+}
+
+/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts. */
+export function formatLogRow(row: LogRow, color: Colors): string {
+  const { ok, text } = outcomeOf(row);
+  const parts = [color.dim(time(row.timestamp)), row.consume_id, ok ? color.green(text) : color.red(text)];
+  if (row.check) parts.push(color.cyan('[dry run]'));
+  if (row.user_id) parts.push(`user=${row.user_id}`);
+  if (row.attempts !== undefined && row.attempts > 1) parts.push(`attempts=${row.attempts}`);
+  if (row.warning) parts.push(color.yellow(`warning: ${row.warning}`));
+  return parts.join('  ');
+}
+
+const brief = (value: unknown) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+};
+
+/** One action row: its place in the chain, its kind, then what it sent, received or failed with. */
+export function formatActionRow(row: ActionRow, color: Colors): string[] {
+  const head = [color.dim(time(row.timestamp)), `#${row.seq}`, row.path, row.act];
+  if (row.attempts > 1) head.push(`attempts=${row.attempts}`);
+  if (row.error !== undefined) head.push(color.red('failed'));
+  const lines = [head.join('  ')];
+  if (row.sent !== undefined) lines.push(`    sent:     ${brief(row.sent)}`);
+  if (row.received !== undefined) lines.push(`    received: ${brief(row.received)}`);
+  if (row.error !== undefined) lines.push(color.red(`    error:    ${brief(row.error)}`));
+  if (row.warning) lines.push(color.yellow(`    warning:  ${row.warning}`));
+  return lines;
+}

@@ -1,0 +1,247 @@
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestWorker, type TestWorker } from '../../client/test/helpers/worker';
+import { runSvc, startSvc, type SvcOptions } from './helpers/run-svc';
+
+let worker: TestWorker;
+let dir: string;
+/** The config file `svc login` writes; the commands after it read it through SVC_CONFIG. */
+let config: string;
+/** Every output of every run, to check that no owner key or secret value ever appears. */
+const outputs: string[] = [];
+const SECRET_VALUE = 'sv-never-printed-4f9a1c';
+
+async function svc(args: string[], options: SvcOptions = {}) {
+  const result = await runSvc(args, { ...options, env: { SVC_CONFIG: config, ...options.env } });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+const ticket = (description: string, extra: Record<string, unknown> = {}) => ({
+  description,
+  condition: { method: 'POST', body: [{ key: 'event', operator: '=', value: 'ping' }] },
+  actions: [],
+  ...extra,
+});
+
+/** A folder of ticket files (name → JSON value, or text written as is). */
+async function folder(name: string, files: Record<string, unknown>): Promise<string> {
+  const at = path.join(dir, name);
+  await rm(at, { recursive: true, force: true });
+  await mkdir(at, { recursive: true });
+  for (const [file, content] of Object.entries(files)) {
+    await writeFile(path.join(at, file), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  }
+  return at;
+}
+
+async function ticketIds(): Promise<string[]> {
+  const listed = await svc(['tickets', 'list', '--json']);
+  expect(listed.code).toBe(0);
+  return (JSON.parse(listed.stdout).list as { ticket_id: string }[]).map((t) => t.ticket_id).sort();
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'svc-cli-test-'));
+  config = path.join(dir, 'home', '.config', 'svc', 'config.json');
+  worker = await startTestWorker();
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('svc against wrangler dev', () => {
+  it('login reads the owner key from stdin, checks it, and stores url, key and service id in a 0600 file in a 0700 folder', async () => {
+    const result = await svc(['login', '--url', `${worker.url}/`], { stdin: `${worker.project.owner_key}\n` });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(worker.project.service_id);
+    expect((await stat(config)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(config))).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(await readFile(config, 'utf8'))).toEqual({ url: worker.url, owner_key: worker.project.owner_key, service_id: worker.project.service_id });
+  });
+
+  it('login with a wrong key is refused with the service message (exit 1) and stores nothing', async () => {
+    const other = path.join(dir, 'other', 'config.json');
+    const result = await svc(['login', '--url', worker.url], { stdin: 'ok_wrong_key_value', env: { SVC_CONFIG: other } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^svc: UNAUTHORIZED: /);
+    expect(result.stderr).not.toContain('ok_wrong_key_value');
+    await expect(stat(other)).rejects.toThrow();
+  });
+
+  it('apply a folder twice: created first, then a plan of unchanged tickets that applies nothing', async () => {
+    const tickets = await folder('tickets', { 'alpha.json': ticket('first'), 'b.json': { ticket_id: 'bee', ...ticket('bee') } });
+    const first = await svc(['tickets', 'apply', tickets]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Plan: 2 to create, 0 to change, 0 unchanged \(2 tickets\)/);
+    expect(first.stdout).toMatch(/created alpha\ncreated bee\n/);
+    expect(await ticketIds()).toEqual(['alpha', 'bee']);
+
+    const second = await svc(['tickets', 'apply', tickets]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/Plan: 0 to create, 0 to change, 2 unchanged \(2 tickets\)/);
+    expect(second.stdout).toContain('Nothing to apply.');
+  });
+
+  it('a changed file shows the line diff in the plan; --dry-run stores nothing, apply stores it', async () => {
+    const tickets = await folder('tickets', { 'alpha.json': ticket('second'), 'b.json': { ticket_id: 'bee', ...ticket('bee') } });
+    const dry = await svc(['tickets', 'apply', tickets, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/~ change +alpha/);
+    expect(dry.stdout).toContain('-  "description": "first",');
+    expect(dry.stdout).toContain('+  "description": "second",');
+    expect(dry.stdout).toContain('Dry run: nothing was applied.');
+    const unchanged = await svc(['tickets', 'get', 'alpha', '--json']);
+    expect(JSON.parse(unchanged.stdout).description).toBe('first');
+
+    const applied = await svc(['tickets', 'apply', tickets, '--json']);
+    expect(applied.code).toBe(0);
+    const report = JSON.parse(applied.stdout);
+    expect(report.applied).toEqual([{ ticket_id: 'alpha', change: 'update' }]);
+    expect(report.plan.map((s: { change: string }) => s.change)).toEqual(['update', 'none']);
+    expect(JSON.parse((await svc(['tickets', 'get', 'alpha', '--json'])).stdout).description).toBe('second');
+  });
+
+  it('--prune deletes the tickets no file names (only shown with --dry-run)', async () => {
+    await worker.registerTicket('stray', ticket('not in a file'));
+    const tickets = await folder('tickets', { 'alpha.json': ticket('second'), 'b.json': { ticket_id: 'bee', ...ticket('bee') } });
+    const dry = await svc(['tickets', 'apply', tickets, '--prune', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/- delete +stray/);
+    expect(await ticketIds()).toEqual(['alpha', 'bee', 'stray']);
+
+    const pruned = await svc(['tickets', 'apply', tickets, '--prune']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout).toContain('deleted stray');
+    expect(await ticketIds()).toEqual(['alpha', 'bee']);
+    const gone = await svc(['tickets', 'get', 'stray']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toBe('svc: TICKET_NOT_FOUND: The ticket does not exist.\n');
+  });
+
+  it('a file that is not JSON: exit 2 naming the file, and nothing of the folder is applied', async () => {
+    const tickets = await folder('bad-json', { 'good.json': ticket('good'), 'broken.json': '{"condition": {"method": "POST",}, "actions": []}' });
+    const result = await svc(['tickets', 'apply', tickets]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path.join(tickets, 'broken.json')}: INVALID_JSON: not JSON`);
+    expect(result.stdout).toBe('');
+    expect(await ticketIds()).toEqual(['alpha', 'bee']);
+  });
+
+  it('a registry refusal: exit 1 naming the file and the field path, and nothing of the folder is applied', async () => {
+    const tickets = await folder('refused', {
+      'good.json': ticket('good'),
+      'refused.json': { condition: { method: 'POST' }, actions: [{ act: 'req', exe: { url: 'not a url', method: 'POST' } }] },
+    });
+    const result = await svc(['tickets', 'apply', tickets]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^svc: The service refused a ticket; nothing was applied\.\n/);
+    expect(result.stderr).toMatch(new RegExp(`${path.join(tickets, 'refused.json')}: INVALID_PARAMETER: .*actions\\[0\\]\\.exe\\.url`));
+    expect(await ticketIds()).toEqual(['alpha', 'bee']);
+
+    const json = await svc(['tickets', 'apply', tickets, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr).error.problems[0]).toMatchObject({ where: path.join(tickets, 'refused.json'), code: 'INVALID_PARAMETER' });
+  });
+
+  it('two files with one ticket_id: exit 2 naming both files', async () => {
+    const tickets = await folder('duplicate', { 'one.json': { ticket_id: 'twin', ...ticket('1') }, 'two.json': { ticket_id: 'twin', ...ticket('2') } });
+    const result = await svc(['tickets', 'apply', tickets]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path.join(tickets, 'two.json')}: DUPLICATE_TICKET_ID: ticket_id "twin" is also in ${path.join(tickets, 'one.json')}`);
+    expect(await ticketIds()).toEqual(['alpha', 'bee']);
+  });
+
+  it('tickets check: exit 0 when the sample request passes, 1 with the code and message when it does not', async () => {
+    const passed = await svc(['tickets', 'check', 'alpha', '--data', '{"event":"ping"}']);
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(/^passed/);
+    const failed = await svc(['tickets', 'check', 'alpha', '--data', '{"event":"pong"}', '--json']);
+    expect(failed.code).toBe(1);
+    const answer = JSON.parse(failed.stdout);
+    expect(answer).toMatchObject({ ticket_id: 'alpha', passed: false, error: { stage: 'condition' } });
+    const human = await svc(['tickets', 'check', 'alpha', '--method', 'GET']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^failed  \d{3} at condition  [A-Z_]+: /);
+  });
+
+  it('logs --follow prints a consumption made after it started, until SIGINT', async () => {
+    const follow = startSvc(['logs', 'alpha', '--follow', '--interval', '200'], { env: { SVC_CONFIG: config } });
+    try {
+      await follow.waitFor((o) => o.stderr.includes('Following alpha'));
+      const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/alpha`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"ping"}' });
+      expect(res.status).toBe(200);
+      const consumeId = ((await res.json()) as { tkid: string }).tkid.split('#')[2];
+      await follow.waitFor((o) => o.stdout.includes(consumeId));
+      expect(follow.output.stdout).toMatch(new RegExp(`Z  ${consumeId}  ok`));
+    } finally {
+      expect(await follow.stop('SIGINT')).toBe(0);
+      outputs.push(follow.output.stdout, follow.output.stderr);
+    }
+    const lines = await svc(['logs', 'alpha', '--json']);
+    expect(lines.code).toBe(0);
+    const rows = lines.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows.some((r: { check?: boolean }) => !r.check)).toBe(true);
+    const actions = await svc(['logs', 'alpha', '--consumption', rows[0].consume_id]);
+    expect(actions.code).toBe(0);
+  });
+
+  it('secrets put reads the value from stdin; list shows the name and never the value', async () => {
+    const put = await svc(['secrets', 'put', 'demo', '--destination', 'https://api.example.com/v1', '--locked'], { stdin: `${SECRET_VALUE}\n` });
+    expect(put.stderr).toBe('');
+    expect(put.code).toBe(0);
+    const list = await svc(['secrets', 'list']);
+    expect(list.stdout).toMatch(/^demo +access_group=0 +locked +destinations=https:\/\/api\.example\.com\/v1$/m);
+    const json = JSON.parse((await svc(['secrets', 'list', '--json'])).stdout);
+    expect(json.list.map((k: { name: string }) => k.name)).toEqual(['demo']);
+    expect((await svc(['secrets', 'delete', 'demo'])).code).toBe(0);
+  });
+
+  it('SVC_URL and SVC_OWNER_KEY work without a config file', async () => {
+    const result = await svc(['tickets', 'list'], { env: { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^TICKET +REMAINING +UPDATED +DESCRIPTION\nalpha /);
+  });
+
+  it('no config: exit 2 telling to run svc login or set the env vars', async () => {
+    const result = await svc(['tickets', 'list'], { env: { SVC_CONFIG: path.join(dir, 'none.json') } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('svc: Not logged in: run `svc login` (the owner key is read from stdin) or set SVC_URL and SVC_OWNER_KEY.\n');
+  });
+
+  it('an unreachable base url: one line naming the url, exit 1, no stack trace', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await svc(['tickets', 'list'], { env: { SVC_URL: url, SVC_OWNER_KEY: worker.project.owner_key } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`svc: Could not reach ${url}: ECONNREFUSED.\n`);
+  });
+
+  it('presets --json parses and lists the presets of schemas/signature-presets.ts', async () => {
+    const result = await svc(['presets', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).map((p: { id: string }) => p.id)).toContain('stripe');
+  });
+
+  it('no output ever held the owner key or a secret value', () => {
+    expect(outputs.length).toBeGreaterThan(20);
+    for (const text of outputs) {
+      expect(text).not.toContain(worker.project.owner_key);
+      expect(text).not.toContain(SECRET_VALUE);
+    }
+  });
+});

@@ -1,0 +1,203 @@
+import pc from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { checkBody } from '../src/check-body';
+import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
+import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
+import { outcomeOf } from '../src/logs-format';
+import { LOOKBACK_MS, emptyFollowState, nextFrom, takeNew, type LogRow } from '../src/logs-follow';
+import { errorReport } from '../src/messages';
+import { colorEnabled, redact } from '../src/output';
+import { countSteps, pruned, type Definition, type PlanStep } from '../src/plan/plan';
+import { definitionDiff, renderPlan, stableJson } from '../src/plan/render';
+import { duplicateIds, parseTicketFile } from '../src/plan/ticket-files';
+
+const plain = pc.createColors(false);
+
+function usageMessageOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(EXIT_USAGE);
+    return (err as Error).message;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('config resolution', () => {
+  it('SVC_CONFIG wins, then XDG_CONFIG_HOME, then ~/.config', () => {
+    expect(configPath({ SVC_CONFIG: '/etc/x.json', XDG_CONFIG_HOME: '/xdg' }, '/home/a')).toBe('/etc/x.json');
+    expect(configPath({ XDG_CONFIG_HOME: '/xdg' }, '/home/a')).toBe('/xdg/svc/config.json');
+    expect(configPath({}, '/home/a')).toBe('/home/a/.config/svc/config.json');
+    // A relative XDG_CONFIG_HOME is invalid per the XDG spec and ignored.
+    expect(configPath({ XDG_CONFIG_HOME: 'rel' }, '/home/a')).toBe('/home/a/.config/svc/config.json');
+  });
+
+  it('SVC_URL and SVC_OWNER_KEY override the file, which is then not needed', () => {
+    const file = JSON.stringify({ url: 'http://file', owner_key: 'ok_file', service_id: 's1' });
+    expect(resolveConfig({ SVC_URL: 'http://env/', SVC_OWNER_KEY: 'ok_env' }, '/c.json', file)).toEqual({ source: 'env', url: 'http://env', ownerKey: 'ok_env', serviceId: undefined });
+    expect(resolveConfig({}, '/c.json', file)).toEqual({ source: 'file', path: '/c.json', url: 'http://file', ownerKey: 'ok_file', serviceId: 's1' });
+  });
+
+  it('no env vars and no file tells to run svc login or set the env vars', () => {
+    expect(usageMessageOf(() => resolveConfig({}, '/c.json', null))).toMatch(/svc login.*SVC_URL and SVC_OWNER_KEY/);
+  });
+
+  it('one env var without the other is a usage error naming the missing one', () => {
+    expect(usageMessageOf(() => resolveConfig({ SVC_URL: 'http://x' }, '/c.json', null))).toMatch(/SVC_OWNER_KEY is not/);
+  });
+
+  it('a damaged config file is named and never echoed', () => {
+    const message = usageMessageOf(() => resolveConfig({}, '/c.json', '{"owner_key":"ok_secret"'));
+    expect(message).toContain('/c.json');
+    expect(message).not.toContain('ok_secret');
+    expect(usageMessageOf(() => resolveConfig({}, '/c.json', '{"url":"http://x","owner_key":"ok_1"}'))).toMatch(/no "service_id"/);
+  });
+
+  it('base urls are absolute http(s) without a trailing slash', () => {
+    expect(normalizeBaseUrl('https://svc.example.com/')).toBe('https://svc.example.com');
+    expect(normalizeBaseUrl('http://127.0.0.1:8787/base//')).toBe('http://127.0.0.1:8787/base');
+    expect(usageMessageOf(() => normalizeBaseUrl('ftp://x'))).toMatch(/Not a base url/);
+    expect(usageMessageOf(() => normalizeBaseUrl('localhost:8787 x'))).toMatch(/Not a base url/);
+    expect(usageMessageOf(() => normalizeBaseUrl('https://u:p@x'))).toMatch(/user name or password/);
+  });
+});
+
+describe('ticket files', () => {
+  it('the id is the ticket_id field, else the file name without .json', () => {
+    const named = parseTicketFile('t/a.json', '{"ticket_id":"hello","actions":[]}');
+    const unnamed = parseTicketFile('t/other-one.json', '{"actions":[]}');
+    expect(named.ok && named.ticket.ticketId).toBe('hello');
+    expect(unnamed.ok && unnamed.ticket.ticketId).toBe('other-one');
+  });
+
+  it('a file that is not JSON is refused with its name', () => {
+    const parsed = parseTicketFile('t/bad.json', '{"actions": [,]}');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problem).toMatchObject({ where: 't/bad.json', code: 'INVALID_JSON' });
+  });
+
+  it('a file that holds no object, or a ticket_id that is not a string, names the field', () => {
+    const list = parseTicketFile('t/list.json', '[]');
+    const id = parseTicketFile('t/id.json', '{"ticket_id": 3}');
+    expect(!list.ok && list.problem.message).toMatch(/"\(root\)"/);
+    expect(!id.ok && id.problem.message).toMatch(/"ticket_id"/);
+  });
+
+  it('two files with one ticket_id are a problem naming both files', () => {
+    const tickets = ['t/a.json', 't/b.json', 't/c.json'].map((f, i) => ({ file: f, ticketId: i === 2 ? 'other' : 'same', body: {} }));
+    const problems = duplicateIds(tickets);
+    expect(problems).toHaveLength(1);
+    expect(problems[0].where).toBe('t/b.json');
+    expect(problems[0].message).toContain('t/a.json');
+  });
+});
+
+const definition = (description: string): Definition => ({ description, count: null, limit_per_user: false, time_to_live: null, condition: { method: 'POST' }, actions: [] });
+
+describe('plan', () => {
+  it('prune deletes the server tickets no file names, in id order', () => {
+    expect(pruned(['z', 'a', 'kept'], ['kept'])).toEqual(['a', 'z']);
+    expect(pruned(['kept'], ['kept', 'new'])).toEqual([]);
+  });
+
+  it('stable JSON sorts keys at every depth, so key order never reads as a change', () => {
+    expect(stableJson({ b: 1, a: { d: 1, c: [{ y: 1, x: 2 }] } })).toBe(stableJson({ a: { c: [{ x: 2, y: 1 }], d: 1 }, b: 1 }));
+  });
+
+  it('a changed definition shows the removed and added lines only around the change', () => {
+    const lines = definitionDiff(definition('old text'), definition('new text'), plain);
+    expect(lines).toContain('-  "description": "old text",');
+    expect(lines).toContain('+  "description": "new text",');
+    expect(lines[0]).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@$/);
+    expect(definitionDiff(definition('same'), definition('same'), plain)).toEqual([]);
+  });
+
+  it('the rendered plan counts each kind and lists each ticket with its file', () => {
+    const steps: PlanStep[] = [
+      { change: 'create', ticket_id: 'a', file: 't/a.json', current: null, proposed: definition('a') },
+      { change: 'update', ticket_id: 'b', file: 't/b.json', current: definition('b0'), proposed: definition('b1') },
+      { change: 'none', ticket_id: 'c', file: 't/c.json', current: definition('c'), proposed: definition('c') },
+      { change: 'delete', ticket_id: 'd', file: null, current: {}, proposed: null },
+    ];
+    expect(countSteps(steps)).toEqual({ create: 1, update: 1, none: 1, delete: 1 });
+    const text = renderPlan(steps, plain).join('\n');
+    expect(text).toMatch(/^Plan: 1 to create, 1 to change, 1 unchanged, 1 to delete \(4 tickets\)\./);
+    expect(text).toMatch(/\+ create +a +t\/a\.json/);
+    expect(text).toMatch(/~ change +b +t\/b\.json\n.*@@/);
+    expect(text).toContain('+  "description": "b1",');
+    expect(text).toMatch(/= unchanged +c +t\/c\.json/);
+    expect(text).toMatch(/- delete +d/);
+  });
+});
+
+describe('check request', () => {
+  it('headers, repeated query names, the user and the ip become the check body', () => {
+    expect(checkBody({ method: 'get', header: ['X-Sig: abc:def'], query: ['a=1', 'a=2', 'b=x=y'], user: 'u1', ip: '203.0.113.9' })).toEqual({
+      method: 'GET',
+      headers: { 'X-Sig': 'abc:def' },
+      query: { a: ['1', '2'], b: 'x=y' },
+      user_id: 'u1',
+      ip: '203.0.113.9',
+    });
+  });
+
+  it('data is sent as the raw body text, byte for byte (a signature covers exactly it)', () => {
+    expect(checkBody({ data: '{"event": "ping"}\n' })).toEqual({ body: '{"event": "ping"}\n' });
+    expect(checkBody({ data: 'a=1&b=2' })).toEqual({ body: 'a=1&b=2' });
+  });
+
+  it('a method other than GET or POST, a header without a colon or a query without = is a usage error', () => {
+    expect(usageMessageOf(() => checkBody({ method: 'PUT' }))).toMatch(/--method/);
+    expect(usageMessageOf(() => checkBody({ header: ['nocolon'] }))).toMatch(/--header/);
+    expect(usageMessageOf(() => checkBody({ query: ['=v'] }))).toMatch(/--query/);
+  });
+});
+
+const row = (key: string, timestamp: number): LogRow => ({ ticket_id: 't', log_key: key, consume_id: key, user_id: '', is_test: false, attempts: 1, timestamp, description: '{"outcome":{"ok":true}}' });
+
+describe('logs --follow', () => {
+  it('prints each row once, oldest first, also a row listed late with an older time', () => {
+    let { rows, state } = takeNew(emptyFollowState(), [row('b', 2000), row('a', 1000)]);
+    expect(rows.map((r) => r.log_key)).toEqual(['a', 'b']);
+    ({ rows, state } = takeNew(state, [row('c', 3000), row('b', 2000), row('late', 1500)]));
+    expect(rows.map((r) => r.log_key)).toEqual(['late', 'c']);
+    ({ rows, state } = takeNew(state, [row('c', 3000), row('late', 1500)]));
+    expect(rows).toEqual([]);
+  });
+
+  it('polls from a window before the newest row, and forgets keys older than it', () => {
+    const { state } = takeNew(emptyFollowState(), [row('old', 1), row('new', 10 * LOOKBACK_MS)]);
+    expect(nextFrom(state)).toBe(9 * LOOKBACK_MS);
+    expect([...state.seen.keys()]).toEqual(['new']);
+  });
+
+  it('a row is ok only when its outcome says so; a failure shows its code and message', () => {
+    expect(outcomeOf({ description: '{"outcome":{"ok":true}}' })).toEqual({ ok: true, text: 'ok' });
+    expect(outcomeOf({ description: '{"outcome":{"ok":false,"code":"CONDITION_FAILED","message":"no"}}', failed: true })).toEqual({ ok: false, text: 'CONDITION_FAILED: no' });
+  });
+});
+
+describe('output', () => {
+  it('colours only on a TTY with NO_COLOR unset or empty', () => {
+    expect(colorEnabled({}, true)).toBe(true);
+    expect(colorEnabled({}, false)).toBe(false);
+    expect(colorEnabled({}, undefined)).toBe(false);
+    expect(colorEnabled({ NO_COLOR: '1' }, true)).toBe(false);
+    expect(colorEnabled({ NO_COLOR: '' }, true)).toBe(true);
+  });
+
+  it('masks every copy of a registered secret', () => {
+    expect(redact('key ok_abc and ok_abc', ['ok_abc'])).toBe('key *** and ***');
+  });
+
+  it('errors report one message (JSON with --json) and their exit code; service refusals exit 1, usage 2', () => {
+    const refused = errorReport(new ServiceError(400, 'INVALID_PARAMETER', 'Invalid "x": no.'), false);
+    expect(refused).toEqual({ text: 'svc: INVALID_PARAMETER: Invalid "x": no.\n', exitCode: EXIT_FAILED });
+    const usage = errorReport(usageError('2 files are refused.', [{ where: 't/a.json', code: 'INVALID_JSON', message: 'not JSON' }]), true);
+    expect(JSON.parse(usage.text)).toEqual({ error: { message: '2 files are refused.', problems: [{ where: 't/a.json', code: 'INVALID_JSON', message: 'not JSON' }] } });
+    expect(usage.exitCode).toBe(EXIT_USAGE);
+    const crash = errorReport(new TypeError('boom'), false);
+    expect(crash).toEqual({ text: 'svc: boom\n', exitCode: EXIT_FAILED });
+  });
+});

@@ -1,0 +1,30 @@
+/** A consumption's body is kept whole up to this size; past it only its length is, and it cannot be replayed. */
+export const MAX_KEPT_BODY_BYTES = 64 * 1024;
+/** Headers whose value is a credential of the caller: kept as this text, never as sent. */
+export const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+export const REDACTED = '[redacted]';
+
+/** The request a consumption received, as its log row keeps it for the owner to re-check or replay. */
+export interface KeptRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** The raw query string ('?a=1' or ''). */
+  search: string;
+  /** The raw body: its text when it is UTF-8, else base64; or only its size when over MAX_KEPT_BODY_BYTES. */
+  body: { text: string } | { base64: string } | { omitted_bytes: number };
+  ip: string;
+  user_agent: string;
+  /** The signed-in user (signed-in route), judged again as they are at replay. */
+  user_id?: string;
+  signed_route: boolean;
+  long_form: boolean;
+  /** When it arrived (ms): a replay judges the signature's timestamp against this time. */
+  received_at: number;
+}
+
+/** The exact body bytes of a kept request, or null when only its size was kept. */
+export function keptBodyBytes(body: KeptRequest['body']): Uint8Array | null {
+  if ('text' in body) return new TextEncoder().encode(body.text);
+  if ('base64' in body) return Uint8Array.from(atob(body.base64), (char) => char.charCodeAt(0));
+  return null;
+}
