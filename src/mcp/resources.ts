@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
-// A Text module (wrangler.toml [[rules]]): bundled by wrangler and loaded the same way by the vitest pool.
+// A Text module (wrangler.toml [[rules]]; its type is in worker-configuration.d.ts): bundled by wrangler, loaded the same way by the vitest pool.
 import signaturesDoc from '../../docs/signatures.md';
 
 export const TICKET_SCHEMA_URI = 'svc://schemas/ticket.json';
