@@ -30,8 +30,11 @@ describe('bad input to /mcp', () => {
     ];
     for (const [input, headers, message] of cases) {
       it(`${input} is 401 UNAUTHORIZED with WWW-Authenticate: Bearer`, async () => {
-        const res = await postMcp(listToolsMessage, await headers());
+        const sent = await headers();
+        const res = await postMcp(listToolsMessage, sent);
         expect(res.status).toBe(401);
+        const credential = sent.authorization?.replace(/^Bearer /, '');
+        if (credential) expect(res.text, 'the credential is never echoed').not.toContain(credential);
         expect(res.headers.get('www-authenticate')).toBe('Bearer');
         expect(res.json).toEqual({ code: 'UNAUTHORIZED', message });
       });
