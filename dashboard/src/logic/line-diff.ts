@@ -19,10 +19,10 @@ export function lineDiff(before: string, after: string): DiffLine[] {
       out.push({ kind: 'same', text: a[i] });
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push({ kind: 'added', text: b[j++] });
-    } else {
+    } else if (i < a.length && (j === b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
       out.push({ kind: 'removed', text: a[i++] });
+    } else {
+      out.push({ kind: 'added', text: b[j++] });
     }
   }
   return out;

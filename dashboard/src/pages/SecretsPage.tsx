@@ -82,7 +82,7 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
     <section aria-labelledby="secrets-title">
       <h2 id="secrets-title">Secret Keys</h2>
       <div class="table-wrap">
-        <table id="secrets">
+        <table id="secrets" class="cards">
           <thead>
             <tr>
               <th scope="col">name</th>
@@ -99,12 +99,12 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
           <tbody>
             {list.map((key) => (
               <tr key={key.name} data-secret={key.name}>
-                <td>{key.name}</td>
-                <td>{key.destinations.length ? key.destinations.join(', ') : 'any'}</td>
-                <td>{key.access_group}</td>
-                <td>{key.locked ? 'yes' : 'no'}</td>
-                <td>{LIMITS.filter((l) => key.limits[l] !== undefined).map((l) => `${l}: ${key.limits[l]}`).join(', ') || 'none'}</td>
-                <td>{when(key.updated)}</td>
+                <td data-label="name">{key.name}</td>
+                <td data-label="destinations">{key.destinations.length ? key.destinations.join(', ') : 'any'}</td>
+                <td data-label="access group">{key.access_group}</td>
+                <td data-label="locked">{key.locked ? 'yes' : 'no'}</td>
+                <td data-label="limits">{LIMITS.filter((l) => key.limits[l] !== undefined).map((l) => `${l}: ${key.limits[l]}`).join(', ') || 'none'}</td>
+                <td data-label="updated">{when(key.updated)}</td>
                 <td>
                   <button type="button" onClick={() => edit(key)} aria-label={`Replace ${key.name}`}>
                     Replace

@@ -68,7 +68,7 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
         </button>
       </div>
       <div class="table-wrap">
-        <table id="tickets">
+        <table id="tickets" class="cards">
           <caption class="visually-hidden">Registered tickets; last consumption and failure rate from the newest {STATS_ROWS} log rows</caption>
           <thead>
             <tr>
@@ -88,12 +88,12 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
               const s = stats[ticket.ticket_id];
               return (
                 <tr key={ticket.ticket_id} data-ticket={ticket.ticket_id}>
-                  <td class="id">{ticket.ticket_id}</td>
-                  <td class="description">{ticket.description}</td>
-                  <td>{ticket.count ?? 'unlimited'}</td>
-                  <td>{when(ticket.time_to_live)}</td>
-                  <td class="last">{s === undefined ? '…' : s === 'error' ? 'could not read the log' : when(s.lastConsumption, 'none')}</td>
-                  <td class="rate">{s === undefined ? '…' : s === 'error' ? '—' : failureRateText(s)}</td>
+                  <td data-label="ticket_id" class="id">{ticket.ticket_id}</td>
+                  <td data-label="description" class="description">{ticket.description}</td>
+                  <td data-label="count left">{ticket.count ?? 'unlimited'}</td>
+                  <td data-label="expires">{when(ticket.time_to_live)}</td>
+                  <td data-label="last consumption" class="last">{s === undefined ? '…' : s === 'error' ? 'could not read the log' : when(s.lastConsumption, 'none')}</td>
+                  <td data-label="failure rate" class="rate">{s === undefined ? '…' : s === 'error' ? '—' : failureRateText(s)}</td>
                   <td class="row-actions">
                     <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/edit`} aria-label={`Edit ${ticket.ticket_id}`}>
                       Edit
