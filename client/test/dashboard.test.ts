@@ -210,6 +210,7 @@ describe('the owner dashboard', () => {
     await openNewTicket();
     await page.click('button:has-text("JSON mode")');
     await page.fill('#definition-json', JSON.stringify(definition, null, 2));
+    await expect.poll(() => page.textContent('#json-issue')).toMatch(/^The registry's rules find nothing to refuse/);
     await screenshot(page, 'editor-json');
     await page.click('button:has-text("Form mode")');
     // The form shows each kind's fields.
@@ -300,6 +301,7 @@ describe('the owner dashboard', () => {
     await page.goto(`${worker.url}/#/tickets`);
     const description = page.locator('tr[data-ticket=injected] td.description');
     await expect.poll(() => description.textContent()).toBe(INJECTED);
+    await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
     expect(await description.locator('img, script, b').count()).toBe(0);
     await screenshot(page, 'tickets');
 
@@ -390,6 +392,7 @@ describe('the owner dashboard', () => {
       }
       await page.goto(`${worker.url}/#/tickets`);
       await page.waitForSelector('tr[data-ticket]');
+      await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
       await screenshot(page, 'tickets-phone');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });

@@ -28,6 +28,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
   const [mode, setMode] = useState<Mode>('form');
   const [jsonText, setJsonText] = useState('');
   const [jsonIssue, setJsonIssue] = useState<string | null>(null);
+  const [jsonChecked, setJsonChecked] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [shownIssue, setShownIssue] = useState<{ path: string; message: string } | null>(null);
   const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
@@ -109,7 +110,9 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
       }
       const issue = await registryRefusal(ticketId || 'ticket', parsed);
       setJsonIssue(issue ? `At ${issue.field || 'the whole definition'}: ${issue.message}` : null);
+      setJsonChecked(true);
     }, 250);
+    setJsonChecked(false);
     return () => clearTimeout(timer);
   }, [jsonText, mode, ticketId]);
 
@@ -226,7 +229,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
               }}
             />
             <p id="json-issue" class={jsonIssue ? 'field-error' : 'hint'} role="status">
-              {jsonIssue ?? 'The registry finds nothing to refuse.'}
+              {jsonIssue ?? (jsonChecked ? "The registry's rules find nothing to refuse (the service still checks the names of Secret Keys, templates and newsletters)." : 'Checking…')}
             </p>
           </div>
         )}
