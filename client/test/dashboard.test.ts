@@ -140,10 +140,16 @@ describe('the owner dashboard', () => {
     expect(await row.locator('.action-row .received').textContent()).toContain('"ok": true');
     expect(await row.locator('.log-request').textContent()).toContain('payment_intent.succeeded');
     await screenshot(page, 'logs');
+    await row.getByRole('button', { name: 'Re-check' }).click();
+    await expect.poll(() => row.locator('.answer-body').textContent()).toContain('"replay_of"');
+    expect(JSON.parse((await row.locator('.answer-body').textContent()) ?? '')).toMatchObject({ passed: true });
     await row.getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => row.locator('.answer h4').textContent()).toBe('Replay answered');
     await expect.poll(() => row.locator('.answer-body').textContent()).toContain('"replay_of"');
     expect(JSON.parse((await row.locator('.answer-body').textContent()) ?? '')).toMatchObject({ ok: true, ticket_id: 'stripe-form' });
-    await waitForLogRows('.log-row .replay', 1);
+    // The replay is a consumption marked replay_of; the re-check a dry run marked so.
+    await waitForLogRows('.log-row.outcome-ok .replay', 1);
+    await waitForLogRows('.log-row.outcome-check .replay', 1);
   });
 
   it('shows a refusal next to the input of the field it names: the page\'s own check and the registry\'s', async () => {
@@ -157,7 +163,7 @@ describe('the owner dashboard', () => {
     });
     expect(sent).toBe(0);
     expect(await input(page, 'actions[0].exe.url').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe('actions[0].exe.url');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe('actions[0].exe.url');
 
     // Only the registry knows which Secret Keys exist: its refusal (from the plan) lands on secretName.
     await input(page, 'actions[0].exe.url').fill('https://example.com/hook');
@@ -342,6 +348,11 @@ describe('the owner dashboard', () => {
       await fetch(`${worker.url}/tp/${worker.project.service_id}/filtered`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok }) });
     }
     await page.goto(`${worker.url}/#/tickets/filtered/logs`);
+    await waitForLogRows('.log-row', 2);
+    // A time range after both consumptions lists none of them.
+    await page.fill('#log-from', '2999-01-01T00:00:00');
+    await waitForLogRows('.log-row', 0);
+    await page.fill('#log-from', '');
     await waitForLogRows('.log-row', 2);
     await page.selectOption('#log-outcome', 'failed');
     expect(await page.locator('.log-row').count()).toBe(1);
