@@ -1,5 +1,5 @@
-// Bundles the owner dashboard's script (dashboard/src/app.ts, which imports the registration rules
-// from schemas/) into dashboard/public/app.js, next to the page in the folder the Worker serves as
+// Bundles the owner dashboard (dashboard/src/main.tsx: Preact components, JSX compiled by esbuild, and
+// the registration rules of schemas/) into dashboard/public/app.js, next to the page in the folder the Worker serves as
 // static assets. wrangler.toml's [build] runs it before every `wrangler dev` and `wrangler deploy`, so
 // the bundle (gitignored) is made wherever the Worker is served.
 import path from 'node:path';
@@ -11,12 +11,14 @@ export const DASHBOARD_BUNDLE = path.join(ROOT, 'dashboard', 'public', 'app.js')
 
 export async function buildDashboard() {
   await build({
-    entryPoints: [path.join(ROOT, 'dashboard', 'src', 'app.ts')],
+    entryPoints: [path.join(ROOT, 'dashboard', 'src', 'main.tsx')],
     outfile: DASHBOARD_BUNDLE,
     bundle: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     minify: true,
     logLevel: 'warning',
   });

@@ -1,156 +1,412 @@
 import type { Browser, Page } from 'playwright-core';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Svc } from '../src/index.js';
 import { launchChromium } from './helpers/chromium.js';
+import { fieldError, input, jsonModeDefinition, screenshot, signIn, tabTo } from './helpers/dashboard-page.js';
 import { startTestWorker, type TestWorker } from './helpers/worker.js';
 
-// The owner dashboard (dashboard/, served by the Worker's static assets) in Debian's Chromium.
+// The owner dashboard (dashboard/, Preact, served by the Worker's static assets) in real Chromium
+// against `wrangler dev`: one Worker and one browser for the whole file.
 let worker: TestWorker;
 let browser: Browser;
 let page: Page;
-/** Every registration (PUT of a ticket) the page sent, as the browser saw it leave. */
-const registrationsSent: string[] = [];
+const STRIPE_SECRET = 'whsec_dashboard_test_secret';
+const INJECTED = '<img src=x onerror="window.__injected=1"><script>window.__injected=2</script><b>bold</b>';
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  worker = await startTestWorker();
-  await worker.registerTicket('existing', { description: 'Registered before the page opened', count: 3, condition: { method: 'POST' }, actions: [] });
-  page = await browser.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  page.on('request', (request) => {
-    if (request.method() === 'PUT' && new URL(request.url()).pathname.includes('/tickets/')) registrationsSent.push(request.url());
-  });
-  await page.goto(`${worker.url}/`);
-  await page.fill('#signin [name=service_id]', worker.project.service_id);
-  await page.fill('#signin [name=owner_key]', worker.project.owner_key);
-  await page.click('#signin button');
+  [browser, worker] = await Promise.all([launchChromium(), startTestWorker()]);
+  await worker.putSecretKey('stripe', { value: STRIPE_SECRET });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await signIn(page, worker.url, worker.project.owner_key);
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await browser?.close();
+  await worker?.stop();
 });
 
-const owner = () => new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: worker.project.owner_key });
-const listedIds = () => page.$$eval('#tickets tbody tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
-const status = () => page.textContent('#status');
-
-async function saveDefinition(ticketId: string, definition: string) {
-  await page.fill('#register [name=ticket_id]', ticketId);
-  await page.fill('#register [name=definition]', definition);
-  await page.click('#register button');
-}
-
-/** The registry's refusal of a definition (JSON text), asked of the server directly, as the page shows one: `CODE: message`. */
-async function serverRefusal(ticketId: string, definition: string): Promise<string> {
-  const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/tickets/${ticketId}`, {
-    method: 'PUT',
+async function ownerCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}${path}`, {
+    method,
     headers: { authorization: `Bearer ${worker.project.owner_key}`, 'content-type': 'application/json' },
-    body: definition,
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const body = (await res.json()) as { code: string; message: string };
-  expect(res.status, JSON.stringify(body)).toBe(400);
-  return `${body.code}: ${body.message}`;
+  return { status: res.status, json: await res.json() };
+}
+const storedTicket = async (id: string) => (await ownerCall('GET', `/tickets?ticket_id=${id}`)).json.list[0];
+
+/** Every request the page sends whose method and path match, counted while `run` runs. */
+async function countRequests(method: string, pathPart: string, run: () => Promise<void>): Promise<number> {
+  let count = 0;
+  const listener = (request: { method(): string; url(): string }) => {
+    if (request.method() === method && new URL(request.url()).pathname.includes(pathPart)) count++;
+  };
+  page.on('request', listener);
+  try {
+    await run();
+  } finally {
+    page.off('request', listener);
+  }
+  return count;
 }
 
-/** A definition whose req action carries a value nested `depth` levels deep. */
-const nestedDefinition = (depth: number) =>
-  `{"actions":[{"act":"req","exe":{"url":"https://example.com/hook","method":"POST","data":${'['.repeat(depth)}${']'.repeat(depth)}}}]}`;
+/** A fresh editor (a hash change alone would keep the editor of the test before). */
+async function openNewTicket() {
+  await page.goto(`${worker.url}/#/new`);
+  await page.reload();
+  await page.waitForSelector('#ticket-id');
+}
+
+/** Log rows reach the listing through the TicketDO's outbox: refresh the log page until `count` rows match. */
+async function waitForLogRows(selector: string, count: number) {
+  await expect
+    .poll(async () => (await page.click('.filters button[type=submit]'), page.locator(selector).count()), { timeout: 20_000, interval: 500 })
+    .toBe(count);
+}
+
+async function addAction(chainLegend: string, kind: string) {
+  const chain = page.locator('fieldset', { has: page.locator(`> legend`, { hasText: new RegExp(`^${chainLegend}$`) }) }).last();
+  await chain.locator('> .add-action select').selectOption(kind);
+  await chain.locator('> .add-action button').click();
+}
+
+async function reviewAndSave() {
+  await page.click('form button[type=submit]');
+  await page.click('#confirm-save');
+}
 
 describe('the owner dashboard', () => {
-  it('after signing in with the owner key it lists the registered tickets with their count', async () => {
-    await expect.poll(listedIds, { timeout: 15_000 }).toContain('existing');
-    const cells = await page.$$eval('#tickets tbody tr', (rows) =>
-      rows.filter((row) => row.firstElementChild?.textContent === 'existing').map((row) => Array.from(row.children).slice(0, 3).map((cell) => cell.textContent)),
-    );
-    expect(cells).toEqual([['existing', 'Registered before the page opened', '3']]);
-  });
-
-  it('registers a ticket from its JSON definition, and the service holds it', async () => {
-    const sentBefore = registrationsSent.length;
-    await saveDefinition('from-dashboard', JSON.stringify({ description: 'Made in the page', count: 7, condition: { method: 'GET' }, actions: [] }));
-    await expect.poll(status, { timeout: 15_000 }).toBe('Saved from-dashboard.');
-    expect(registrationsSent.length - sentBefore).toBe(1);
-    await expect.poll(listedIds).toContain('from-dashboard');
-    const [stored] = (await owner().getTickets({ ticket_id: 'from-dashboard' })).list;
-    expect(stored).toMatchObject({ description: 'Made in the page', count: 7, condition: { method: 'GET' } });
-  });
-
-  it("refuses a definition the registry refuses in the page, with the registry's own message naming the field, sending nothing", async () => {
-    const refused: [string, unknown][] = [
-      ['refused', { condition: { method: 'PATCH' }, actions: [] }],
-      ['unknown-field', { description: 'x', colour: 'red', actions: [] }],
-      ['no-actions', { description: 'x' }],
-      ['bad-count', { count: -1, actions: [] }],
-      ['expired', { time_to_live: 1_000, actions: [] }],
-      ['other-id', { ticket_id: 'another-id', actions: [] }],
-      ['bad-mail', { actions: [{ act: 'mail', exe: { template: 'welcome', to: 'not-an-address' } }] }],
-      ['bad-url', { actions: [{ act: 'req', exe: { url: 'ftp://example.com/hook' } }] }],
-    ];
-    for (const [ticketId, definition] of refused) {
-      const expected = await serverRefusal(ticketId, JSON.stringify(definition));
-      expect(expected).toMatch(/^INVALID_PARAMETER: /);
-      const sentBefore = registrationsSent.length;
-      await saveDefinition(ticketId, JSON.stringify(definition));
-      await expect.poll(status, { timeout: 15_000 }).toBe(expected);
-      expect(await page.getAttribute('#status', 'class')).toBe('error');
-      expect(registrationsSent.length - sentBefore, ticketId).toBe(0);
-      expect((await owner().getTickets({ ticket_id: ticketId })).list).toEqual([]);
-    }
-  });
-
-  it('sends a definition only the service can refuse (a secret the project lacks), and shows its refusal', async () => {
-    const definition = { actions: [{ act: 'req', exe: { url: 'https://example.com/hook', secretName: 'NOT_STORED' } }] };
-    const expected = await serverRefusal('lacks-secret', JSON.stringify(definition));
-    expect(expected).toMatch(/actions\[0\]\.exe\.secretName/);
-    const sentBefore = registrationsSent.length;
-    await saveDefinition('lacks-secret', JSON.stringify(definition));
-    await expect.poll(status, { timeout: 15_000 }).toBe(expected);
-    expect(registrationsSent.length - sentBefore).toBe(1);
-    expect((await owner().getTickets({ ticket_id: 'lacks-secret' })).list).toEqual([]);
-  });
-
-  it("sends a definition nested too deep for the page's check, and shows the service's refusal by its nesting limit", async () => {
-    const text = nestedDefinition(20_000);
-    const expected = await serverRefusal('too-deep', text);
-    expect(expected).toMatch(/nested deeper than/);
-    const sentBefore = registrationsSent.length;
-    await saveDefinition('too-deep', text);
-    await expect.poll(status, { timeout: 15_000 }).toBe(expected);
-    expect(registrationsSent.length - sentBefore).toBe(1);
-  });
-
-  it('says when the definition is not JSON, without calling the service', async () => {
-    const sentBefore = registrationsSent.length;
-    await saveDefinition('not-json', '{ "condition": ');
-    await expect.poll(status).toMatch(/^The definition is not valid JSON: /);
-    expect(registrationsSent.length - sentBefore).toBe(0);
-    expect((await owner().getTickets({ ticket_id: 'not-json' })).list).toEqual([]);
-  });
-
-  it('Edit fills the form with the stored definition, and Delete removes the ticket', async () => {
-    const rowOf = (id: string) => page.locator('#tickets tbody tr', { has: page.locator('td:first-child', { hasText: new RegExp(`^${id}$`) }) });
-    await rowOf('existing').getByRole('button', { name: 'Edit' }).click();
-    expect(await page.inputValue('#register [name=ticket_id]')).toBe('existing');
-    expect(JSON.parse(await page.inputValue('#register [name=definition]'))).toMatchObject({ description: 'Registered before the page opened', count: 3 });
-
-    await rowOf('from-dashboard').getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(status, { timeout: 15_000 }).toBe('Deleted from-dashboard.');
-    await expect.poll(listedIds).not.toContain('from-dashboard');
-    expect((await owner().getTickets({ ticket_id: 'from-dashboard' })).list).toEqual([]);
-  });
-
-  it('with a wrong owner key the page shows the refusal and lists nothing', async () => {
+  it('signs in with the owner key alone, refuses a wrong key, and an owner key refused later returns to sign-in with the reason', async () => {
     const other = await browser.newPage();
     try {
       await other.goto(`${worker.url}/`);
-      await other.fill('#signin [name=service_id]', worker.project.service_id);
-      await other.fill('#signin [name=owner_key]', 'ok_not-the-key');
-      await other.click('#signin button');
-      await expect.poll(() => other.textContent('#status'), { timeout: 15_000 }).toMatch(/^[A-Z_]+: /);
-      expect(await other.$$eval('#tickets tbody tr', (rows) => rows.length)).toBe(0);
+      await screenshot(other, 'signin');
+      await other.fill('#owner-key', 'ok_not-the-key');
+      await other.click('#signin button[type=submit]');
+      await expect.poll(() => other.textContent('#signin-message')).toMatch(/refused this owner key \(401\)/);
+      expect(await other.locator('#tickets').count()).toBe(0);
+
+      await signIn(other, worker.url, worker.project.owner_key);
+      expect(await other.textContent('header.top .project')).toBe('Client tests');
+      // The key the tab holds stops working (as when the key is replaced): the next call answers 401.
+      await other.evaluate(() => {
+        const session = JSON.parse(sessionStorage.getItem('svc-owner') ?? '{}');
+        sessionStorage.setItem('svc-owner', JSON.stringify({ ...session, owner_key: 'ok_replaced' }));
+      });
+      await other.reload();
+      await expect.poll(() => other.textContent('#signin-message')).toMatch(/no longer accepts this owner key \(401\)/);
+      expect(await other.evaluate(() => sessionStorage.getItem('svc-owner'))).toBeNull();
     } finally {
       await other.close();
+    }
+  });
+
+  it('registers a Stripe-preset ticket through the form, shows a stripe-signed consumption in the log with its action rows, and replays it', async () => {
+    await openNewTicket();
+    await page.fill('#ticket-id', 'stripe-form');
+    await input(page, 'description').fill('Stripe payments from the form');
+    await page.selectOption('#signature-preset', 'stripe');
+    await input(page, 'condition.signature.secretName').fill('stripe');
+    await page.click('text=Add body row');
+    await input(page, 'condition.body[0].key').fill('type');
+    await input(page, 'condition.body[0].operator').selectOption('=');
+    await input(page, 'condition.body[0].value').fill('payment_intent.succeeded');
+    await addAction('Actions', 'req');
+    await input(page, 'actions[0].exe.url').fill(`${worker.url}/v1/health`);
+    await screenshot(page, 'editor-form');
+    await page.click('form button[type=submit]');
+    expect(await page.textContent('#plan-change')).toBe('create');
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved stripe-form.');
+    expect((await storedTicket('stripe-form')).condition).toMatchObject({
+      signature: { secretName: 'stripe', header: 'Stripe-Signature', parts: ['t=${timestamp}', 'v1=${signature}'] },
+      body: [{ key: 'type', operator: '=', value: 'payment_intent.succeeded' }],
+    });
+
+    const payload = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: { id: 'pi_1' } } });
+    const header = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: STRIPE_SECRET, cryptoProvider: Stripe.createSubtleCryptoProvider() });
+    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/stripe-form`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      body: payload,
+    });
+    expect(consumed.status, await consumed.clone().text()).toBe(200);
+
+    await page.goto(`${worker.url}/#/tickets/stripe-form/logs`);
+    const row = page.locator('.log-row.outcome-ok').first();
+    await waitForLogRows('.log-row.outcome-ok', 1);
+    await row.locator('.log-summary').click();
+    await expect.poll(() => row.locator('.action-row[data-act=req]').count()).toBe(1);
+    expect(await row.locator('.action-row .received').textContent()).toContain('"ok": true');
+    expect(await row.locator('.log-request').textContent()).toContain('payment_intent.succeeded');
+    await screenshot(page, 'logs');
+    await row.getByRole('button', { name: 'Re-check' }).click();
+    await expect.poll(() => row.locator('.answer-body').textContent()).toContain('"replay_of"');
+    expect(JSON.parse((await row.locator('.answer-body').textContent()) ?? '')).toMatchObject({ passed: true });
+    await row.getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => row.locator('.answer h4').textContent()).toBe('Replay answered');
+    await expect.poll(() => row.locator('.answer-body').textContent()).toContain('"replay_of"');
+    expect(JSON.parse((await row.locator('.answer-body').textContent()) ?? '')).toMatchObject({ ok: true, ticket_id: 'stripe-form' });
+    // The replay is a consumption marked replay_of; the re-check a dry run marked so.
+    await waitForLogRows('.log-row.outcome-ok .replay', 1);
+    await waitForLogRows('.log-row.outcome-check .replay', 1);
+  });
+
+  it('shows a refusal next to the input of the field it names: the page\'s own check and the registry\'s', async () => {
+    await openNewTicket();
+    await page.fill('#ticket-id', 'refused-url');
+    await addAction('Actions', 'req');
+    await input(page, 'actions[0].exe.url').fill('ftp://example.com/hook');
+    const sent = await countRequests('POST', '/plan', async () => {
+      await page.click('form button[type=submit]');
+      await expect.poll(() => fieldError(page, 'actions[0].exe.url').textContent()).toMatch(/^INVALID_PARAMETER: actions\[0\]\.exe\.url: must start with http/);
+    });
+    expect(sent).toBe(0);
+    expect(await input(page, 'actions[0].exe.url').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe('actions[0].exe.url');
+
+    // Only the registry knows which Secret Keys exist: its refusal (from the plan) lands on secretName.
+    await input(page, 'actions[0].exe.url').fill('https://example.com/hook');
+    await input(page, 'actions[0].exe.secretName').fill('NOT_STORED');
+    await page.click('form button[type=submit]');
+    await expect.poll(() => fieldError(page, 'actions[0].exe.secretName').textContent()).toMatch(/No Secret Key named "NOT_STORED"|no Secret Key named "NOT_STORED"/);
+    expect(await fieldError(page, 'actions[0].exe.url').count()).toBe(0);
+    expect((await ownerCall('GET', '/tickets?ticket_id=refused-url')).json.list).toEqual([]);
+  });
+
+  it('keeps the definition unchanged through JSON → form → JSON for every action kind, and a form edit shows in JSON mode', async () => {
+    const definition = {
+      description: 'every kind',
+      count: 5,
+      limit_per_user: 2,
+      condition: {
+        method: 'POST',
+        ip: { operator: '=', value: ['203.0.113.9'] },
+        headers: [{ key: 'X-Kind', operator: '=', value: 'all' }],
+        body: [{ key: 'n', operator: '>=', value: 1 }, { key: 'who', placeholder: 'WHO' }, { key: 'flag', operator: '=', value: '5' }],
+        params: [{ key: 'tag', operator: '!=', value: null }],
+        user: [{ key: 'plan', operator: '=', value: ['pro', 'team'] }],
+        record_access: '${body[record]}',
+        return200: true,
+      },
+      actions: [
+        {
+          act: 'req',
+          exe: {
+            url: 'https://api.example.com/orders/${placeholder[WHO]}',
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            data: { who: '${placeholder[WHO]}', n: '${body[n]}' },
+            params: { page: 1 },
+            actions: [
+              { act: 'cond', exe: { response: [{ key: 'status', operator: '=', value: 200 }, { key: 'body[id]', placeholder: 'ID' }] } },
+              { act: 'acsr', exe: { record_id: '${placeholder[ID]}', user_id: ['u1', 'u2'] } },
+            ],
+          },
+          err: [{ act: 'resp', exe: { status: 502, body: { failed: '${error[message]}' }, resume: 'stop' } }],
+          retry: true,
+        },
+        { act: 'pstr', exe: { table: { name: 'orders', access_group: 'admin' }, unique_id: '${placeholder[WHO]}', data: '${body}', tags: ['a'], readonly: true, user_id: '${user[user_id]}' } },
+        { act: 'acsg', exe: { group: 'admin', user_id: '${user[user_id]}' } },
+        { act: 'mail', exe: { template: 'welcome', to: '${user[email]}', placeholders: { name: 'Ada', n: 3 } } },
+        { act: 'nlsd', exe: { group: 'public', newsletter: 'weekly' } },
+        { act: 'resp', exe: { status: '${placeholder[STATUS]}', body: 'done', resume: '10m' } },
+      ],
+    };
+    await openNewTicket();
+    await page.click('button:has-text("JSON mode")');
+    await page.fill('#definition-json', JSON.stringify(definition, null, 2));
+    await expect.poll(() => page.textContent('#json-issue')).toMatch(/^The registry's rules find nothing to refuse/);
+    await screenshot(page, 'editor-json');
+    await page.click('button:has-text("Form mode")');
+    // The form shows each kind's fields.
+    expect(await input(page, 'actions[0].exe.url').inputValue()).toBe(definition.actions[0].exe.url);
+    expect(await input(page, 'actions[0].exe.actions[0].exe.response[1].key').inputValue()).toBe('body[id]');
+    expect(await input(page, 'actions[0].exe.actions[1].exe.user_id').inputValue()).toBe('["u1","u2"]');
+    expect(await input(page, 'actions[0].err[0].exe.status').inputValue()).toBe('502');
+    expect(await input(page, 'actions[0].retry').isChecked()).toBe(true);
+    expect(await input(page, 'actions[1].exe.table.access_group').inputValue()).toBe('admin');
+    expect(await input(page, 'actions[3].exe.to').inputValue()).toBe('${user[email]}');
+    expect(await input(page, 'actions[4].exe.newsletter').inputValue()).toBe('weekly');
+    expect(await input(page, 'actions[5].exe.resume').inputValue()).toBe('10m');
+    expect(await input(page, 'condition.body[2].value').inputValue()).toBe('"5"');
+    await page.click('button:has-text("JSON mode")');
+    expect(await jsonModeDefinition(page)).toEqual(definition);
+
+    await page.click('button:has-text("Form mode")');
+    await input(page, 'actions[2].exe.group').fill('7');
+    await page.click('button:has-text("JSON mode")');
+    expect(await jsonModeDefinition(page)).toEqual({ ...definition, actions: definition.actions.map((a, i) => (i === 2 ? { act: 'acsg', exe: { group: 7, user_id: '${user[user_id]}' } } : a)) });
+  });
+
+  it('JSON mode shows the registry\'s issue at its field path, and refuses a 2 MB paste before sending', async () => {
+    await openNewTicket();
+    await page.fill('#ticket-id', 'json-issues');
+    await page.click('button:has-text("JSON mode")');
+    await page.fill('#definition-json', JSON.stringify({ actions: [{ act: 'mail', exe: { template: 'welcome', to: 'not-an-address' } }], colour: 'red' }));
+    await expect.poll(() => page.textContent('#json-issue')).toMatch(/^At colour: colour: unknown key/);
+    await page.fill('#definition-json', JSON.stringify({ actions: [{ act: 'mail', exe: { template: 'welcome', to: 'not-an-address' } }] }));
+    await expect.poll(() => page.textContent('#json-issue')).toMatch(/^At actions\[0\]\.exe\.to: actions\[0\]\.exe\.to: must be one e-mail address/);
+
+    const huge = JSON.stringify({ description: 'x'.repeat(2 * 1024 * 1024), actions: [] });
+    const sent = await countRequests('PUT', '/tickets/', async () => {
+      await page.fill('#definition-json', huge);
+      await page.click('form button[type=submit]');
+      await expect.poll(() => page.textContent('#json-issue')).toMatch(/^The definition is 2\.0 MiB; the registry takes at most 1 MiB .* Nothing was sent\.$/);
+    });
+    expect(sent).toBe(0);
+  });
+
+  it('a network failure mid-save shows a message and keeps the edit; saving again works', async () => {
+    await openNewTicket();
+    await page.fill('#ticket-id', 'offline-save');
+    await input(page, 'description').fill('kept through a failure');
+    await page.click('form button[type=submit]');
+    await page.waitForSelector('#confirm-save');
+    await page.route('**/tickets/offline-save', (route) => (route.request().method() === 'PUT' ? route.abort('internetdisconnected') : route.continue()));
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toMatch(/could not be reached \(network failure\): the ticket was not saved\. Your edit is kept/);
+    expect(await input(page, 'description').inputValue()).toBe('kept through a failure');
+    await page.unroute('**/tickets/offline-save');
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved offline-save.');
+    expect((await storedTicket('offline-save')).description).toBe('kept through a failure');
+  });
+
+  it('registers a simple ticket with the keyboard alone (Tab, typing, Enter)', async () => {
+    await page.goto(`${worker.url}/#/tickets`);
+    await page.waitForSelector('#tickets');
+    await tabTo(page, 'a[href="#/new"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#ticket-id');
+    await tabTo(page, '#ticket-id');
+    await page.keyboard.type('by-keyboard');
+    await tabTo(page, '[data-path="description"]');
+    await page.keyboard.type('Typed, never clicked');
+    await tabTo(page, '.add-action button');
+    await page.keyboard.press('Enter'); // the default kind: req
+    await tabTo(page, '[data-path="actions[0].exe.url"]');
+    await page.keyboard.type('https://example.com/hook');
+    await tabTo(page, 'form button[type=submit]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#confirm-save');
+    await tabTo(page, '#confirm-save');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved by-keyboard.');
+    expect(await storedTicket('by-keyboard')).toMatchObject({ description: 'Typed, never clicked', actions: [{ act: 'req', exe: { url: 'https://example.com/hook' } }] });
+  });
+
+  it('shows HTML and script from a description, a log row and a kept request as text, never running them', async () => {
+    await worker.registerTicket('injected', { description: INJECTED, condition: { method: 'POST' }, actions: [{ act: 'resp', exe: { body: { echo: '${body[html]}' } } }] });
+    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/injected`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': INJECTED },
+      body: JSON.stringify({ html: INJECTED }),
+    });
+    expect(consumed.status).toBe(200);
+    await page.goto(`${worker.url}/#/tickets`);
+    const description = page.locator('tr[data-ticket=injected] td.description');
+    await expect.poll(() => description.textContent()).toBe(INJECTED);
+    await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
+    expect(await description.locator('img, script, b').count()).toBe(0);
+    await screenshot(page, 'tickets');
+
+    await page.goto(`${worker.url}/#/tickets/injected/logs`);
+    const row = page.locator('.log-row').first();
+    await waitForLogRows('.log-row', 1);
+    await row.locator('.log-summary').click();
+    await expect.poll(() => row.locator('.log-request').textContent()).toContain('<script>');
+    expect(await row.locator('.log-details').locator('img, script, b').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
+  });
+
+  it('a legacy ticket opens with its req answer references moved under [body] and asks to confirm on save', async () => {
+    await worker.importLegacyTicket('legacy-order', {
+      description: 'Imported',
+      condition: { method: 'POST' },
+      actions: [{ act: 'req', exe: { url: 'https://fulfil.example.com/orders', method: 'POST', actions: [{ act: 'resp', exe: { body: { queued: '${response[method]}' } } }] }, condition: [{ key: 'method', operator: '=', value: 'POST' }] }],
+    });
+    await page.goto(`${worker.url}/#/tickets/legacy-order/edit`);
+    await expect.poll(() => page.locator('.notice').count()).toBe(1);
+    expect(await input(page, 'actions[0].exe.actions[0].exe.response[0].key').inputValue()).toBe('body[method]');
+    expect(JSON.parse(await input(page, 'actions[0].exe.actions[1].exe.body').inputValue())).toEqual({ queued: '${response[body][method]}' });
+    await page.click('form button[type=submit]');
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toMatch(/^Confirm the references moved under \[body\]/);
+    expect((await storedTicket('legacy-order')).legacy).toBe(true);
+    await page.check('#confirm-legacy');
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved legacy-order.');
+    const stored = await storedTicket('legacy-order');
+    expect(stored.legacy ?? false).toBe(false);
+    expect(stored.actions[0].exe.actions[1].exe.body).toEqual({ queued: '${response[body][method]}' });
+  });
+
+  it('filters the log by outcome and clears it after a confirmation', async () => {
+    await worker.registerTicket('filtered', { condition: { method: 'POST', body: [{ key: 'ok', operator: '=', value: true }] }, actions: [] });
+    for (const ok of [true, false]) {
+      await fetch(`${worker.url}/tp/${worker.project.service_id}/filtered`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok }) });
+    }
+    await page.goto(`${worker.url}/#/tickets/filtered/logs`);
+    await waitForLogRows('.log-row', 2);
+    // A time range after both consumptions lists none of them.
+    await page.fill('#log-from', '2999-01-01T00:00:00');
+    await waitForLogRows('.log-row', 0);
+    await page.fill('#log-from', '');
+    await waitForLogRows('.log-row', 2);
+    await page.selectOption('#log-outcome', 'failed');
+    expect(await page.locator('.log-row').count()).toBe(1);
+    expect(await page.locator('.log-row.outcome-failed').count()).toBe(1);
+    await page.click('button:has-text("Clear log")');
+    await page.click('dialog button:has-text("Cancel")');
+    expect(await page.locator('.log-row').count()).toBe(1);
+    await page.click('button:has-text("Clear log")');
+    await page.click('dialog button.danger');
+    await expect.poll(() => page.textContent('#logs-status')).toMatch(/.+/);
+    await page.selectOption('#log-outcome', '');
+    await waitForLogRows('.log-row', 0);
+  });
+
+  it('lists Secret Keys without their values, stores one write-only and deletes one after a confirmation', async () => {
+    await page.goto(`${worker.url}/#/secrets`);
+    await expect.poll(() => page.locator('tr[data-secret=stripe]').count()).toBe(1);
+    await page.fill('#secret-name', 'openai');
+    await page.fill('#secret-value', 'sk-very-secret-value');
+    expect(await page.getAttribute('#secret-value', 'type')).toBe('password');
+    await page.fill('#secret-destinations', 'https://api.openai.com/v1');
+    await page.check('#secret-locked');
+    await page.fill('#secret-per_caller_per_minute', '10');
+    await page.click('#secret-form button[type=submit]');
+    await expect.poll(() => page.textContent('#secrets-status')).toBe('Saved secret key openai.');
+    await expect.poll(() => page.locator('tr[data-secret=openai]').textContent()).toContain('https://api.openai.com/v1');
+    expect(await page.content()).not.toContain('sk-very-secret-value');
+    expect(await page.content()).not.toContain(STRIPE_SECRET);
+    await screenshot(page, 'secrets');
+    await page.click('button[aria-label="Delete openai"]');
+    await page.click('dialog button.danger');
+    await expect.poll(() => page.locator('tr[data-secret=openai]').count()).toBe(0);
+    expect((await ownerCall('GET', '/secrets/openai')).status).toBe(404);
+  });
+
+  it('stays readable at a phone width (375 px): no page-wide horizontal scroll', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    try {
+      for (const route of ['#/tickets', '#/new', '#/secrets']) {
+        await page.goto(`${worker.url}/${route}`);
+        await page.waitForSelector('main h2');
+        const wider = await page.evaluate(() =>
+          Array.from(document.querySelectorAll('body *'))
+            .filter((el) => el.getBoundingClientRect().right > 375 && !el.closest('.table-wrap'))
+            .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+        );
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${route}: ${wider.slice(0, 5).join(' ')}`).toBeLessThanOrEqual(375);
+      }
+      await page.goto(`${worker.url}/#/tickets`);
+      await page.waitForSelector('tr[data-ticket]');
+      await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
+      await screenshot(page, 'tickets-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
     }
   });
 });

@@ -1,27 +1,82 @@
-/** Calls of the page to the project's API with the owner key (this origin only). */
+/**
+ * The page's calls to the service with the owner key (this origin only). A refusal throws ApiError
+ * (its code, message and the field it names); a call that never got an answer throws NetworkError;
+ * a 401 also tells the app, which goes back to sign-in.
+ */
 import type { ServiceErrorBody } from '../../schemas/error-body';
+import { refusedField } from './logic/json-path';
 
-/** What the sign-in form keeps in this tab's sessionStorage. */
-export interface Session {
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The field path the refusal names ('' when none). */
+    readonly field: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export class NetworkError extends Error {
+  constructor() {
+    super('The service could not be reached (network failure); nothing was changed.');
+    this.name = 'NetworkError';
+  }
+}
+
+export const errorText = (err: unknown): string => (err instanceof ApiError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err));
+
+const isErrorBody = (value: unknown): value is ServiceErrorBody => typeof value === 'object' && value !== null && 'code' in value && 'message' in value;
+
+export interface OwnerProject {
   service_id: string;
-  owner_key: string;
+  owner_id: string;
+  name: string;
+  plan?: string;
+  active: boolean;
 }
 
-/** A refusal as the page shows it, whether the server sent it or the page found it: `CODE: message`. */
-export const refusalText = (refusal: Pick<ServiceErrorBody, 'code' | 'message'>): string => `${refusal.code}: ${refusal.message}`;
+/** Calls to the service with one owner key; `onUnauthorized` runs on any 401. */
+export class OwnerApi {
+  constructor(
+    private readonly ownerKey: string,
+    readonly serviceId: string,
+    private readonly onUnauthorized: () => void = () => {},
+  ) {}
 
-/** Calls `/v1/projects/{service_id}{path}` as the owner; a refusal throws an Error whose message is its refusalText. */
-export async function callProject<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`/v1/projects/${session.service_id}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${session.owner_key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json: unknown = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(isErrorBody(json) ? refusalText(json) : `HTTP ${res.status}`);
-  return json as T;
-}
+  /** The project an owner key opens (GET /v1/owner): the key alone names it. */
+  static async signIn(ownerKey: string): Promise<OwnerProject> {
+    return new OwnerApi(ownerKey, '').call<OwnerProject>('GET', '/v1/owner');
+  }
 
-function isErrorBody(value: unknown): value is ServiceErrorBody {
-  return typeof value === 'object' && value !== null && 'code' in value && 'message' in value;
+  /** `/v1/projects/{service_id}{path}` as the owner. */
+  project<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.call<T>(method, `/v1/projects/${this.serviceId}${path}`, body);
+  }
+
+  /** Sends a body already serialized (the JSON mode's text as written). */
+  projectText<T>(method: string, path: string, text: string): Promise<T> {
+    return this.call<T>(method, `/v1/projects/${this.serviceId}${path}`, undefined, text);
+  }
+
+  async call<T>(method: string, path: string, body?: unknown, text?: string): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(path, {
+        method,
+        headers: { authorization: `Bearer ${this.ownerKey}`, ...(body !== undefined || text !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: text ?? (body === undefined ? undefined : JSON.stringify(body)),
+      });
+    } catch {
+      throw new NetworkError();
+    }
+    const json: unknown = await res.json().catch(() => null);
+    if (res.ok) return json as T;
+    if (res.status === 401) this.onUnauthorized();
+    if (isErrorBody(json)) throw new ApiError(res.status, json.code, json.message, refusedField(json.message, json.detail?.field), json);
+    throw new ApiError(res.status, 'HTTP_ERROR', `The service answered ${res.status}.`, '', json);
+  }
 }
