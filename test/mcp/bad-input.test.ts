@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { describe, expect, it } from 'vitest';
 import { exports } from 'cloudflare:workers';
-import { OPERATOR_TOKEN, call, createProject, mintUser, type TestProject } from '../helpers/api';
-import { MCP_URL, callTool, connectClient, listToolsMessage, postMcp, textOf } from './mcp-helpers';
+import { OPERATOR_TOKEN, call, createProject, mintUser } from '../helpers/api';
+import { MCP_URL, callTool, connectClient, listToolsMessage, ownerSession, postMcp, textOf } from './mcp-helpers';
 
 /** An answer never shows a stack trace or a source file. */
 const noStack = (text: string) => {
@@ -10,22 +9,14 @@ const noStack = (text: string) => {
 };
 
 describe('bad input to /mcp', () => {
-  let project: TestProject;
-  let client: Client;
-  beforeAll(async () => {
-    project = await createProject();
-    client = await connectClient(project.owner_key);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const session = ownerSession();
 
   describe('credentials are refused before the MCP server sees the request', () => {
     const cases: [string, () => Promise<Record<string, string>>, string][] = [
       ['no Authorization header', async () => ({}), 'The project owner key is required (Authorization: Bearer <owner key>).'],
       ['an empty Bearer credential', async () => ({ authorization: 'Bearer ' }), 'The project owner key is required (Authorization: Bearer <owner key>).'],
       ['an owner key no project has', async () => ({ authorization: `Bearer ok_${'0'.repeat(43)}` }), 'Invalid owner key.'],
-      ["a project user's id token", async () => ({ authorization: `Bearer ${(await mintUser(project, { email: 'agent@example.com' })).id_token}` }), 'Only a project owner key is accepted here (an id token is not).'],
+      ["a project user's id token", async () => ({ authorization: `Bearer ${(await mintUser(session.project, { email: 'agent@example.com' })).id_token}` }), 'Only a project owner key is accepted here (an id token is not).'],
       ['the operator token', async () => ({ authorization: `Bearer ${OPERATOR_TOKEN}` }), 'Only a project owner key is accepted here (an id token is not).'],
     ];
     for (const [input, headers, message] of cases) {
@@ -54,18 +45,18 @@ describe('bad input to /mcp', () => {
   });
 
   it('arguments of the wrong type are an input validation error naming the argument', async () => {
-    const result = await callTool(client, 'register_ticket', { ticket_id: 7, ticket: 'not an object' });
+    const result = await callTool(session.client, 'register_ticket', { ticket_id: 7, ticket: 'not an object' });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/Input validation error: Invalid arguments for tool register_ticket/);
     expect(textOf(result)).toContain('ticket_id');
     expect(textOf(result)).toContain('ticket');
-    const limit = await callTool(client, 'list_tickets', { limit: 'ten' });
+    const limit = await callTool(session.client, 'list_tickets', { limit: 'ten' });
     expect(limit.isError).toBe(true);
     expect(textOf(limit)).toContain('limit');
   });
 
   it('an unknown tool name is an error result naming the tool', async () => {
-    const result = await callTool(client, 'drop_database');
+    const result = await callTool(session.client, 'drop_database');
     expect(result).toMatchObject({ isError: true });
     expect(textOf(result)).toContain('Tool drop_database not found');
   });
@@ -73,11 +64,11 @@ describe('bad input to /mcp', () => {
   it('a 5 MB ticket is 413 with a JSON-RPC error, before anything is parsed or stored', async () => {
     const big = { actions: [], description: 'x'.repeat(5 * 1024 * 1024) };
     const message = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'register_ticket', arguments: { ticket_id: 'huge', ticket: big } } });
-    const res = await postMcp(message, { authorization: `Bearer ${project.owner_key}` });
+    const res = await postMcp(message, { authorization: `Bearer ${session.project.owner_key}` });
     expect(res.status).toBe(413);
     expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Payload Too Large: the request body must not exceed 1048576 bytes.' }, id: null });
-    await expect(callTool(client, 'register_ticket', { ticket_id: 'huge', ticket: big })).rejects.toThrow(/413|Payload Too Large/);
-    expect((await callTool(client, 'get_ticket', { ticket_id: 'huge' })).isError).toBe(true);
+    await expect(callTool(session.client, 'register_ticket', { ticket_id: 'huge', ticket: big })).rejects.toThrow(/413|Payload Too Large/);
+    expect((await callTool(session.client, 'get_ticket', { ticket_id: 'huge' })).isError).toBe(true);
   });
 
   it('a 5 MB body sent without Content-Length (streamed) is 413 too', async () => {
@@ -91,7 +82,7 @@ describe('bad input to /mcp', () => {
     });
     const res = await exports.default.fetch(MCP_URL, {
       method: 'POST',
-      headers: { authorization: `Bearer ${project.owner_key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { authorization: `Bearer ${session.project.owner_key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body,
     });
     expect(res.status).toBe(413);
@@ -99,14 +90,14 @@ describe('bad input to /mcp', () => {
   });
 
   it('a body that is not JSON is a JSON-RPC parse error (400), never a stack', async () => {
-    const res = await postMcp('{"jsonrpc": "2.0", "method": ', { authorization: `Bearer ${project.owner_key}` });
+    const res = await postMcp('{"jsonrpc": "2.0", "method": ', { authorization: `Bearer ${session.project.owner_key}` });
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null });
     noStack(res.text);
   });
 
   it('JSON that is not a JSON-RPC message is a parse error (400)', async () => {
-    const res = await postMcp(JSON.stringify({ hello: 'world' }), { authorization: `Bearer ${project.owner_key}` });
+    const res = await postMcp(JSON.stringify({ hello: 'world' }), { authorization: `Bearer ${session.project.owner_key}` });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe(-32700);
     noStack(res.text);
@@ -114,7 +105,7 @@ describe('bad input to /mcp', () => {
 
   it('GET and DELETE are 405 (a stateless server has no stream and no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const res = await exports.default.fetch(MCP_URL, { method, headers: { authorization: `Bearer ${project.owner_key}`, accept: 'text/event-stream' } });
+      const res = await exports.default.fetch(MCP_URL, { method, headers: { authorization: `Bearer ${session.project.owner_key}`, accept: 'text/event-stream' } });
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
@@ -122,7 +113,7 @@ describe('bad input to /mcp', () => {
   });
 
   it('a POST without the Streamable HTTP Accept header is 406 from the transport', async () => {
-    const res = await postMcp(listToolsMessage, { authorization: `Bearer ${project.owner_key}`, accept: 'application/json' });
+    const res = await postMcp(listToolsMessage, { authorization: `Bearer ${session.project.owner_key}`, accept: 'application/json' });
     expect(res.status).toBe(406);
     expect(res.json.error.message).toContain('Not Acceptable');
   });

@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exports } from 'cloudflare:workers';
-import { BASE } from '../helpers/api';
+import { afterAll, beforeAll } from 'vitest';
+import { BASE, createProject, type TestProject } from '../helpers/api';
 
 export const MCP_URL = `${BASE}/mcp`;
 
@@ -48,3 +49,16 @@ export async function postMcp(body: string, headers: Record<string, string> = {}
 }
 
 export const listToolsMessage = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+/** For one describe block: a fresh project and the SDK client connected as its owner (closed after the block). */
+export function ownerSession(): { readonly project: TestProject; readonly client: Client } {
+  const session = {} as { project: TestProject; client: Client };
+  beforeAll(async () => {
+    session.project = await createProject();
+    session.client = await connectClient(session.project.owner_key);
+  });
+  afterAll(async () => {
+    await session.client?.close();
+  });
+  return session;
+}

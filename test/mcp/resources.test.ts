@@ -1,11 +1,11 @@
 import { Validator } from '@cfworker/json-schema';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { ticketRegistrationSchema } from '../../schemas/ticket';
 import signaturesDoc from '../../docs/signatures.md?raw';
-import { createProject, registerTicket, type TestProject } from '../helpers/api';
-import { connectClient } from './mcp-helpers';
+import { registerTicket } from '../helpers/api';
+import { ownerSession } from './mcp-helpers';
 
 const REAL_TICKET = {
   description: 'Stripe payments',
@@ -28,18 +28,10 @@ const textOfResource = (result: Awaited<ReturnType<Client['readResource']>>): st
 };
 
 describe('the MCP resources', () => {
-  let project: TestProject;
-  let client: Client;
-  beforeAll(async () => {
-    project = await createProject();
-    client = await connectClient(project.owner_key);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const session = ownerSession();
 
   it('lists the ticket schema and the signatures guide', async () => {
-    const { resources } = await client.listResources();
+    const { resources } = await session.client.listResources();
     expect(resources.map((r) => [r.uri, r.mimeType])).toEqual([
       ['svc://schemas/ticket.json', 'application/schema+json'],
       ['svc://docs/signatures.md', 'text/markdown'],
@@ -48,14 +40,14 @@ describe('the MCP resources', () => {
 
   it('the ticket schema converts whole (nothing unrepresentable) and is the resource served', async () => {
     const strict = z.toJSONSchema(ticketRegistrationSchema, { io: 'input', unrepresentable: 'throw' });
-    const served = JSON.parse(textOfResource(await client.readResource({ uri: 'svc://schemas/ticket.json' })));
+    const served = JSON.parse(textOfResource(await session.client.readResource({ uri: 'svc://schemas/ticket.json' })));
     expect(served).toEqual(strict);
     expect(served.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   });
 
   it('the ticket schema is a valid JSON Schema that accepts a ticket the registry accepts and refuses one without actions', async () => {
-    const schema = JSON.parse(textOfResource(await client.readResource({ uri: 'svc://schemas/ticket.json' })));
-    await registerTicket(project, 'schema-real', REAL_TICKET);
+    const schema = JSON.parse(textOfResource(await session.client.readResource({ uri: 'svc://schemas/ticket.json' })));
+    await registerTicket(session.project, 'schema-real', REAL_TICKET);
     const validator = new Validator(schema, '2020-12');
     expect(validator.validate(REAL_TICKET).errors).toEqual([]);
     expect(validator.validate({ description: 'no actions' }).valid).toBe(false);
@@ -63,13 +55,13 @@ describe('the MCP resources', () => {
   });
 
   it('the signatures guide is docs/signatures.md as written', async () => {
-    const result = await client.readResource({ uri: 'svc://docs/signatures.md' });
+    const result = await session.client.readResource({ uri: 'svc://docs/signatures.md' });
     expect(result.contents[0].mimeType).toBe('text/markdown');
     expect(textOfResource(result)).toBe(signaturesDoc);
     expect(signaturesDoc).toContain('# Webhook signatures');
   });
 
   it('an unknown resource is an MCP error naming it', async () => {
-    await expect(client.readResource({ uri: 'svc://nothing' })).rejects.toThrow(/Resource svc:\/\/nothing not found/);
+    await expect(session.client.readResource({ uri: 'svc://nothing' })).rejects.toThrow(/Resource svc:\/\/nothing not found/);
   });
 });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, createProject, putSecret, type TestProject } from '../helpers/api';
+import { describe, expect, it } from 'vitest';
+import { call, putSecret } from '../helpers/api';
 import { eventually, flushLogs } from '../logs/log-helpers';
-import { callTool, connectClient, textOf } from './mcp-helpers';
+import { callTool, ownerSession, textOf } from './mcp-helpers';
 
 const PAID_ONLY = { description: 'paid only', count: 5, condition: { body: [{ key: 'kind', operator: '=', value: 'paid' }] }, actions: [] };
 const NOTES = {
@@ -12,18 +11,10 @@ const NOTES = {
 };
 
 describe('the MCP tools, driven by the SDK client in workerd', () => {
-  let project: TestProject;
-  let client: Client;
-  beforeAll(async () => {
-    project = await createProject();
-    client = await connectClient(project.owner_key);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const session = ownerSession();
 
   it('lists every tool, each with an object input schema and a description an agent can act on', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await session.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       ['check_ticket', 'clear_log', 'delete_ticket', 'get_ticket', 'list_secret_keys', 'list_signature_presets', 'list_tickets', 'read_consumption', 'read_log', 'register_ticket'].sort(),
     );
@@ -37,7 +28,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   });
 
   it('register_ticket stores a good ticket and answers it as the owner lists it', async () => {
-    const result = await callTool(client, 'register_ticket', { ticket_id: 'paid-only', ticket: PAID_ONLY });
+    const result = await callTool(session.client, 'register_ticket', { ticket_id: 'paid-only', ticket: PAID_ONLY });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ ticket_id: 'paid-only', description: 'paid only', count: 5, rules_version: 2 });
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
@@ -45,75 +36,75 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
 
   it('register_ticket refuses a bad ticket with the registry INVALID_PARAMETER message naming the field path', async () => {
     const bad = { actions: [{ act: 'pstr', exe: { table: { name: 'notes', access_group: 'admin' }, data: { text: 'x' } } }, { act: 'nope', exe: {} }] };
-    const result = await callTool(client, 'register_ticket', { ticket_id: 'bad', ticket: bad });
-    const direct = await call('PUT', `/v1/projects/${project.service_id}/tickets/bad`, { token: project.owner_key, body: bad });
+    const result = await callTool(session.client, 'register_ticket', { ticket_id: 'bad', ticket: bad });
+    const direct = await call('PUT', `/v1/projects/${session.project.service_id}/tickets/bad`, { token: session.project.owner_key, body: bad });
     expect(result.isError).toBe(true);
     expect(direct.status).toBe(400);
     expect(result.structuredContent).toEqual(direct.json);
     expect(result.structuredContent).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('actions[1]') });
     expect(textOf(result)).toBe(`INVALID_PARAMETER: ${direct.json.message}`);
-    const listed = await callTool(client, 'get_ticket', { ticket_id: 'bad' });
+    const listed = await callTool(session.client, 'get_ticket', { ticket_id: 'bad' });
     expect(listed.structuredContent).toMatchObject({ code: 'TICKET_NOT_FOUND' });
   });
 
   it('get_ticket and list_tickets answer the stored ticket; a missing one is TICKET_NOT_FOUND', async () => {
-    const one = await callTool(client, 'get_ticket', { ticket_id: 'paid-only' });
+    const one = await callTool(session.client, 'get_ticket', { ticket_id: 'paid-only' });
     expect(one.isError, textOf(one)).toBeFalsy();
     expect(one.structuredContent).toMatchObject({ ticket_id: 'paid-only', count: 5, registered_count: 5, condition: PAID_ONLY.condition });
-    const page = await callTool(client, 'list_tickets', { limit: 100 });
+    const page = await callTool(session.client, 'list_tickets', { limit: 100 });
     expect((page.structuredContent as any).list.map((t: any) => t.ticket_id)).toContain('paid-only');
-    const missing = await callTool(client, 'get_ticket', { ticket_id: 'never-registered' });
+    const missing = await callTool(session.client, 'get_ticket', { ticket_id: 'never-registered' });
     expect(missing).toMatchObject({ isError: true, structuredContent: { code: 'TICKET_NOT_FOUND', message: 'The ticket does not exist.' } });
   });
 
   it('check_ticket dry-runs a sample request: a passing one and a failing one, using no count', async () => {
-    const passing = await callTool(client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'paid' } });
+    const passing = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'paid' } });
     expect(passing.isError, textOf(passing)).toBeFalsy();
     expect(passing.structuredContent).toMatchObject({ ticket_id: 'paid-only', passed: true });
-    const failing = await callTool(client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'refund' }, headers: { 'x-test': '1' }, query: { a: ['1', '2'] } });
+    const failing = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'refund' }, headers: { 'x-test': '1' }, query: { a: ['1', '2'] } });
     expect(failing.isError, textOf(failing)).toBeFalsy();
     expect(failing.structuredContent).toMatchObject({ ticket_id: 'paid-only', passed: false, status: 400, error: { code: 'CONDITION_FAILED', stage: 'condition' } });
-    const after = await callTool(client, 'get_ticket', { ticket_id: 'paid-only' });
+    const after = await callTool(session.client, 'get_ticket', { ticket_id: 'paid-only' });
     expect(after.structuredContent).toMatchObject({ count: 5 });
-    const unknownUser = await callTool(client, 'check_ticket', { ticket_id: 'paid-only', user_id: 'no-such-user' });
+    const unknownUser = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', user_id: 'no-such-user' });
     expect(unknownUser).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER', message: expect.stringContaining('user_id') } });
   });
 
   it('read_log lists a consumption made over HTTP; read_consumption its action rows; clear_log empties the log', async () => {
-    expect((await callTool(client, 'register_ticket', { ticket_id: 'notes', ticket: NOTES })).isError).toBeFalsy();
-    const consumed = await call('POST', `/tp/${project.service_id}/notes`, { body: { text: 'hello' } });
+    expect((await callTool(session.client, 'register_ticket', { ticket_id: 'notes', ticket: NOTES })).isError).toBeFalsy();
+    const consumed = await call('POST', `/tp/${session.project.service_id}/notes`, { body: { text: 'hello' } });
     expect(consumed.status).toBe(200);
-    await flushLogs(project.service_id, 'notes');
+    await flushLogs(session.project.service_id, 'notes');
 
-    const log = await callTool(client, 'read_log', { ticket_id: 'notes', limit: 10 });
+    const log = await callTool(session.client, 'read_log', { ticket_id: 'notes', limit: 10 });
     expect(log.isError, textOf(log)).toBeFalsy();
     const rows = (log.structuredContent as any).list;
     expect(rows).toEqual([expect.objectContaining({ ticket_id: 'notes', user_id: expect.any(String), consume_id: expect.any(String) })]);
 
-    const actions = await callTool(client, 'read_consumption', { ticket_id: 'notes', consume_id: rows[0].consume_id });
+    const actions = await callTool(session.client, 'read_consumption', { ticket_id: 'notes', consume_id: rows[0].consume_id });
     expect(actions.isError, textOf(actions)).toBeFalsy();
     expect((actions.structuredContent as any).list).toEqual([expect.objectContaining({ act: 'pstr' })]);
 
-    const cleared = await callTool(client, 'clear_log', { ticket_id: 'notes' });
+    const cleared = await callTool(session.client, 'clear_log', { ticket_id: 'notes' });
     expect(cleared.structuredContent).toMatchObject({ message: 'SUCCESS: Clearing the log.', ticket_id: 'notes' });
-    await eventually(async () => ((await callTool(client, 'read_log', { ticket_id: 'notes' })).structuredContent as any).list.length === 0);
+    await eventually(async () => ((await callTool(session.client, 'read_log', { ticket_id: 'notes' })).structuredContent as any).list.length === 0);
   });
 
   it('delete_ticket deletes; a second delete is TICKET_NOT_FOUND', async () => {
-    await callTool(client, 'register_ticket', { ticket_id: 'short-lived', ticket: { actions: [] } });
-    expect((await callTool(client, 'delete_ticket', { ticket_id: 'short-lived' })).structuredContent).toEqual({ deleted: true, ticket_id: 'short-lived' });
-    expect(await callTool(client, 'delete_ticket', { ticket_id: 'short-lived' })).toMatchObject({ isError: true, structuredContent: { code: 'TICKET_NOT_FOUND' } });
+    await callTool(session.client, 'register_ticket', { ticket_id: 'short-lived', ticket: { actions: [] } });
+    expect((await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).structuredContent).toEqual({ deleted: true, ticket_id: 'short-lived' });
+    expect(await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).toMatchObject({ isError: true, structuredContent: { code: 'TICKET_NOT_FOUND' } });
   });
 
   it('list_secret_keys answers the names and settings, never a value', async () => {
-    await putSecret(project, 'mcp-listed', 'value-that-must-not-show-4f1c');
-    const result = await callTool(client, 'list_secret_keys');
+    await putSecret(session.project, 'mcp-listed', 'value-that-must-not-show-4f1c');
+    const result = await callTool(session.client, 'list_secret_keys');
     expect((result.structuredContent as any).list).toEqual([expect.objectContaining({ name: 'mcp-listed', locked: false })]);
     expect(JSON.stringify(result)).not.toContain('value-that-must-not-show-4f1c');
   });
 
   it('list_signature_presets answers the presets of schemas/signature-presets.ts', async () => {
-    const result = await callTool(client, 'list_signature_presets');
+    const result = await callTool(session.client, 'list_signature_presets');
     const presets = (result.structuredContent as any).presets;
     expect(presets.map((p: any) => p.id)).toEqual(['stripe', 'github', 'slack', 'shopify', 'standard-webhooks', 'paddle', 'linear', 'intercom']);
     expect(presets[0].signature).toMatchObject({ header: 'Stripe-Signature', algorithm: 'sha256' });
