@@ -2,7 +2,8 @@
 import { placeholdersOf } from '../logic/placeholders';
 import type { MailContent } from '../settings-types';
 
-export function MailContentFields({ idPrefix, value, onChange }: { idPrefix: string; value: MailContent; onChange(next: MailContent): void }) {
+/** `filledFrom` says where the placeholders' values come from (src/mail/compose.ts fills both kinds). */
+export function MailContentFields({ idPrefix, value, filledFrom, onChange }: { idPrefix: string; value: MailContent; filledFrom: string; onChange(next: MailContent): void }) {
   const names = placeholdersOf(value.subject, value.html, value.text);
   const hintId = `${idPrefix}-placeholders`;
   return (
@@ -27,7 +28,7 @@ export function MailContentFields({ idPrefix, value, onChange }: { idPrefix: str
         <textarea id={`${idPrefix}-text`} rows={4} aria-describedby={hintId} value={value.text} onInput={(e) => onChange({ ...value, text: e.currentTarget.value })} />
       </div>
       <p id={hintId} class="hint">
-        {"Placeholders are written ${name} (letters, digits, _), filled from the mail action's placeholders; $${name} writes a literal ${name}. "}
+        {`Placeholders are written \${name} (letters, digits, _), ${filledFrom}; $\${name} writes a literal \${name}. `}
         {names.length ? (
           <>
             This text uses: <span class="placeholders">{names.join(', ')}</span>.

@@ -111,7 +111,12 @@ export function NewslettersPage({ api }: { api: OwnerApi }) {
           <label for="newsletter-message-id">message id (1 to 64 letters, digits, _ or -)</label>
           <input id="newsletter-message-id" required pattern="[A-Za-z0-9_-]{1,64}" value={form.message_id} onInput={(e) => setForm({ ...form, message_id: e.currentTarget.value })} />
         </div>
-        <MailContentFields idPrefix="newsletter" value={form.content} onChange={(content) => setForm({ ...form, content })} />
+        <MailContentFields
+          idPrefix="newsletter"
+          value={form.content}
+          filledFrom="of which a send fills ${service_name} and ${email} (the subscriber's address) only"
+          onChange={(content) => setForm({ ...form, content })}
+        />
         <button type="submit">Save newsletter</button>
       </form>
       {status && (

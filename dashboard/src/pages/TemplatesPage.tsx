@@ -57,7 +57,7 @@ export function TemplatesPage({ api }: { api: OwnerApi }) {
   return (
     <section aria-labelledby="templates-title">
       <h2 id="templates-title">Mail templates</h2>
-      <p class="hint">A mail action names a template and fills its placeholders; a newsletter is sent as stored.</p>
+      <p class="hint">A ticket's mail action names a template and gives the values of its placeholders.</p>
       <div class="table-wrap">
         <table id="templates" class="cards">
           <thead>
@@ -100,7 +100,7 @@ export function TemplatesPage({ api }: { api: OwnerApi }) {
           <label for="template-id">template id (1 to 64 letters, digits, _ or -)</label>
           <input id="template-id" required pattern="[A-Za-z0-9_-]{1,64}" value={templateId} onInput={(e) => setTemplateId(e.currentTarget.value)} />
         </div>
-        <MailContentFields idPrefix="template" value={content} onChange={setContent} />
+        <MailContentFields idPrefix="template" value={content} filledFrom="filled from the mail action's placeholders (${service_name} and ${email} always)" onChange={setContent} />
         <button type="submit">Save mail template</button>
       </form>
       {status && (
