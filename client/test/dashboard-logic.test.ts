@@ -5,6 +5,7 @@ import { getAt, joinSegments, nearestShownPath, parsePath, refusedField, setAt }
 import { moveReqAnswersUnderBody } from '../../dashboard/src/logic/legacy';
 import { lineDiff, sortedJson } from '../../dashboard/src/logic/line-diff';
 import { looseText, parseLoose } from '../../dashboard/src/logic/loose-value';
+import { placeholdersOf } from '../../dashboard/src/logic/placeholders';
 import { failureRateText, ticketStats } from '../../dashboard/src/logic/ticket-stats';
 import type { OwnerLogRow } from '../../schemas/listings';
 import type { TicketAction } from '../../schemas/ticket-types';
@@ -110,5 +111,12 @@ describe('what the dashboard shows', () => {
       { kind: 'removed', text: '  "b": 1' },
       { kind: 'added', text: '  "b": 3' },
     ]);
+  });
+});
+
+describe('mail placeholders the settings pages show', () => {
+  it('are the distinct ${name} of subject and bodies in order of appearance; $${name} is a literal and ${1x} no name', () => {
+    expect(placeholdersOf('Hi ${name}', '<p>${order_id} ${name}</p>', 'Write $${literal}, not ${1x} or ${a-b}; ${_ok2}')).toEqual(['name', 'order_id', '_ok2']);
+    expect(placeholdersOf('', 'no placeholders here')).toEqual([]);
   });
 });

@@ -355,7 +355,7 @@ describe('the owner dashboard', () => {
     await page.fill('#log-from', '');
     await waitForLogRows('.log-row', 2);
     await page.selectOption('#log-outcome', 'failed');
-    expect(await page.locator('.log-row').count()).toBe(1);
+    await waitForLogRows('.log-row', 1);
     expect(await page.locator('.log-row.outcome-failed').count()).toBe(1);
     await page.click('button:has-text("Clear log")');
     await page.click('dialog button:has-text("Cancel")');

@@ -56,3 +56,19 @@ export function parseTimeRange(rawFrom: string | undefined, rawTo: string | unde
   if (from !== undefined && to !== undefined && to < from) throw invalidParameter('"to" is before "from".', { field: 'to' });
   return { from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, given: from !== undefined || to !== undefined };
 }
+
+/** A log listing's outcome filter: successful consumptions, failed ones, or dry runs (spec 4.2 rows' failed/check). */
+export const LOG_OUTCOMES = ['ok', 'failed', 'check'] as const;
+export type LogOutcome = (typeof LOG_OUTCOMES)[number];
+
+const isLogOutcome = (raw: string): raw is LogOutcome => (LOG_OUTCOMES as readonly string[]).includes(raw);
+
+/** `outcome` of a log listing; undefined when absent. Only the consumption log has outcomes to filter on. */
+export function parseOutcome(raw: string | undefined, listing: TicketsQuery['kind']): LogOutcome | undefined {
+  if (raw === undefined) return undefined;
+  if (listing !== 'log') {
+    throw invalidParameter('"outcome" applies to a consumption log listing only (ticket_id "#<ticket_id>#").', { field: 'outcome' });
+  }
+  if (!isLogOutcome(raw)) throw invalidParameter(`Invalid "outcome": must be one of ${LOG_OUTCOMES.join(', ')}.`, { field: 'outcome' });
+  return raw;
+}

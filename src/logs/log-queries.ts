@@ -12,7 +12,7 @@ import {
   type StoredActionRow,
   type StoredLogRow,
 } from './log-rows';
-import type { TimeRange } from './listing-query';
+import type { LogOutcome, TimeRange } from './listing-query';
 
 /** Where a page starts: the last row of the previous page (each listing has its own tag). */
 type LogPosition = { v: 'log'; t: number; k: string };
@@ -29,8 +29,22 @@ const isConsumedPosition = (v: unknown): v is ConsumedPosition => isRecord(v) &&
 
 type LogQueryRow = StoredLogRow & { action_facts: string | null; request: string | null; replay_of: string | null };
 
-/** The consumption log of one ticket (dry runs included), newest first. */
-export function listTicketLog(db: D1Database, serviceId: string, ticketId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<OwnerLogRow>> {
+/** The SQL condition on a ticket_logs row `l` that keeps one outcome (a dry run is 'check' whatever it judged). */
+const OUTCOME_SQL: Record<LogOutcome, string> = {
+  ok: 'AND l.is_check = 0 AND l.failed = 0',
+  failed: 'AND l.is_check = 0 AND l.failed = 1',
+  check: 'AND l.is_check = 1',
+};
+
+/** The consumption log of one ticket (dry runs included unless `outcome` keeps one kind), newest first. */
+export function listTicketLog(
+  db: D1Database,
+  serviceId: string,
+  ticketId: string,
+  range: TimeRange,
+  request: PageRequest,
+  outcome?: LogOutcome,
+): Promise<DatabaseResponse<OwnerLogRow>> {
   return pageOf(request, {
     isPosition: isLogPosition,
     rows: async (after, count) => {
@@ -43,6 +57,7 @@ export function listTicketLog(db: D1Database, serviceId: string, ticketId: strin
                WHERE a.service_id = l.service_id AND a.ticket_id = l.ticket_id AND a.consume_id = l.consume_id) AS action_facts
              FROM ticket_logs l
             WHERE l.service_id = ?1 AND l.ticket_id = ?2 AND l.timestamp BETWEEN ?3 AND ?4
+              ${outcome ? OUTCOME_SQL[outcome] : ''}
               ${after ? 'AND (l.timestamp, l.log_key) < (?6, ?7)' : ''}
             ORDER BY l.timestamp DESC, l.log_key DESC
             LIMIT ?5`,

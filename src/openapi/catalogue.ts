@@ -16,6 +16,7 @@ import {
 } from '../platform/schemas';
 import { SubscriberBody } from '../routes/subscribers';
 import { clearLogBody } from '../routes/tickets';
+import { LOG_OUTCOMES } from '../logs/listing-query';
 import * as answer from './answers';
 import type { QueryParameter, RouteDoc } from './document';
 
@@ -82,6 +83,7 @@ export const ROUTES: readonly RouteDoc[] = [
       ticket_id: text("One ticket; the owner may pass '#<ticket_id>#' (consumption log) or '@<ticket_id>#<consume_id>#' (action rows)."),
       from: { description: 'Log listings: from this time (ms).', schema: z.int().min(0) },
       to: { description: 'Log listings: up to this time (ms).', schema: z.int().min(0) },
+      outcome: { description: "The consumption log only: rows of one outcome, 'ok', 'failed' or 'check' (dry runs).", schema: z.enum(LOG_OUTCOMES) },
       ...PAGING,
     },
     summary: 'getTickets: every field for the owner, the public subset for a signed-in user; log listings for the owner.',

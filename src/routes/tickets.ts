@@ -9,7 +9,7 @@ import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageOf, pageRequest } from '../http/paging';
 import { requestLogClear } from '../logs/clear-log';
-import { parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
+import { parseOutcome, parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
 import { listActionRows, listTicketLog } from '../logs/log-queries';
 import { readJsonBody } from '../platform/validation';
 import { registrationLookups } from './ticket-lookups';
@@ -64,15 +64,16 @@ ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) =
 
 /**
  * getTickets: every field for the owner, the public subset for a signed-in user. The owner's log ids
- * list logs instead: '#<ticket_id>#' the consumption log, '@<ticket_id>#<consume_id>#' the action rows.
+ * list logs instead: '#<ticket_id>#' the consumption log (optionally of one outcome), '@<ticket_id>#<consume_id>#' the action rows.
  */
 ticketRoutes.get(`${PROJECT_PATH}/tickets`, guard('user', 'Sign in to list tickets: send an id token or the owner key.'), async (c) => {
   const project = c.get('project');
   const isOwner = c.get('caller').kind === 'owner';
   const query = parseTicketsQuery(c.req.query('ticket_id'), isOwner);
   const range = parseTimeRange(c.req.query('from'), c.req.query('to'));
+  const outcome = parseOutcome(c.req.query('outcome'), query.kind);
   const request = pageRequest(c.req);
-  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, request));
+  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, request, outcome));
   if (query.kind === 'actions') {
     return c.json(await listActionRows(c.env.DB, project.service_id, query.ticket_id, query.consume_id, range, request));
   }

@@ -132,6 +132,46 @@ describe('getTickets log listing (owner)', () => {
     expect((await getTickets(project, { ticket_id: '@rangedacts#RANGEDact001#', from: 5_001 })).json.list).toHaveLength(0);
   });
 
+  it('outcome keeps one kind of row in the SQL: ok, failed or check (dry runs), each page full and in order', async () => {
+    // 3 ok, 3 failed, 3 dry runs interleaved in time: a page of 2 of one kind must skip the others.
+    const kinds = [
+      ['OUTok', {}],
+      ['OUTfail', { failed: true, code: 'CONDITION_FAILED', description: { outcome: { ok: false, code: 'CONDITION_FAILED' } } }],
+      ['OUTchk', { is_check: true, description: { outcome: { ok: true }, check: true } }],
+    ] as const;
+    for (let i = 0; i < 3; i++) {
+      for (const [k, [prefix, extra]] of kinds.entries()) {
+        const id = `${prefix}${i}x`.padEnd(12, '0');
+        await writeLogRow(project.service_id, 'outcomes', id, 10_000 + i * 10 + k, { ...extra, log_key: prefix === 'OUTchk' ? `${id}:CHK` : id });
+      }
+    }
+    const pagesOf = async (outcome: string) => {
+      const ids: string[] = [];
+      let startKey: string | null = null;
+      let pages = 0;
+      do {
+        const res: any = await getTickets(project, { ticket_id: '#outcomes#', outcome, limit: 2, ...(startKey ? { startKey } : {}) });
+        expect(res.status).toBe(200);
+        ids.push(...res.json.list.map((r: any) => r.consume_id));
+        startKey = res.json.startKey;
+        pages++;
+      } while (startKey && pages < 10);
+      return { ids, pages };
+    };
+    expect(await pagesOf('ok')).toEqual({ ids: ['OUTok2x00000', 'OUTok1x00000', 'OUTok0x00000'], pages: 2 });
+    expect(await pagesOf('failed')).toEqual({ ids: ['OUTfail2x000', 'OUTfail1x000', 'OUTfail0x000'], pages: 2 });
+    expect(await pagesOf('check')).toEqual({ ids: ['OUTchk2x0000', 'OUTchk1x0000', 'OUTchk0x0000'], pages: 2 });
+    const failed = (await getTickets(project, { ticket_id: '#outcomes#', outcome: 'failed' })).json.list;
+    expect(failed.every((r: any) => r.failed === true && !r.check)).toBe(true);
+    const checks = (await getTickets(project, { ticket_id: '#outcomes#', outcome: 'check' })).json.list;
+    expect(checks.every((r: any) => r.check === true)).toBe(true);
+  });
+
+  it('outcome combines with from and to', async () => {
+    const times = (await getTickets(project, { ticket_id: '#outcomes#', outcome: 'ok', from: 10_010, to: 10_020 })).json.list.map((r: any) => r.timestamp);
+    expect(times).toEqual([10_020, 10_010]);
+  });
+
   it('a log whose ticket was never registered (or was deleted) is still listed', async () => {
     await writeLogRow(project.service_id, 'gone', 'GONEcid00001', Date.now());
     expect((await getTickets(project, { ticket_id: '#gone#' })).json.list).toHaveLength(1);
@@ -177,6 +217,21 @@ describe('getTickets log listing refusals', () => {
   it('from/to without a log id is INVALID_PARAMETER (they apply to log listings only)', async () => {
     const res = await getTickets(project, { from: 1 });
     expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'from' } });
+  });
+
+  it('an outcome other than ok, failed or check is INVALID_PARAMETER naming outcome', async () => {
+    for (const value of ['', 'OK', 'dry run', 'success', 'ok,failed']) {
+      const res = await getTickets(project, { ticket_id: '#logged#', outcome: value });
+      expect(res.json, value).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'outcome' } });
+      expect(res.json.message).toContain('"outcome"');
+    }
+  });
+
+  it('outcome on a listing of tickets or of action rows is INVALID_PARAMETER (the consumption log only)', async () => {
+    for (const query of [{}, { ticket_id: 'logged' }, { ticket_id: '@logged#abc#' }] as Array<Record<string, string>>) {
+      const res = await getTickets(project, { ...query, outcome: 'ok' });
+      expect(res.json, JSON.stringify(query)).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'outcome' } });
+    }
   });
 
   it('a malformed log id from the owner is INVALID_PARAMETER naming ticket_id', async () => {

@@ -23,6 +23,8 @@ export interface TestProject {
 export interface TestWorker {
   url: string;
   project: TestProject;
+  /** The state folder of this `wrangler dev` (local D1 among it), for tests that seed it directly. */
+  persistTo: string;
   /** Registers (or replaces) a ticket as the project owner. */
   registerTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
   /** Imports a ticket saved under the previous rules (it runs by them until registered again). */
@@ -80,6 +82,7 @@ export async function startTestWorker(): Promise<TestWorker> {
     return {
       url: worker.url,
       project,
+      persistTo,
       stop,
       async registerTicket(ticketId, ticket) {
         const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);

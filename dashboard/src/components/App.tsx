@@ -9,13 +9,22 @@ import { EditorPage } from '../pages/EditorPage';
 import { LogsPage } from '../pages/LogsPage';
 import { SecretsPage } from '../pages/SecretsPage';
 import { TicketsPage } from '../pages/TicketsPage';
+import { NewslettersPage } from '../pages/NewslettersPage';
+import { ProjectPage } from '../pages/ProjectPage';
+import { TemplatesPage } from '../pages/TemplatesPage';
 import { SignIn } from './SignIn';
 
-type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' };
+type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' } | { page: SettingsPage };
+/** The settings pages, each a hash route of its own name. */
+const SETTINGS_PAGES = ['templates', 'newsletters', 'project'] as const;
+type SettingsPage = (typeof SETTINGS_PAGES)[number];
+const SETTINGS_LABELS: Record<SettingsPage, string> = { templates: 'Mail templates', newsletters: 'Newsletters', project: 'Project' };
+const isSettingsPage = (name: string): name is SettingsPage => (SETTINGS_PAGES as readonly string[]).includes(name);
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'secrets') return { page: 'secrets' };
+  if (isSettingsPage(parts[0])) return { page: parts[0] };
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'tickets' && parts[1] && parts[2] === 'edit') return { page: 'edit', id: parts[1] };
   if (parts[0] === 'tickets' && parts[1] && parts[2] === 'logs') return { page: 'logs', id: parts[1] };
@@ -67,7 +76,7 @@ export function App() {
     setSession(null);
     setSignInMessage('Signed out.');
   };
-  const current = route.page === 'secrets' ? 'secrets' : 'tickets';
+  const current = route.page === 'secrets' || isSettingsPage(route.page) ? route.page : 'tickets';
   return (
     <>
       <header class="top">
@@ -81,6 +90,11 @@ export function App() {
           <a href="#/secrets" aria-current={current === 'secrets' ? 'page' : undefined}>
             Secrets
           </a>
+          {SETTINGS_PAGES.map((name) => (
+            <a key={name} href={`#/${name}`} aria-current={current === name ? 'page' : undefined}>
+              {SETTINGS_LABELS[name]}
+            </a>
+          ))}
           <button type="button" onClick={signOut}>
             Sign out
           </button>
@@ -92,6 +106,9 @@ export function App() {
         {route.page === 'edit' && <EditorPage key={`edit-${route.id}`} api={api} ticketId={route.id} />}
         {route.page === 'logs' && <LogsPage key={route.id} api={api} ticketId={route.id} />}
         {route.page === 'secrets' && <SecretsPage api={api} />}
+        {route.page === 'templates' && <TemplatesPage api={api} />}
+        {route.page === 'newsletters' && <NewslettersPage api={api} />}
+        {route.page === 'project' && <ProjectPage api={api} />}
       </main>
       <footer>
         <a href="/openapi.json">API reference (OpenAPI)</a>

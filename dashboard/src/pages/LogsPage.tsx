@@ -1,6 +1,6 @@
 /**
- * A ticket's log, newest first: paged by startKey, filtered by time range (the server) and outcome
- * (the rows of the pages read), a live refresh of the first page; a row opens to its action rows and
+ * A ticket's log, newest first: paged by startKey, filtered by time range and outcome (both by the
+ * server, so paging stays right over any number of rows), a live refresh of the first page; a row opens to its action rows and
  * the request it kept, with Re-check and Replay. Clear log asks first.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -32,6 +32,7 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
     const q = new URLSearchParams({ ticket_id: `#${ticketId}#`, limit: String(PAGE) });
     if (from) q.set('from', msOf(from));
     if (to) q.set('to', msOf(to));
+    if (outcome) q.set('outcome', outcome);
     if (startKey) q.set('startKey', startKey);
     return `/tickets?${q}`;
   };
@@ -45,12 +46,12 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
       setStatus({ text: errorText(err), error: true });
     }
   };
-  useEffect(() => void load(null), [from, to]);
+  useEffect(() => void load(null), [from, to, outcome]);
   useEffect(() => {
     if (!live) return;
     const timer = setInterval(() => void load(null), LIVE_MS);
     return () => clearInterval(timer);
-  }, [live, from, to]);
+  }, [live, from, to, outcome]);
 
   const clearLog = async () => {
     setClearing(false);
@@ -63,7 +64,6 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
     }
   };
 
-  const shown = outcome ? rows.filter((row) => outcomeOf(row) === outcome) : rows;
   return (
     <section aria-labelledby="logs-title">
       <div class="title-bar">
@@ -98,11 +98,11 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
         </button>
       </form>
       <ol class="log" aria-label="Consumptions, newest first">
-        {shown.map((row) => (
+        {rows.map((row) => (
           <LogRow key={row.log_key} api={api} ticketId={ticketId} row={row} open={open === row.log_key} toggle={() => setOpen(open === row.log_key ? null : row.log_key)} />
         ))}
       </ol>
-      {shown.length === 0 && <p class="hint">No log rows{outcome ? ` with outcome ${OUTCOME_TEXT[outcome]}` : ''} in what was read.</p>}
+      {rows.length === 0 && <p class="hint">No log rows{outcome ? ` with outcome ${OUTCOME_TEXT[outcome]}` : ''}.</p>}
       {next && (
         <button type="button" onClick={() => load(next)}>
           Older rows
