@@ -111,7 +111,7 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
     created: now,
     updated: now,
     ...(dispatch.data !== undefined ? { request_body: JSON.stringify(dispatch.data) } : {}),
-    ...(Object.keys(prepared.headers).length > 0 ? { request_headers: JSON.stringify(keptHeaders(prepared.headers)) } : {}),
+    request_headers: JSON.stringify(keptHeaders(prepared.headers)),
     ...(dispatch.multipart ? { request_body: JSON.stringify(`<multipart body, ${dispatch.multipart.base64.length} base64 characters>`) } : {}),
     ...(dispatch.expires !== undefined ? { expires_at: now + dispatch.expires * 1000 } : {}),
     ...(dispatch.stream ? { stream: true as const } : {}),

@@ -6,16 +6,18 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { OwnerApi } from '../api';
 import { clearSession, loadSession, saveSession, type Session } from '../session';
 import { EditorPage } from '../pages/EditorPage';
+import { ForwardPage } from '../pages/ForwardPage';
 import { LogsPage } from '../pages/LogsPage';
 import { SecretsPage } from '../pages/SecretsPage';
 import { TicketsPage } from '../pages/TicketsPage';
 import { SignIn } from './SignIn';
 
-type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' };
+type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' } | { page: 'forwarding' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'secrets') return { page: 'secrets' };
+  if (parts[0] === 'forwarding') return { page: 'forwarding' };
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'tickets' && parts[1] && parts[2] === 'edit') return { page: 'edit', id: parts[1] };
   if (parts[0] === 'tickets' && parts[1] && parts[2] === 'logs') return { page: 'logs', id: parts[1] };
@@ -67,7 +69,7 @@ export function App() {
     setSession(null);
     setSignInMessage('Signed out.');
   };
-  const current = route.page === 'secrets' ? 'secrets' : 'tickets';
+  const current = route.page === 'secrets' || route.page === 'forwarding' ? route.page : 'tickets';
   return (
     <>
       <header class="top">
@@ -81,6 +83,9 @@ export function App() {
           <a href="#/secrets" aria-current={current === 'secrets' ? 'page' : undefined}>
             Secrets
           </a>
+          <a href="#/forwarding" aria-current={current === 'forwarding' ? 'page' : undefined}>
+            Forwarding
+          </a>
           <button type="button" onClick={signOut}>
             Sign out
           </button>
@@ -92,6 +97,7 @@ export function App() {
         {route.page === 'edit' && <EditorPage key={`edit-${route.id}`} api={api} ticketId={route.id} />}
         {route.page === 'logs' && <LogsPage key={route.id} api={api} ticketId={route.id} />}
         {route.page === 'secrets' && <SecretsPage api={api} />}
+        {route.page === 'forwarding' && <ForwardPage api={api} />}
       </main>
       <footer>
         <a href="/openapi.json">API reference (OpenAPI)</a>
