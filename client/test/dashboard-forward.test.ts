@@ -122,4 +122,23 @@ describe('the Forwarding page', () => {
     await page.click('.filters button[type=submit]');
     await expect.poll(() => page.locator('#forward-status').textContent()).toMatch(/INVALID_PARAMETER.*caller/);
   });
+
+  it('pages: 25 requests at first, the older ones after "Older requests", each once', async () => {
+    const more = await Promise.all(Array.from({ length: 26 }, (_, n) => forwardAsVisitor({ url: `${destination.url}/page/${n}`, method: 'POST', data: { n } })));
+    expect(more.map((res) => res.status)).toEqual(more.map(() => 200));
+    const until = Date.now() + 20_000;
+    while ((await ownerList()).length < 28) {
+      if (Date.now() > until) throw new Error('the 26 requests never reached the history');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await page.fill('#fwd-caller', '');
+    await page.click('.filters button[type=submit]');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(25);
+    await page.click('button:has-text("Older requests")');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(28);
+    const shown = await page.locator('.forward-row').evaluateAll((rows) => rows.map((el) => el.getAttribute('data-request-id')));
+    expect(new Set(shown).size).toBe(28);
+    expect(shown.slice(-2)).toEqual([ids.streamed, ids.direct]);
+    expect(await page.locator('button:has-text("Older requests")').count()).toBe(0);
+  });
 });
