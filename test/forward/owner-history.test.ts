@@ -50,6 +50,9 @@ beforeAll(async () => {
   );
   expect(direct.status, direct.text).toBe(200);
   ids.direct = direct.headers.get('x-svc-request-id')!;
+  // A direct request to a port nobody listens on: failed, REQUEST_FAILED.
+  const failed = await forward(project, { url: 'http://127.0.0.1:9/', method: 'POST', data: { n: 0 } }, visitor);
+  expect(failed.status, failed.text).toBe(502);
   await queued('alpha', { url: `${base}/a`, queue: 'alpha-1', data: { n: 1 } }, visitor);
   await queued('beta', { url: `${base}/a`, queue: 'beta', data: { n: 2 } }, visitor);
   await queued('streamed', { url: streamUrl, stream: true, data: { pieces, gap_ms: 10 } }, visitor);
@@ -61,13 +64,14 @@ beforeAll(async () => {
   await heldAtGate(gate);
   for (const name of ['alpha', 'beta']) await settledEnvelope(project, { id: ids[name], url: `${base}/a`, method: 'POST' }, visitor);
   await readStream(project, { id: ids.streamed, url: streamUrl, method: 'POST' }, 0, visitor);
-  await eventually('every request reached the history', async () => (await listed()).length === 7);
+  await eventually('every request reached the history', async () => (await listed()).length === 8);
+  ids.failed = (await listed({ url: 'http://127.0.0.1:9/' }))[0].id;
 });
 
 describe("the owner's forwarding history", () => {
   it("lists every caller's requests newest first, each named by its caller", async () => {
     const items = await listed();
-    expect(namesOf(items)).toEqual(['alpha', 'beta', 'direct', 'held', 'streamed', 'user-1', 'waiting']);
+    expect(namesOf(items)).toEqual(['alpha', 'beta', 'direct', 'failed', 'held', 'streamed', 'user-1', 'waiting']);
     const ordered = items.map((item) => item.id);
     expect(ordered).toEqual([...ordered].sort().reverse());
     const callers = new Set(items.map((item) => item.caller));
@@ -80,7 +84,7 @@ describe("the owner's forwarding history", () => {
   it('filters by caller: a user id or a visitor name', async () => {
     expect(namesOf(await listed({ caller: user.user_id }))).toEqual(['held', 'user-1', 'waiting']);
     const visitorName = (await listed()).find((item) => item.id === ids.alpha).caller;
-    expect(namesOf(await listed({ caller: visitorName }))).toEqual(['alpha', 'beta', 'direct', 'streamed']);
+    expect(namesOf(await listed({ caller: visitorName }))).toEqual(['alpha', 'beta', 'direct', 'failed', 'streamed']);
     expect(await listed({ caller: 'visitor:nobody' })).toEqual([]);
   });
 
@@ -90,7 +94,8 @@ describe("the owner's forwarding history", () => {
     expect(namesOf(await listed({ url: `${base}/a`, method: 'POST', caller: user.user_id }))).toEqual(['user-1', 'waiting']);
   });
 
-  it('filters by status: pending, running, resolved', async () => {
+  it('filters by status: pending, running, resolved, failed', async () => {
+    expect(namesOf(await listed({ status: 'failed' }))).toEqual(['failed']);
     expect(namesOf(await listed({ status: 'running' }))).toEqual(['held']);
     expect(namesOf(await listed({ status: 'pending' }))).toEqual(['waiting']);
     expect(namesOf(await listed({ status: 'resolved' }))).toEqual(['alpha', 'beta', 'direct', 'streamed', 'user-1']);
@@ -102,7 +107,7 @@ describe("the owner's forwarding history", () => {
     expect(namesOf(await listed({ queue: 'alpha', queue_exact: 'true' }))).toEqual([]);
     expect(namesOf(await listed({ queue_exclude: 'gated', caller: user.user_id }))).toEqual(['user-1']);
     expect(namesOf(await listed({ stream: 'true' }))).toEqual(['streamed']);
-    expect(await listed({ stream: 'false' })).toHaveLength(6);
+    expect(await listed({ stream: 'false' })).toHaveLength(7);
   });
 
   it('filters by a time range of creation, both ends inclusive', async () => {
@@ -178,6 +183,10 @@ describe('one request in full', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({ stream: true, finalized: false, status: 'resolved', response_body: null });
     expect(res.json.stream_text).toEqual({ text: pieces.join(''), pieces: expect.any(Number), complete: true });
+  });
+
+  it('shows a failed request with its error', async () => {
+    expect((await one(ids.failed)).json).toMatchObject({ status: 'failed', error: { code: 'REQUEST_FAILED' }, request_body: { n: 0 } });
   });
 
   it('shows a pending request as it waits, and an unknown or malformed id is refused', async () => {
