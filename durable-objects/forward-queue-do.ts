@@ -13,7 +13,7 @@ import { historyDelete, historyUpsert } from '../src/forward/history';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
-import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan } from '../src/forward/queue-store';
+import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { JobAlarm } from './job-alarm';
@@ -62,6 +62,8 @@ interface RequestRow {
   [key: string]: SqlStorageValue;
 }
 
+/** The most of a streamed request's text the owner's view reads at once. */
+const MAX_STREAM_TEXT_CHARS = 1_000_000;
 /** History rows written to D1 per export. */
 const HISTORY_EXPORT_BATCH = 100;
 /** A burst of changes goes to D1 in one batch. */
@@ -197,6 +199,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.remove(row);
     await this.alarms.arm();
     return { removed: true, message: 'The request was removed from its queue.' };
+  }
+
+  /** Read-only, for the owner's view: the stored pieces of a streamed request joined; null when none are held here. */
+  async streamText(address: RequestAddress): Promise<StreamText | null> {
+    const row = this.find(address);
+    if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
+    return this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
   }
 
   /** Requests waiting or running in the queue. */

@@ -5,7 +5,7 @@
 import { MAX_CHUNK_PAGE_CHARS, MAX_STREAM_MS, type ForwardStatusEnvelope } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import type { PollAnswer } from '../src/forward/queue-store';
+import type { PollAnswer, StreamText } from '../src/forward/queue-store';
 import type { ForwardRecord } from '../src/forward/record';
 import { ChunkStore } from './chunk-store';
 import { realtimeStub } from './realtime-do';
@@ -42,6 +42,12 @@ export class ForwardStreams {
     if (!record.stream) return { kind: 'envelope', envelope: { ...envelope, stream: false, chunks: [], last_seq: since, more: false } };
     if (record.finalized) return { kind: 'finalized', json: record.response_body ?? 'null' };
     return { kind: 'envelope', envelope: { ...envelope, stream: true, ...this.chunks.read(requestSeq, since, MAX_CHUNK_PAGE_CHARS) } };
+  }
+
+  /** Every stored piece joined, cut at whole pieces once `maxChars` is passed. */
+  text(requestSeq: number, maxChars: number): StreamText {
+    const page = this.chunks.read(requestSeq, 0, maxChars);
+    return { text: page.chunks.map((chunk) => chunk.txt).join(''), pieces: page.chunks.length, complete: !page.more };
   }
 
   count(requestSeq: number): number {

@@ -80,3 +80,24 @@ export class OwnerApi {
     throw new ApiError(res.status, 'HTTP_ERROR', `The service answered ${res.status}.`, '', json);
   }
 }
+
+/** The owner's forwarding history (GET …/forward/requests): a history item named by its caller. */
+export type ForwardItem = import('../../schemas/forward-rules').RequestHistory & { caller: string };
+
+/** One forwarded request in full (GET …/forward/requests/{id}). */
+export interface ForwardRequestView extends ForwardItem {
+  full_id: string;
+  request_headers: Record<string, string> | null;
+  finalized?: boolean;
+  stream_text?: { text: string; pieces: number; complete: boolean } | null;
+}
+
+/** A page of the project's forwarded requests; `filters` are the listing's query parameters as written. */
+export const listForwardRequests = (api: OwnerApi, filters: Record<string, string>, startKey: string | null) =>
+  api.project<import('../../schemas/listings').DatabaseResponse<ForwardItem>>(
+    'GET',
+    `/forward/requests?${new URLSearchParams({ ...filters, ...(startKey ? { startKey } : {}) })}`,
+  );
+
+export const getForwardRequest = (api: OwnerApi, fullId: string) =>
+  api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);

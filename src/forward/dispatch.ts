@@ -13,6 +13,7 @@ import type { ForwardCaller } from './caller';
 import type { HistoryOwner } from './history';
 import { writeHistorySoon } from './history-batch';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
+import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
 import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
@@ -110,6 +111,7 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
     created: now,
     updated: now,
     ...(dispatch.data !== undefined ? { request_body: JSON.stringify(dispatch.data) } : {}),
+    request_headers: JSON.stringify(keptHeaders(prepared.headers)),
     ...(dispatch.multipart ? { request_body: JSON.stringify(`<multipart body, ${dispatch.multipart.base64.length} base64 characters>`) } : {}),
     ...(dispatch.expires !== undefined ? { expires_at: now + dispatch.expires * 1000 } : {}),
     ...(dispatch.stream ? { stream: true as const } : {}),

@@ -15,7 +15,7 @@ export interface HistoryOwner {
   callerKey: string;
 }
 
-interface HistoryRow {
+export interface HistoryRow {
   id: string;
   method: string;
   url: string;
@@ -31,12 +31,13 @@ interface HistoryRow {
   error: string | null;
   expires_at: number | null;
   stream: number;
+  request_headers: string | null;
 }
 
-const COLUMNS =
-  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream';
+export const COLUMNS =
+  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers';
 
-function recordOf(row: HistoryRow): ForwardRecord {
+export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
     id: row.id,
     method: row.method as ForwardRecord['method'],
@@ -54,6 +55,7 @@ function recordOf(row: HistoryRow): ForwardRecord {
   if (row.error !== null) record.error = JSON.parse(row.error) as ForwardRecord['error'];
   if (row.expires_at !== null) record.expires_at = row.expires_at;
   if (row.stream === 1) record.stream = true;
+  if (row.request_headers !== null) record.request_headers = row.request_headers;
   return record;
 }
 
@@ -81,6 +83,7 @@ const entryValues = ({ owner, record }: HistoryEntry) => [
   record.error ? JSON.stringify(record.error) : null,
   record.expires_at ?? null,
   record.stream ? 1 : 0,
+  record.request_headers ?? null,
 ];
 
 const ENTRY_COLUMNS = `service_id, caller_key, ${COLUMNS}`;
@@ -101,7 +104,7 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at, stream = excluded.stream`,
+         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
 }

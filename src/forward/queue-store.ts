@@ -29,6 +29,13 @@ export type PollAnswer = { kind: 'envelope'; envelope: ForwardStatusEnvelope | S
 
 export type EnqueueAnswer = { ok: true; envelope: ForwardStatusEnvelope } | { ok: false; message: string };
 
+/** A streamed request's stored pieces joined (the owner's view); complete is false when the text was cut. */
+export interface StreamText {
+  text: string;
+  pieces: number;
+  complete: boolean;
+}
+
 export interface ForwardQueueStore {
   /** Stores a request at the end of its queue; refused when the caller's queued limit is full. */
   enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer>;
@@ -41,4 +48,6 @@ export interface ForwardQueueStore {
   cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
   withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
   queueCount(queue: string): Promise<number>;
+  /** Read-only: a streamed request's stored pieces joined; null when the store holds none of it. */
+  streamText(address: RequestAddress): Promise<StreamText | null>;
 }

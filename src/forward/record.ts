@@ -29,6 +29,8 @@ export interface ForwardRecord {
   status_code?: number;
   /** JSON text of what the caller sent as data (absent when it sent none). */
   request_body?: string;
+  /** JSON text of the headers as written (token in place; see keptHeaders); absent before migration 0011. */
+  request_headers?: string;
   /** JSON text of the destination's answer: parsed when it parses, else its text. */
   response_body?: string;
   error?: ForwardError;

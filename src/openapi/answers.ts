@@ -322,3 +322,18 @@ export const jsonRpcAnswer = z.object({
   result: z.record(z.string(), z.unknown()).optional().describe('A tool refusal is a result with isError: true, text "<CODE>: <message>" and structuredContent { code, message, detail? }.'),
   error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
 });
+
+/** The owner's view of forwarding (issue 15): a history item named by its caller, and one request in full. */
+export const ownerForwardItemAnswer = requestHistoryAnswer.extend({
+  caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+});
+export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
+  full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>'."),
+  request_headers: z.record(z.string(), z.string()).nullable().describe('As written, $CLIENT_SECRET in place; a credential typed out by the caller reads [redacted].'),
+  finalized: z.boolean().optional().describe('A streamed request: whether its kept version was stored (then response_body holds it).'),
+  stream_text: z
+    .object({ text: z.string(), pieces: z.int(), complete: z.boolean().describe('false when the text was cut at 1,000,000 characters.') })
+    .nullable()
+    .optional()
+    .describe('A streamed request not finalized: its stored pieces joined (null once none are kept).'),
+});

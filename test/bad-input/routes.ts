@@ -43,6 +43,8 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`POST ${P}/forward/request/finalize`]: 'POST forward finalize',
   [`GET ${P}/forward/queue`]: 'GET forward queue',
   [`GET ${P}/forward/history`]: 'GET forward history',
+  [`GET ${P}/forward/requests`]: 'GET owner forward requests',
+  [`GET ${P}/forward/requests/{id}`]: 'GET owner forward request',
   [`GET ${P}/realtime`]: 'GET realtime socket',
   [`POST ${P}/secure-request`]: 'POST secure-request',
   'POST /tp/{service_id}/{ticket_id}': 'POST /tp',

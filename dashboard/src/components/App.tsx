@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { OwnerApi } from '../api';
 import { clearSession, loadSession, saveSession, type Session } from '../session';
 import { EditorPage } from '../pages/EditorPage';
+import { ForwardPage } from '../pages/ForwardPage';
 import { LogsPage } from '../pages/LogsPage';
 import { SecretsPage } from '../pages/SecretsPage';
 import { TicketsPage } from '../pages/TicketsPage';
@@ -14,7 +15,7 @@ import { ProjectPage } from '../pages/ProjectPage';
 import { TemplatesPage } from '../pages/TemplatesPage';
 import { SignIn } from './SignIn';
 
-type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' } | { page: SettingsPage };
+type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' } | { page: 'forwarding' } | { page: SettingsPage };
 /** The settings pages, each a hash route of its own name. */
 const SETTINGS_PAGES = ['templates', 'newsletters', 'project'] as const;
 type SettingsPage = (typeof SETTINGS_PAGES)[number];
@@ -24,6 +25,7 @@ const isSettingsPage = (name: string): name is SettingsPage => (SETTINGS_PAGES a
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'secrets') return { page: 'secrets' };
+  if (parts[0] === 'forwarding') return { page: 'forwarding' };
   if (isSettingsPage(parts[0])) return { page: parts[0] };
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'tickets' && parts[1] && parts[2] === 'edit') return { page: 'edit', id: parts[1] };
@@ -76,7 +78,7 @@ export function App() {
     setSession(null);
     setSignInMessage('Signed out.');
   };
-  const current = route.page === 'secrets' || isSettingsPage(route.page) ? route.page : 'tickets';
+  const current = route.page === 'secrets' || route.page === 'forwarding' || isSettingsPage(route.page) ? route.page : 'tickets';
   return (
     <>
       <header class="top">
@@ -89,6 +91,9 @@ export function App() {
           </a>
           <a href="#/secrets" aria-current={current === 'secrets' ? 'page' : undefined}>
             Secrets
+          </a>
+          <a href="#/forwarding" aria-current={current === 'forwarding' ? 'page' : undefined}>
+            Forwarding
           </a>
           {SETTINGS_PAGES.map((name) => (
             <a key={name} href={`#/${name}`} aria-current={current === name ? 'page' : undefined}>
@@ -106,6 +111,7 @@ export function App() {
         {route.page === 'edit' && <EditorPage key={`edit-${route.id}`} api={api} ticketId={route.id} />}
         {route.page === 'logs' && <LogsPage key={route.id} api={api} ticketId={route.id} />}
         {route.page === 'secrets' && <SecretsPage api={api} />}
+        {route.page === 'forwarding' && <ForwardPage api={api} />}
         {route.page === 'templates' && <TemplatesPage api={api} />}
         {route.page === 'newsletters' && <NewslettersPage api={api} />}
         {route.page === 'project' && <ProjectPage api={api} />}

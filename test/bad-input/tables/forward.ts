@@ -11,6 +11,7 @@ import { bodyShapeCases, type BodyRules, described, missingFieldCases, wrongValu
 import { invalidParameter, type BadInputCase, type Credential, type Expected, type Target } from '../case';
 import { pagingCases } from '../params';
 import { SECRET } from '../world';
+import { ownerForwardCases } from './forward-owner';
 import { PLATFORM_BODY } from './platform-body';
 
 const P = '/v1/projects/{service_id}';
@@ -258,6 +259,7 @@ export const forwardCases = (): BadInputCase[] => [
   ...addressCases('POST', 'request/withdraw', NOTHING_REMOVED),
   ...queueCountCases(),
   ...historyCases(),
+  ...ownerForwardCases(),
 ];
 
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */

@@ -1,0 +1,144 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './helpers/chromium.js';
+import { screenshot, signIn } from './helpers/dashboard-page.js';
+import { startStreamDestination } from './helpers/stream-destination.js';
+import { startTestWorker, type TestWorker } from './helpers/worker.js';
+
+// The dashboard's Forwarding page in real Chromium against `wrangler dev` (one Worker for the file): a
+// visitor's direct and streamed requests to a loopback destination in this process, listed and opened.
+let worker: TestWorker;
+let browser: Browser;
+let page: Page;
+let destination: Awaited<ReturnType<typeof startStreamDestination>>;
+const SECRET = 'sk-dashboard-forward-7Tq9';
+const INJECTED = '<img src=x onerror="window.__injected=1"><script>window.__injected=2</script>';
+const PIECES = ['data: first\n\n', 'data: second\n\n', 'data: [DONE]\n\n'];
+const ids: { direct?: string; streamed?: string } = {};
+
+/** A forwarded request as a visitor (no credential), as a browser of the owner's site would send it. */
+async function forwardAsVisitor(body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'dashboard-forward-visitor' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function ownerList(): Promise<any[]> {
+  const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward/requests`, {
+    headers: { authorization: `Bearer ${worker.project.owner_key}` },
+  });
+  return ((await res.json()) as { list: any[] }).list;
+}
+
+beforeAll(async () => {
+  [browser, worker, destination] = await Promise.all([launchChromium(), startTestWorker(), startStreamDestination()]);
+  await worker.putSecretKey('dest', { value: SECRET });
+  destination.script('/stream', { pieces: PIECES, gapMs: 20 });
+  const direct = await forwardAsVisitor({
+    url: `${destination.url}/direct?key=$CLIENT_SECRET`,
+    method: 'POST',
+    secretName: 'dest',
+    headers: { 'x-key': '$CLIENT_SECRET' },
+    data: { note: INJECTED },
+  });
+  expect(direct.status).toBe(200);
+  ids.direct = direct.headers.get('x-svc-request-id') ?? undefined;
+  const streamed = await forwardAsVisitor({ url: `${destination.url}/stream`, method: 'POST', stream: true, data: { ask: 'stream' } });
+  expect(streamed.status).toBe(200);
+  ids.streamed = ((await streamed.json()) as { id: string }).id;
+  // Both reach the history (the direct one in a batch, the streamed one through its queue's outbox), settled.
+  const until = Date.now() + 20_000;
+  while ((await ownerList()).filter((item) => item.status === 'resolved').length < 2) {
+    if (Date.now() > until) throw new Error('the two requests never reached the history settled');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await signIn(page, worker.url, worker.project.owner_key);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await destination?.close();
+});
+
+const row = (id: string | undefined) => page.locator(`.forward-row[data-request-id="${id}"]`);
+
+describe('the Forwarding page', () => {
+  it("lists a visitor's direct and streamed requests, newest first, with status code and caller", async () => {
+    await page.click('nav a[href="#/forwarding"]');
+    await page.waitForSelector('.forward-row');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(2);
+    const order = await page.locator('.forward-row').evaluateAll((rows) => rows.map((el) => el.getAttribute('data-request-id')));
+    expect(order).toEqual([ids.streamed, ids.direct]);
+    await expect.poll(() => row(ids.direct).locator('.log-summary').textContent()).toContain('→ 200');
+    expect(await row(ids.direct).locator('.caller').textContent()).toMatch(/^visitor:/);
+    expect(await row(ids.streamed).locator('.log-summary').textContent()).toContain('streamed');
+  });
+
+  it('opens the direct request to its url, headers and bodies as written with $CLIENT_SECRET, as text, never the key', async () => {
+    await row(ids.direct).locator('.log-summary').click();
+    const details = row(ids.direct).locator('.log-details');
+    await details.locator('.forward-request-line').waitFor();
+    expect(await details.locator('.forward-request-line').textContent()).toBe(`POST ${destination.url}/direct?key=$CLIENT_SECRET`);
+    expect(JSON.parse((await details.locator('.forward-headers').textContent()) ?? '')).toEqual({ 'x-key': '$CLIENT_SECRET' });
+    expect(JSON.parse((await details.locator('.forward-request-body').textContent()) ?? '')).toEqual({ note: INJECTED });
+    expect(JSON.parse((await details.locator('.forward-response-body').textContent()) ?? '')).toEqual({ ok: true });
+    expect(await details.locator('.forward-status').textContent()).toContain('status code 200');
+    for (const timing of ['.forward-created', '.forward-executed', '.forward-responded']) {
+      expect(await details.locator(timing).textContent()).not.toBe('not yet');
+    }
+    // Shown as text: no element came from the payload and none of its scripts ran.
+    expect(await details.locator('img, script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
+    expect(await page.content()).not.toContain(SECRET);
+    // The destination did receive the key: the page shows the token where it went.
+    expect(destination.requests.some((request) => request.url.includes(SECRET))).toBe(true);
+  });
+
+  it("opens the streamed request to its stored text and timings", async () => {
+    await row(ids.streamed).locator('.log-summary').click();
+    const details = row(ids.streamed).locator('.log-details');
+    await details.locator('.forward-stream-text').waitFor();
+    expect(await details.locator('.forward-stream-text').textContent()).toBe(PIECES.join(''));
+    expect(JSON.parse((await details.locator('.forward-request-body').textContent()) ?? '')).toEqual({ ask: 'stream' });
+    expect(JSON.parse((await details.locator('.forward-headers').textContent()) ?? '')).toEqual({});
+    expect(await details.locator('.forward-responded').textContent()).not.toBe('not yet');
+    await screenshot(page, 'dashboard-forwarding');
+  });
+
+  it('filters by stream and by caller, and a caller with no request shows none', async () => {
+    await page.selectOption('#fwd-stream', 'true');
+    await page.click('.filters button[type=submit]');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(1);
+    expect(await page.locator('.forward-row').getAttribute('data-request-id')).toBe(ids.streamed);
+    await page.selectOption('#fwd-stream', '');
+    await page.fill('#fwd-caller', 'visitor:nobody');
+    await page.click('.filters button[type=submit]');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(0);
+    await page.fill('#fwd-caller', 'a\u0001b');
+    await page.click('.filters button[type=submit]');
+    await expect.poll(() => page.locator('#forward-status').textContent()).toMatch(/INVALID_PARAMETER.*caller/);
+  });
+
+  it('pages: 25 requests at first, the older ones after "Older requests", each once', async () => {
+    const more = await Promise.all(Array.from({ length: 26 }, (_, n) => forwardAsVisitor({ url: `${destination.url}/page/${n}`, method: 'POST', data: { n } })));
+    expect(more.map((res) => res.status)).toEqual(more.map(() => 200));
+    const until = Date.now() + 20_000;
+    while ((await ownerList()).length < 28) {
+      if (Date.now() > until) throw new Error('the 26 requests never reached the history');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await page.fill('#fwd-caller', '');
+    await page.click('.filters button[type=submit]');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(25);
+    await page.click('button:has-text("Older requests")');
+    await expect.poll(() => page.locator('.forward-row').count()).toBe(28);
+    const shown = await page.locator('.forward-row').evaluateAll((rows) => rows.map((el) => el.getAttribute('data-request-id')));
+    expect(new Set(shown).size).toBe(28);
+    expect(shown.slice(-2)).toEqual([ids.streamed, ids.direct]);
+    expect(await page.locator('button:has-text("Older requests")').count()).toBe(0);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The owner's view of the forwarding history (issue 15): every caller's requests of the project, newest
+ * first, filtered as spec 4.3's history plus the caller and a time range; one request in full. The caller
+ * is named as the owner can read it: a user id, `visitor:<hash>` (never an address) or `owner:<owner id>`.
+ */
+import type { OwnerForwardQuery } from '../../schemas/forward-owner';
+import { fullRequestId, type RequestAddress, type RequestHistory } from '../../schemas/forward-rules';
+import type { DatabaseResponse } from '../../schemas/listings';
+import { type PageRequest, pageOf } from '../http/paging';
+import { COLUMNS, type HistoryOwner, type HistoryRow, recordOf } from './history';
+import type { StreamText } from './queue-store';
+import { historyItemOf, type ForwardRecord } from './record';
+
+/** caller_key ('u:', 'v:', 'o:') as the owner's view names it. */
+export function callerName(callerKey: string): string {
+  const rest = callerKey.slice(2);
+  if (callerKey.startsWith('v:')) return `visitor:${rest}`;
+  if (callerKey.startsWith('o:')) return `owner:${rest}`;
+  return rest;
+}
+
+/** The caller filter back to a caller_key. */
+export function callerKeyOf(name: string): string {
+  if (name.startsWith('visitor:')) return `v:${name.slice('visitor:'.length)}`;
+  if (name.startsWith('owner:')) return `o:${name.slice('owner:'.length)}`;
+  return `u:${name}`;
+}
+
+export type OwnerHistoryItem = RequestHistory & { caller: string };
+
+interface OwnerRow extends HistoryRow {
+  caller_key: string;
+}
+
+const isPosition = (value: unknown): value is string => typeof value === 'string' && value.length <= 64;
+
+/** Every filter of the query as SQL (applied in the read, so pages are full while more remain). */
+export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unknown[] } {
+  const parts: Array<[string, unknown[]]> = [];
+  if (query.url !== undefined) parts.push(['url = ?', [query.url]]);
+  if (query.method !== undefined) parts.push(['method = ?', [query.method]]);
+  if (query.caller !== undefined) parts.push(['caller_key = ?', [callerKeyOf(query.caller)]]);
+  if (query.queue !== undefined) {
+    parts.push(query.queue_exact ? ['queue_name = ?', [query.queue]] : ['substr(queue_name, 1, length(?)) = ?', [query.queue, query.queue]]);
+  }
+  if (query.queue_exclude !== undefined) parts.push(['(queue_name IS NULL OR queue_name <> ?)', [query.queue_exclude]]);
+  if (query.status !== undefined) parts.push(['status = ?', [query.status]]);
+  if (query.stream !== undefined) parts.push(['stream = ?', [query.stream ? 1 : 0]]);
+  if (query.from !== undefined) parts.push(['created >= ?', [query.from]]);
+  if (query.to !== undefined) parts.push(['created <= ?', [query.to]]);
+  return { sql: parts.map(([sql]) => ` AND ${sql}`).join(''), binds: parts.flatMap(([, binds]) => binds) };
+}
+
+/** The project's requests, every caller's, newest first (ids sort as their stamps: see migration 0006). */
+export function listOwnerHistory(
+  db: D1Database,
+  serviceId: string,
+  query: OwnerForwardQuery,
+  page: PageRequest,
+  now: number,
+): Promise<DatabaseResponse<OwnerHistoryItem>> {
+  const filter = ownerFilter(query);
+  return pageOf(page, {
+    isPosition,
+    rows: async (after, count) => {
+      const { results } = await db
+        .prepare(
+          `SELECT caller_key, ${COLUMNS} FROM forward_requests
+           WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+           ORDER BY id DESC, method, url LIMIT ?`,
+        )
+        .bind(serviceId, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+        .all<OwnerRow>();
+      return results;
+    },
+    position: (row) => row.id,
+    shape: (row) => ({ caller: callerName(row.caller_key), ...historyItemOf(recordOf(row), query.compact === true) }),
+  });
+}
+
+/** One request, whoever made it: by its public id, narrowed by method and url when the full id gave them. */
+export async function findOwnerHistory(
+  db: D1Database,
+  serviceId: string,
+  address: { id: string; method?: string; url?: string },
+  now: number,
+): Promise<{ owner: HistoryOwner; record: ForwardRecord } | null> {
+  const narrow = address.method !== undefined && address.url !== undefined;
+  const row = await db
+    .prepare(
+      `SELECT caller_key, ${COLUMNS} FROM forward_requests
+       WHERE service_id = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)${narrow ? ' AND method = ? AND url = ?' : ''}
+       LIMIT 1`,
+    )
+    .bind(serviceId, address.id, now, ...(narrow ? [address.method, address.url] : []))
+    .first<OwnerRow>();
+  return row ? { owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) } : null;
+}
+
+/** A request in full, as the owner's view answers it. */
+export interface OwnerRequestView extends OwnerHistoryItem {
+  full_id: string;
+  /** The headers as written ($CLIENT_SECRET in place); null for a request kept before they were. */
+  request_headers: Record<string, string> | null;
+  /** For a streamed request that is not finalized: its stored pieces joined, or null once none are kept. */
+  stream_text?: StreamText | null;
+  finalized?: boolean;
+}
+
+export function ownerRequestView(owner: HistoryOwner, record: ForwardRecord, streamText: StreamText | null): OwnerRequestView {
+  const item = historyItemOf(record, false);
+  const finalized = record.stream === true && record.response_body !== undefined;
+  return {
+    caller: callerName(owner.callerKey),
+    full_id: fullRequestId(addressOfRecord(record)),
+    ...item,
+    request_headers: record.request_headers === undefined ? null : (JSON.parse(record.request_headers) as Record<string, string>),
+    ...(record.stream ? { finalized, stream_text: finalized ? null : streamText } : {}),
+  };
+}
+
+export const addressOfRecord = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });

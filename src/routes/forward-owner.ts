@@ -1,0 +1,45 @@
+/**
+ * The owner's view of forwarding (issue 15): every caller's requests of the project from the history,
+ * and one request in full with a streamed request's text. Owner key only; never a secret value.
+ */
+import { ownerForwardQuerySchema } from '../../schemas/forward-owner';
+import { PUBLIC_ID_PATTERN, requestAddressOf } from '../../schemas/forward-rules';
+import { checked } from '../../schemas/field-issue';
+import { parseOrRefuse } from '../../schemas/issues';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { createRouter } from '../app';
+import { SvcHttpError } from '../http/errors';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { pageRequest } from '../http/paging';
+import { addressOfRecord, findOwnerHistory, listOwnerHistory, ownerRequestView } from '../forward/owner-history';
+
+export const forwardOwnerRoutes = createRouter();
+
+const owner = guard('owner', "Only the project owner can read every caller's forwarded requests.");
+const REQUESTS_PATH = `${PROJECT_PATH}/forward/requests`;
+
+const ID_RULE = "Invalid \"id\": must be 'stamp:entropy' or a full request id '<METHOD>:<stamp>:<entropy>:<url>'.";
+
+/** The id of the path: a public id, or a full id (which also names method and url). */
+async function requestIdOf(raw: string): Promise<{ id: string; method?: string; url?: string }> {
+  if (PUBLIC_ID_PATTERN.test(raw)) return { id: raw };
+  const full = await checked(() => requestAddressOf({ id: raw }));
+  if (!full.ok) throw new SvcHttpError('INVALID_PARAMETER', ID_RULE, { detail: { field: 'id' } });
+  return full.value;
+}
+
+forwardOwnerRoutes.get(REQUESTS_PATH, owner, async (c) => {
+  const parsed = await checked(() => parseOrRefuse(ownerForwardQuerySchema, c.req.query()));
+  if (!parsed.ok) throw new SvcHttpError(parsed.issue.code, parsed.issue.message, { detail: { field: parsed.issue.field } });
+  return c.json(await listOwnerHistory(c.env.DB, c.get('project').service_id, parsed.value, pageRequest(c.req), Date.now()));
+});
+
+forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, owner, async (c) => {
+  const serviceId = c.get('project').service_id;
+  const found = await findOwnerHistory(c.env.DB, serviceId, await requestIdOf(c.req.param('id')), Date.now());
+  if (!found) throw new SvcHttpError('NOT_FOUND', 'Request not found.', { status: 404 });
+  const { record } = found;
+  // The pieces stay in the caller's queue object until finalized (read-only here).
+  const streamText = record.stream && record.response_body === undefined ? await forwardQueueStub(c.env, found.owner).streamText(addressOfRecord(record)) : null;
+  return c.json(ownerRequestView(found.owner, record, streamText));
+});
