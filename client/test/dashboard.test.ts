@@ -367,6 +367,27 @@ describe('the owner dashboard', () => {
     await waitForLogRows('.log-row', 0);
   });
 
+  it('live refresh lists a consumption made after the page opened, without a click, and its action rows show the key as ${CLIENT_SECRET}', async () => {
+    const KEY = 'sk_live_dashboard_9f3e41';
+    await worker.putSecretKey('api', { value: KEY });
+    await worker.registerTicket('live', {
+      actions: [{ act: 'req', exe: { url: `${worker.url}/v1/health`, method: 'GET', secretName: 'api', headers: { 'x-api-key': '${CLIENT_SECRET}' } } }],
+    });
+    await page.goto(`${worker.url}/#/tickets/live/logs`);
+    await waitForLogRows('.log-row', 0);
+    await page.check('#log-live');
+    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/live`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(consumed.status, await consumed.clone().text()).toBe(200);
+    // No click on Refresh: the live refresh brings the row in.
+    await expect.poll(() => page.locator('.log-row.outcome-ok').count(), { timeout: 20_000, interval: 250 }).toBe(1);
+    await page.uncheck('#log-live');
+    const row = page.locator('.log-row.outcome-ok').first();
+    await row.locator('.log-summary').click();
+    await expect.poll(() => row.locator('.action-row[data-act=req]').count()).toBe(1);
+    expect(await row.locator('.action-row[data-act=req]').textContent()).toContain('${CLIENT_SECRET}');
+    expect(await page.content()).not.toContain(KEY);
+  });
+
   it('lists Secret Keys without their values, stores one write-only and deletes one after a confirmation', async () => {
     await page.goto(`${worker.url}/#/secrets`);
     await expect.poll(() => page.locator('tr[data-secret=stripe]').count()).toBe(1);
