@@ -190,6 +190,7 @@ describe('dashboard settings pages', () => {
     await page.fill('#settings-key', 'sr-key-from-the-page');
     await page.click('#settings-form button[type=submit]');
     await expect.poll(() => page.textContent('#project-status')).toBe('Saved the project settings.');
+    expect(await page.textContent('header.top .project')).toBe('Client tests (renamed)');
 
     await openPage('project', '#settings-form');
     expect(await page.inputValue('#settings-name')).toBe('Client tests (renamed)');

@@ -9,7 +9,8 @@ import { type SettingsForm, formOf, inputOfField, settingsBody } from '../logic/
 
 type Status = { text: string; error?: boolean } | null;
 
-export function ProjectPage({ api }: { api: OwnerApi }) {
+/** `onSaved` gets the project as saved (the header shows its name). */
+export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (project: OwnerProject) => void }) {
   const [project, setProject] = useState<OwnerProject | null>(null);
   const [form, setForm] = useState<SettingsForm | null>(null);
   const [status, setStatus] = useState<Status>(null);
@@ -29,7 +30,9 @@ export function ProjectPage({ api }: { api: OwnerApi }) {
   const send = async (body: Record<string, unknown>, done: string) => {
     setRefused(null);
     try {
-      show(await api.project<OwnerProject>('PATCH', '/settings', body));
+      const saved = await api.project<OwnerProject>('PATCH', '/settings', body);
+      show(saved);
+      onSaved?.(saved);
       setStatus({ text: done });
     } catch (err) {
       const input = err instanceof ApiError ? inputOfField(err.field) : null;
