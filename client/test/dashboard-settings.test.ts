@@ -175,17 +175,42 @@ describe('dashboard settings pages', () => {
     expect((await ownerCall('GET', '/newsletters')).json.list.some((n: { message_id: string }) => n.message_id === 'refused')).toBe(false);
   });
 
-  it("project: shows the identity the owner key reads, and says the operator changes the project's settings, offering no form", async () => {
-    await openPage('project', '#project-identity');
+  it('project: the owner changes name and Destinations, sees them after a reload, and a bad destination is refused at its field', async () => {
+    await openPage('project', '#settings-form');
     const value = (term: string) => page.textContent(`#project-identity [data-field="${term}"] dd`);
     expect(await value('service id')).toBe(worker.project.service_id);
-    expect(await value('owner id')).toBe(worker.project.owner_id);
-    expect(await value('name')).toBe('Client tests');
+    expect(await value('plan')).toBe('free');
     expect(await value('active')).toBe('yes');
-    expect(await page.textContent('#operator-settings')).toMatch(/operator.*identity issuer.*secureRequest key/s);
-    expect(await page.locator('main form, main input, main textarea').count()).toBe(0);
-    expect(await page.getAttribute('nav a[href="#/project"]', 'aria-current')).toBe('page');
+    expect(await page.textContent('#operator-settings')).toMatch(/plan and whether the project is active are changed by the service's operator/);
+    expect(await page.inputValue('#settings-name')).toBe('Client tests');
+    expect(await page.textContent('#settings-key-state strong')).toBe('not set');
+
+    await page.fill('#settings-name', 'Client tests (renamed)');
+    await page.fill('#settings-destinations', 'https://api.example/v1\nhttps://hooks.example/in');
+    await page.fill('#settings-key', 'sr-key-from-the-page');
+    await page.click('#settings-form button[type=submit]');
+    await expect.poll(() => page.textContent('#project-status')).toBe('Saved the project settings.');
+    expect(await page.textContent('header.top .project')).toBe('Client tests (renamed)');
+
+    await openPage('project', '#settings-form');
+    expect(await page.inputValue('#settings-name')).toBe('Client tests (renamed)');
+    expect(await page.inputValue('#settings-destinations')).toBe('https://api.example/v1\nhttps://hooks.example/in');
+    expect(await page.inputValue('#settings-key')).toBe('');
+    expect(await page.textContent('#settings-key-state strong')).toBe('set');
+    expect(await page.content()).not.toContain('sr-key-from-the-page');
     await screenshot(page, 'project');
+
+    await page.fill('#settings-destinations', 'https://api.example/v1\nhttps://u@api.example/');
+    await page.click('#settings-form button[type=submit]');
+    const refusal = page.locator('#settings-destinations-err[data-error-for=destinations]');
+    await expect.poll(() => refusal.textContent()).toMatch(/^INVALID_PARAMETER: Invalid "secure_request_destinations\[1\]"/);
+    expect(await page.getAttribute('#settings-destinations', 'aria-invalid')).toBe('true');
+    const owner = await fetch(`${worker.url}/v1/owner`, { headers: { authorization: `Bearer ${worker.project.owner_key}` } });
+    expect(await owner.json()).toMatchObject({ name: 'Client tests (renamed)', secure_request_key_set: true, secure_request_destinations: ['https://api.example/v1', 'https://hooks.example/in'] });
+
+    await page.click('#settings-key-remove');
+    await expect.poll(() => page.textContent('#settings-key-state strong')).toBe('not set');
+    expect(await page.getAttribute('nav a[href="#/project"]', 'aria-current')).toBe('page');
   });
 });
 

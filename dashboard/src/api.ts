@@ -37,6 +37,10 @@ export interface OwnerProject {
   name: string;
   plan?: string;
   active: boolean;
+  /** The owner's own settings (PATCH …/settings); the secureRequest key itself is never answered. */
+  identity: { issuer: string; audience: string; jwks_url: string } | null;
+  secure_request_key_set: boolean;
+  secure_request_destinations: string[];
 }
 
 /** Calls to the service with one owner key; `onUnauthorized` runs on any 401. */

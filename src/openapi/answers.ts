@@ -207,7 +207,17 @@ export const recheckAnswer = z.union([
   z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(true), message: z.string() }),
   z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
 ]);
-export const ownerProjectAnswer = z.object({ service_id: z.string(), owner_id: z.string(), name: z.string(), plan: z.string(), active: z.boolean() });
+/** The project as the owner key reads it: projectAnswer without created/updated (and never the secureRequest key). */
+export const ownerProjectAnswer = projectAnswer.pick({
+  service_id: true,
+  owner_id: true,
+  name: true,
+  plan: true,
+  active: true,
+  identity: true,
+  secure_request_key_set: true,
+  secure_request_destinations: true,
+});
 export const ticketDeletedAnswer = z.object({ deleted: z.literal(true), ticket_id: z.string() });
 export const logClearingAnswer = z.object({ message: z.string(), ticket_id: z.string(), before: ms('Rows before this time are deleted') });
 

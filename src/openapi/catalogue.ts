@@ -11,6 +11,7 @@ import {
   DevUserBody,
   MailTemplateBody,
   NewsletterBody,
+  OwnerSettingsBody,
   SecretKeyBody,
   UpdateProjectBody,
 } from '../platform/schemas';
@@ -45,6 +46,7 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'createProject', tag: 'projects', method: 'post', path: '/v1/projects', auth: 'operator', body: CreateProjectBody, bodyOptional: true, summary: 'Create a project: answers { service_id, owner_id, owner_key } (the owner key is shown once).', success: { status: 201, description: 'The new project and its owner key.', schema: answer.createdProjectAnswer } },
   { operationId: 'updateProject', tag: 'projects', method: 'patch', path: '/v1/projects/{service_id}', auth: 'operator', body: UpdateProjectBody, summary: 'Change a project: active, plan, external identity issuer, secureRequest key and its Destinations.', success: ok('The changed project.', answer.projectAnswer) },
   { operationId: 'getOwnerProject', tag: 'projects', method: 'get', path: '/v1/owner', auth: 'owner-key', summary: 'The project an owner key opens (the key alone identifies it).', success: ok('The project.', answer.ownerProjectAnswer) },
+  { operationId: 'updateOwnerSettings', tag: 'projects', method: 'patch', path: `${P}/settings`, auth: 'owner', body: OwnerSettingsBody, summary: "The owner changes its project's own settings: name, external identity issuer, secureRequest key and its Destinations (plan and active are the operator's, refused as unknown fields).", success: ok('The project as GET /v1/owner answers it (never the key).', answer.ownerProjectAnswer) },
   { operationId: 'createDevUser', tag: 'identity', method: 'post', path: `${P}/dev/users`, auth: 'owner', body: DevUserBody, notFound: true, summary: 'Local development only (DEV_IDENTITY; 404 elsewhere): create or update a user and mint an id token.', success: ok('The user and a fresh id token.', answer.devUserAnswer) },
   { operationId: 'listSecretKeys', tag: 'secrets', method: 'get', path: `${P}/secrets`, auth: 'owner', summary: 'List secret keys (names and settings, never values).', success: ok('Every secret key.', z.object({ list: z.array(answer.secretKeyAnswer) })) },
   { operationId: 'getSecretKey', tag: 'secrets', method: 'get', path: `${P}/secrets/{name}`, auth: 'owner', notFound: true, summary: 'One secret key (never its value).', success: ok('The secret key.', answer.secretKeyAnswer) },

@@ -109,7 +109,7 @@ export async function loadActiveProjectCached(env: Env, serviceId: string): Prom
   return activeOrRefused(await publicProjects.get(serviceId, () => loadProject(env, serviceId)));
 }
 
-/** Applies the operator's changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
+/** Applies the operator's (or the owner's settings) changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
 export async function updateProject(env: Env, serviceId: string, patch: UpdateProjectBody): Promise<Project> {
   if (!SERVICE_ID_PATTERN.test(serviceId)) throw invalidService();
   const sets: string[] = [];

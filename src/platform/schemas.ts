@@ -68,6 +68,19 @@ export const UpdateProjectBody = z.strictObject({
 });
 export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
 
+/** What the owner changes of its own project: UpdateProjectBody without plan and active (billing and suspension stay the operator's). */
+export const OwnerSettingsBody = UpdateProjectBody.pick({ name: true, identity: true, secure_request_key: true, secure_request_destinations: true });
+export type OwnerSettingsBody = z.infer<typeof OwnerSettingsBody>;
+
+/** Fields of UpdateProjectBody the owner settings refuse with a message of their own (the operator changes them). */
+export const OPERATOR_ONLY_PROJECT_FIELDS = ['plan', 'active'] as const;
+
+/** The first operator-only field a parsed body holds, if it is an object holding one. */
+export function operatorOnlyFieldOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  return OPERATOR_ONLY_PROJECT_FIELDS.find((field) => Object.hasOwn(body, field));
+}
+
 // email has its own field; the reserved claims are stripped from attributes anyway.
 const reservedClaimAlternatives = [...RESERVED_CLAIMS, 'email'].join('|');
 const attributeKey = z

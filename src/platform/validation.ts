@@ -31,8 +31,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   return `Invalid "${fieldPath(issue.path)}": ${message}.`;
 }
 
-/** Validates an already parsed value; the first problem is INVALID_PARAMETER naming its field. */
-function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+/** Validates an already parsed value (e.g. a body readJsonBody read without a schema); the first problem is INVALID_PARAMETER naming its field. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];

@@ -1,12 +1,14 @@
 import { createRouter } from '../app';
 import { projectOfOwnerCredential } from '../http/auth';
-import { PROJECT_PATH, operatorOnly } from '../http/guards';
+import { invalidParameter } from '../http/errors';
+import { PROJECT_PATH, guard, operatorOnly } from '../http/guards';
 import { forgetProject } from '../consume/project-cache';
 import { createProject, updateProject } from '../platform/projects';
-import { CreateProjectBody, UpdateProjectBody } from '../platform/schemas';
-import { readJsonBody } from '../platform/validation';
+import { CreateProjectBody, OwnerSettingsBody, UpdateProjectBody, operatorOnlyFieldOf } from '../platform/schemas';
+import type { Project } from '../platform/types';
+import { parseWith, readJsonBody } from '../platform/validation';
 
-/** Operator routes: create a project, change it (Authorization: Bearer OPERATOR_TOKEN); and the owner key's own project. */
+/** Operator routes: create a project, change it (Authorization: Bearer OPERATOR_TOKEN); and the owner key's own project and settings. */
 export const projectsRouter = createRouter();
 
 projectsRouter.post('/v1/projects', operatorOnly, async (c) => {
@@ -22,8 +24,29 @@ projectsRouter.patch(PROJECT_PATH, operatorOnly, async (c) => {
   return c.json(project);
 });
 
+/** What the owner key reads of its project: never the secureRequest key, only whether one is set. */
+const ownerView = (p: Project) => ({
+  service_id: p.service_id,
+  owner_id: p.owner_id,
+  name: p.name,
+  plan: p.plan,
+  active: p.active,
+  identity: p.identity,
+  secure_request_key_set: p.secure_request_key_set,
+  secure_request_destinations: p.secure_request_destinations,
+});
+
 /** Which project an owner key opens: how the CLI and other automation learn the service id from the key alone. */
-projectsRouter.get('/v1/owner', async (c) => {
-  const { service_id, owner_id, name, plan, active } = await projectOfOwnerCredential(c.env, c.req.header('authorization'));
-  return c.json({ service_id, owner_id, name, plan, active });
+projectsRouter.get('/v1/owner', async (c) => c.json(ownerView(await projectOfOwnerCredential(c.env, c.req.header('authorization')))));
+
+/** The owner changes its project's own settings; plan and active stay the operator's. */
+projectsRouter.patch(`${PROJECT_PATH}/settings`, guard('owner', 'Only the project owner can change its settings.'), async (c) => {
+  const value = await readJsonBody(c.req.raw);
+  const operatorField = operatorOnlyFieldOf(value);
+  if (operatorField) {
+    throw invalidParameter(`Unknown field "${operatorField}": plan and active are changed by the operator, not the owner.`, { field: operatorField });
+  }
+  const project = await updateProject(c.env, c.get('project').service_id, parseWith(OwnerSettingsBody, value));
+  forgetProject(project.service_id);
+  return c.json(ownerView(project));
 });

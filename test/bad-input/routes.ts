@@ -33,6 +33,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`POST ${P}/tickets/{ticket_id}/plan`]: 'POST ticket plan',
   [`POST ${P}/tickets/{ticket_id}/check`]: 'POST ticket check',
   'GET /v1/owner': 'GET owner project',
+  [`PATCH ${P}/settings`]: 'PATCH owner settings',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/recheck`]: 'POST consumption recheck',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/replay`]: 'POST consumption replay',
   [`GET ${P}/consumed`]: 'GET consumed',

@@ -24,7 +24,16 @@ describe('GET /v1/owner: the owner key alone names its project', () => {
   it('answers the project of the key', async () => {
     const res = await call('GET', '/v1/owner', { token: project.owner_key });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ service_id: project.service_id, owner_id: project.owner_id, name: '', plan: 'free', active: true });
+    expect(res.json).toEqual({
+      service_id: project.service_id,
+      owner_id: project.owner_id,
+      name: '',
+      plan: 'free',
+      active: true,
+      identity: null,
+      secure_request_key_set: false,
+      secure_request_destinations: [],
+    });
   });
 
   it('refuses no key, a wrong key and an id token with 401 UNAUTHORIZED, and never echoes the credential', async () => {

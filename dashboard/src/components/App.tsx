@@ -57,7 +57,8 @@ export function App() {
         setSession(null);
         setSignInMessage('The service no longer accepts this owner key (401): it may have been replaced. Sign in again.');
       }),
-    [session],
+    // The same key and project keep the same api (a renamed project changes the session, not the api).
+    [session?.owner_key, session?.project.service_id],
   );
 
   if (!session || !api) {
@@ -114,7 +115,16 @@ export function App() {
         {route.page === 'forwarding' && <ForwardPage api={api} />}
         {route.page === 'templates' && <TemplatesPage api={api} />}
         {route.page === 'newsletters' && <NewslettersPage api={api} />}
-        {route.page === 'project' && <ProjectPage api={api} />}
+        {route.page === 'project' && (
+          <ProjectPage
+            api={api}
+            onSaved={(project) => {
+              const next = { ...session, project };
+              saveSession(next);
+              setSession(next);
+            }}
+          />
+        )}
       </main>
       <footer>
         <a href="/openapi.json">API reference (OpenAPI)</a>
