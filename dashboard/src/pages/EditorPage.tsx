@@ -15,6 +15,7 @@ import { nearestShownPath, setAt, type Segment } from '../logic/json-path';
 import { NEW_DEFINITION, byteLength, definitionOf, tooLargeMessage } from '../logic/definition';
 import { registryRefusal } from '../registry-check';
 import { PlanView, type Plan } from '../components/PlanView';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 type Mode = 'form' | 'json';
 interface Refusal {
@@ -31,7 +32,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
   const [jsonChecked, setJsonChecked] = useState(false);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const [shownIssue, setShownIssue] = useState<{ path: string; message: string } | null>(null);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [plan, setPlan] = useState<Plan | null>(null);
   const [legacy, setLegacy] = useState<{ count?: number; moved: boolean } | null>(null);
   const [confirmedLegacy, setConfirmedLegacy] = useState(false);
@@ -250,11 +251,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
           </button>
         </PlanView>
       )}
-      {status && (
-        <p id="editor-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="editor-status" status={status} />
     </section>
   );
 }

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
 import { when } from '../components/when';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 const PAGE = 25;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
@@ -45,7 +46,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
   const [items, setItems] = useState<ForwardItem[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
 
   const load = async (startKey: string | null) => {
     try {
@@ -127,11 +128,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
           Older requests
         </button>
       )}
-      {status && (
-        <p id="forward-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="forward-status" status={status} />
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { errorText, type OwnerApi } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { when } from '../components/when';
 import { outcomeOf, type Outcome } from '../logic/ticket-stats';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 const LIVE_MS = 3000;
 const PAGE = 25;
@@ -25,7 +26,7 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
   const [to, setTo] = useState('');
   const [live, setLive] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [clearing, setClearing] = useState(false);
 
   const query = (startKey: string | null) => {
@@ -108,11 +109,7 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
           Older rows
         </button>
       )}
-      {status && (
-        <p id="logs-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="logs-status" status={status} />
       {clearing && (
         <ConfirmDialog
           title={`Clear the log of ${ticketId}?`}

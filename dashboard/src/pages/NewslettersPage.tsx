@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { MailContentFields } from '../components/MailContentFields';
 import { when } from '../components/when';
 import type { MailContent, Newsletter, Subscriber } from '../settings-types';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 const EMPTY_FORM = { group: 'public', message_id: '', content: { subject: '', html: '', text: '' } as MailContent };
 const SUBSCRIBERS_PAGE = 50;
@@ -31,7 +32,7 @@ export function NewslettersPage({ api }: { api: OwnerApi }) {
   const [group, setGroup] = useState('');
   const [groupInput, setGroupInput] = useState('');
   const [form, setForm] = useState(EMPTY_FORM);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [deleting, setDeleting] = useState<Newsletter | null>(null);
 
   const load = () =>
@@ -119,11 +120,7 @@ export function NewslettersPage({ api }: { api: OwnerApi }) {
         />
         <button type="submit">Save newsletter</button>
       </form>
-      {status && (
-        <p id="newsletters-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="newsletters-status" status={status} />
       {deleting && (
         <ConfirmDialog
           title={`Delete newsletter ${deleting.message_id} of group ${deleting.group}?`}

@@ -6,8 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, type OwnerApi, type OwnerProject } from '../api';
 import { type SettingsForm, formOf, inputOfField, settingsBody } from '../logic/settings-form';
+import { StatusLine, type Status } from '../components/StatusLine';
 
-type Status = { text: string; error?: boolean } | null;
 
 /** `onSaved` gets the project as saved (the header shows its name). */
 export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (project: OwnerProject) => void }) {
@@ -133,11 +133,7 @@ export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (projec
           <button type="submit">Save settings</button>
         </form>
       )}
-      {status && (
-        <p id="project-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="project-status" status={status} />
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorText, type OwnerApi } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { when } from '../components/when';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 interface SecretKeyInfo {
   name: string;
@@ -22,7 +23,7 @@ const EMPTY = { name: '', value: '', destinations: '', access_group: '0', locked
 export function SecretsPage({ api }: { api: OwnerApi }) {
   const [list, setList] = useState<SecretKeyInfo[]>([]);
   const [form, setForm] = useState(EMPTY);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
 
   const load = () =>
@@ -140,11 +141,7 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
         )}
         <button type="submit">Save secret key</button>
       </form>
-      {status && (
-        <p id="secrets-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="secrets-status" status={status} />
       {deleting && (
         <ConfirmDialog
           title={`Delete secret key ${deleting}?`}

@@ -9,6 +9,7 @@ import { MailContentFields } from '../components/MailContentFields';
 import { when } from '../components/when';
 import { placeholdersOf } from '../logic/placeholders';
 import type { MailContent, MailTemplate } from '../settings-types';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 const EMPTY_CONTENT: MailContent = { subject: '', html: '', text: '' };
 
@@ -16,7 +17,7 @@ export function TemplatesPage({ api }: { api: OwnerApi }) {
   const [list, setList] = useState<MailTemplate[]>([]);
   const [templateId, setTemplateId] = useState('');
   const [content, setContent] = useState(EMPTY_CONTENT);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
 
   const load = () =>
@@ -103,11 +104,7 @@ export function TemplatesPage({ api }: { api: OwnerApi }) {
         <MailContentFields idPrefix="template" value={content} filledFrom="filled from the mail action's placeholders (${service_name} and ${email} always)" onChange={setContent} />
         <button type="submit">Save mail template</button>
       </form>
-      {status && (
-        <p id="templates-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="templates-status" status={status} />
       {deleting && (
         <ConfirmDialog
           title={`Delete mail template ${deleting}?`}

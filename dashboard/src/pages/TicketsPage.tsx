@@ -8,6 +8,7 @@ import { errorText, type OwnerApi } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { when } from '../components/when';
 import { STATS_ROWS, failureRateText, ticketStats, type TicketStats } from '../logic/ticket-stats';
+import { StatusLine, type Status } from '../components/StatusLine';
 
 const logId = (ticketId: string) => encodeURIComponent(`#${ticketId}#`);
 
@@ -15,7 +16,7 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
   const [tickets, setTickets] = useState<ListedTicket[]>([]);
   const [stats, setStats] = useState<Record<string, TicketStats | 'error'>>({});
   const [next, setNext] = useState<string | null>(null);
-  const [status, setStatus] = useState<{ text: string; error?: boolean } | null>(null);
+  const [status, setStatus] = useState<Status>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
 
@@ -116,11 +117,7 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
           More tickets
         </button>
       )}
-      {status && (
-        <p id="tickets-status" class={status.error ? 'status error' : 'status'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <StatusLine id="tickets-status" status={status} />
       {deleting && (
         <ConfirmDialog
           title={`Delete ticket ${deleting}?`}
