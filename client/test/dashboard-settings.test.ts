@@ -147,7 +147,8 @@ describe('dashboard settings pages', () => {
 
     await page.click('button[aria-label="Open group 7 and its subscribers"]');
     await expect.poll(() => page.locator('#subscribers li').count()).toBe(50);
-    expect(await page.locator('.newsletter-group').count()).toBe(1);
+    // The subscribers and the group's own listing load separately: wait for both.
+    await expect.poll(() => page.locator('.newsletter-group').count()).toBe(1);
     expect(await page.inputValue('#newsletter-group-filter')).toBe('7');
     await page.click('button:has-text("More subscribers")');
     await expect.poll(() => page.locator('#subscribers li').count()).toBe(55);
