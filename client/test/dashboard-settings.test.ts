@@ -32,14 +32,7 @@ afterAll(async () => {
   await worker?.stop();
 });
 
-async function ownerCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${worker.project.owner_key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json() };
-}
+const ownerCall = (method: string, path: string, body?: unknown) => worker.ownerCall(method, path, body);
 
 /** Nothing of INJECTED became an element, ran, or opened a dialog. */
 async function expectNothingInjected() {

@@ -33,6 +33,8 @@ export interface TestWorker {
   putSecretKey(name: string, body: Record<string, unknown>): Promise<void>;
   /** Sets (or with null clears) the project's secureRequest key, as the operator does. */
   setSecureRequestKey(key: string | null): Promise<void>;
+  /** Calls an owner route of the project (`path` after /v1/projects/{service_id}) with the owner key. */
+  ownerCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   /** A signed-in user of the project: the built-in development issuer's id token. */
   mintUser(attributes?: Record<string, unknown>): Promise<{ user_id: string; id_token: string }>;
   stop(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startTestWorker(): Promise<TestWorker> {
       project,
       persistTo,
       stop,
+      ownerCall: (method, path, body) => call(`${projectUrl}${path}`, method, project.owner_key, body),
       async registerTicket(ticketId, ticket) {
         const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);
         if (res.status !== 200 && res.status !== 201) throw new Error(`registration of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
