@@ -53,6 +53,12 @@ const multipartSchema = strictObject(
   {},
 );
 
+/** Whether a value written as JSON takes more than maxBytes of UTF-8 (encoded only when its length could). */
+function jsonBytesOver(value: unknown, maxBytes: number): boolean {
+  const text = JSON.stringify(value);
+  return text.length * 3 > maxBytes && new TextEncoder().encode(text).length > maxBytes;
+}
+
 /** The body of a dispatch (POST /v1/projects/{service_id}/forward). */
 export const forwardDispatchSchema = strictObject(
   {
@@ -84,7 +90,7 @@ export const forwardDispatchSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
-  if (body.data !== undefined && new TextEncoder().encode(JSON.stringify(body.data)).length > MAX_FORWARD_DATA_BYTES) {
+  if (body.data !== undefined && jsonBytesOver(body.data, MAX_FORWARD_DATA_BYTES)) {
     ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FORWARD_DATA_BYTES} bytes as JSON` });
   }
   if (body.data !== undefined && BODILESS_FORWARD_METHODS.has(body.method)) {

@@ -77,7 +77,8 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
       ...(signal ? { signal } : {}),
     });
     const kept = bodyAsJsonText(answer.body);
-    if (new TextEncoder().encode(kept).length > MAX_KEPT_BYTES) {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most answers are measured without encoding them.
+    if (kept.length * 3 > MAX_KEPT_BYTES && new TextEncoder().encode(kept).length > MAX_KEPT_BYTES) {
       return { ok: false, error: { code: 'REQUEST_FAILED', message: 'The answer does not decode to text small enough to keep (binary data?).' }, httpStatus: 502 };
     }
     const contentType = answer.headers['content-type'];

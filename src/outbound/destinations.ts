@@ -143,6 +143,25 @@ function matches(destination: Destination, url: URL): boolean {
  */
 export function destinationVerdict(rawUrl: string, destinations: readonly string[]): DestinationVerdict {
   if (destinations.length === 0) return { allowed: true };
+  let verdicts = verdictsByList.get(destinations);
+  if (!verdicts) verdictsByList.set(destinations, (verdicts = new Map()));
+  let verdict = verdicts.get(rawUrl);
+  if (verdict === undefined) {
+    if (verdicts.size >= MAX_VERDICTS_PER_LIST) verdicts.clear();
+    verdict = judge(rawUrl, destinations);
+    verdicts.set(rawUrl, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * Verdicts given before, per list: a cached key hands the same array to every call, and a call is judged
+ * twice (before it is queued or sent, and by the outbound layer).
+ */
+const verdictsByList = new WeakMap<readonly string[], Map<string, DestinationVerdict>>();
+const MAX_VERDICTS_PER_LIST = 1_000;
+
+function judge(rawUrl: string, destinations: readonly string[]): DestinationVerdict {
   const refusal = rawTextRefusal(rawUrl);
   if (refusal) return { allowed: false, reason: refusal };
   const url = parseHttpUrl(rawUrl);

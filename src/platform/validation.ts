@@ -88,8 +88,8 @@ export async function readJsonBody(source: BodySource, schema?: z.ZodType, optio
   if (Number(declared ?? '0') > maxBytes) throw tooLarge(maxBytes);
   // A declared length is the body's length (the runtime frames the body by it): read natively. Without
   // one, read under the cap: the body is refused at the first byte over it, not buffered whole.
-  const bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readCapped(request.body, maxBytes, () => tooLarge(maxBytes));
-  const value = parseJsonText(new TextDecoder().decode(bytes));
+  const text = declared !== null ? await request.text() : new TextDecoder().decode(await readCapped(request.body, maxBytes, () => tooLarge(maxBytes)));
+  const value = parseJsonText(text);
   if (value === undefined) {
     if (schema && options.optional) return parseWith(schema, {});
     throw invalidParameter('Invalid "body": a JSON object is required.', { field: 'body' });
