@@ -47,6 +47,50 @@ export function machineCpuSeconds() {
 
 const groupsCpuSeconds = (groups) => groups.reduce((s, g) => s + groupCpuSeconds(g), 0);
 
+/** CPU seconds so far of the server groups, the helper groups, this process and the machine. */
+function snapshot(serverGroups, helperGroups) {
+  const c = process.cpuUsage();
+  const machine = machineCpuSeconds();
+  return {
+    server: groupsCpuSeconds(serverGroups),
+    helper: groupsCpuSeconds(helperGroups),
+    client: (c.user + c.system) / 1e6,
+    busy: machine.busy,
+    steal: machine.steal,
+  };
+}
+
+/** Per request and per second figures of the CPU seconds counted (see startCpuMeter). */
+function figures(used, requests, seconds) {
+  return {
+    server_cpu_ms: (used.server * 1000) / requests,
+    client_cpu_ms: (used.client * 1000) / requests,
+    helper_cpu_ms: (used.helper * 1000) / requests,
+    other_cores: Math.max(0, (used.busy - used.server - used.client - used.helper) / seconds),
+    steal_cores: used.steal / seconds,
+  };
+}
+
+/**
+ * A CPU meter that counts only while its slices run: `during(run)` adds what the machine used while `run`
+ * ran, `figures(requests, seconds)` answers as startCpuMeter's stop over all slices counted.
+ */
+export function cpuAccount(serverGroups, helperGroups = []) {
+  const used = { server: 0, helper: 0, client: 0, busy: 0, steal: 0 };
+  return {
+    async during(run) {
+      const before = snapshot(serverGroups, helperGroups);
+      try {
+        return await run();
+      } finally {
+        const after = snapshot(serverGroups, helperGroups);
+        for (const key of Object.keys(used)) used[key] += after[key] - before[key];
+      }
+    },
+    figures: (requests, seconds) => figures(used, requests, seconds),
+  };
+}
+
 /**
  * Starts a CPU meter over the server process groups, the bench's own helper groups (the loopback
  * destination) and this process; `stop(requests, seconds)` returns server CPU ms per request, client
@@ -54,23 +98,10 @@ const groupsCpuSeconds = (groups) => groups.reduce((s, g) => s + groupCpuSeconds
  * hypervisor took from this machine (steal).
  */
 export function startCpuMeter(serverGroups, helperGroups = []) {
-  const server0 = groupsCpuSeconds(serverGroups);
-  const helper0 = groupsCpuSeconds(helperGroups);
-  const client0 = process.cpuUsage();
-  const machine0 = machineCpuSeconds();
+  const before = snapshot(serverGroups, helperGroups);
   return (requests, seconds) => {
-    const server = groupsCpuSeconds(serverGroups) - server0;
-    const helper = groupsCpuSeconds(helperGroups) - helper0;
-    const c = process.cpuUsage(client0);
-    const client = (c.user + c.system) / 1e6;
-    const machine1 = machineCpuSeconds();
-    const busy = machine1.busy - machine0.busy;
-    return {
-      server_cpu_ms: (server * 1000) / requests,
-      client_cpu_ms: (client * 1000) / requests,
-      helper_cpu_ms: (helper * 1000) / requests,
-      other_cores: Math.max(0, (busy - server - client - helper) / seconds),
-      steal_cores: (machine1.steal - machine0.steal) / seconds,
-    };
+    const after = snapshot(serverGroups, helperGroups);
+    const used = Object.fromEntries(Object.keys(before).map((key) => [key, after[key] - before[key]]));
+    return figures(used, requests, seconds);
   };
 }

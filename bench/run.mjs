@@ -18,12 +18,13 @@ import { parseArgs } from 'node:util';
 import { ROOT, applyMigrations } from '../scripts/local-worker.mjs';
 import { startCpuMeter } from './cpu.mjs';
 import { startDestination } from './destination.mjs';
-import { runLoad, send } from './load.mjs';
+import { send } from './load.mjs';
 import { machine } from './machine.mjs';
-import { startCpuProfile, summarizeProfile } from './profile.mjs';
+import { summarizeProfile } from './profile.mjs';
+import { measureRound, SLICE_SETTLE_MS } from './round.mjs';
 import { measureQueueRound } from './queue-latency.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
-import { median, quantile, summarize } from './stats.mjs';
+import { median, quantile } from './stats.mjs';
 import { measureStreaming, streamingRoundBudgetMs } from './streaming-phase.mjs';
 import { printStreaming, summarizeStreaming } from './streaming-report.mjs';
 import { BASELINE_CONFIG, BASELINE_WITH_ASSETS_CONFIG, benchGatewayConfig, startWranglerDev } from './wrangler-dev.mjs';
@@ -90,8 +91,8 @@ const H_GOALS_MS = { idle: 50, next: 20 };
  */
 const DISTURBED_CORES = 0.25;
 const MAX_REPEATS = 5;
-/** Pause after each scenario so the log export alarms of the consumptions finish before the next. */
-const SETTLE_MS = 1_000;
+/** Each scenario's seconds of a round are measured in this many slices, taking turns with the phase's other scenarios (bench/round.mjs). */
+const SLICES = 5;
 const STARTUP_BUDGET_MS = 150_000;
 /**
  * Each ratio's pair is measured on Workers that have served about as many requests: the local
@@ -109,7 +110,7 @@ const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id));
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
 const STREAM_BUDGET_MS = (ROUNDS + MAX_REPEATS) * streamingRoundBudgetMs([...ONLY], STREAM);
 const budgetMs =
-  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + SETTLE_MS / 1000 + 10) * 1000;
+  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + (SLICES * SLICE_SETTLE_MS) / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
@@ -131,7 +132,6 @@ setTimeout(() => {
 }, budgetMs).unref();
 
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function startWorkers(phase, operatorToken, stripeSecret, withBaseline) {
   const gatewayState = path.join(stateDir, `gateway-${phase}`);
@@ -162,22 +162,6 @@ async function startWorkers(phase, operatorToken, stripeSecret, withBaseline) {
   const failed = settled.find((s) => s.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((s) => s.value);
-}
-
-/** Warm-up, then the measured run, with CPU accounting of the target Worker's processes. */
-async function measure(scenario, profile) {
-  const nextRequest = await scenario.prepare();
-  const load = (seconds) => runLoad({ base: scenario.base, nextRequest, concurrency: CONCURRENCY, durationMs: seconds * 1000, maxRequests: MAX_REQUESTS });
-  const warm = await load(WARMUP_SECONDS);
-  if (warm.errors > 0) throw new Error(`(${scenario.id}) ${warm.errors} failed requests in warm-up, first: ${warm.firstError}`);
-  const stopProfile = profile ? await startCpuProfile(scenario.worker.inspectorPort) : undefined;
-  const stopMeter = startCpuMeter([scenario.worker.pgid], destination ? [destination.pgid] : []);
-  const run = await load(SECONDS);
-  const cpu = stopMeter(run.latencies.length, run.elapsedMs / 1000);
-  const cpuProfile = await stopProfile?.();
-  if (run.errors > 0) throw new Error(`(${scenario.id}) ${run.errors} failed requests, first: ${run.firstError}`);
-  await sleep(SETTLE_MS);
-  return { ...summarize(run.latencies, run.elapsedMs), ...cpu, cpuProfile };
 }
 
 function printProfile(id, profile) {
@@ -276,8 +260,18 @@ async function main() {
     let repeats = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       const measured = [];
+      const roundResults = await measureRound({
+        scenarios: phaseList,
+        warmupSeconds: WARMUP_SECONDS,
+        seconds: SECONDS,
+        slices: SLICES,
+        concurrency: CONCURRENCY,
+        maxRequests: MAX_REQUESTS,
+        helperGroups: destination ? [destination.pgid] : [],
+        profileIds: round === 1 && repeats === 0 ? PROFILE : new Set(),
+      });
       for (const scenario of phaseList) {
-        const { cpuProfile, ...r } = await measure(scenario, round === 1 && repeats === 0 && PROFILE.has(scenario.id));
+        const { cpuProfile, ...r } = roundResults[scenario.id];
         measured.push([scenario.id, r]);
         console.log(
           `  round ${round} (${scenario.id}) ${scenario.name.padEnd(52)} ${fmt(r.rps, 0).padStart(6)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  server CPU ${fmt(r.server_cpu_ms, 2)} ms/req  others ${fmt(r.other_cores, 2)} steal ${fmt(r.steal_cores, 2)} cores`,
