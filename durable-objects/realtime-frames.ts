@@ -1,5 +1,6 @@
 /** The realtime socket's client frames, read without I/O: a join, a leave, or what is wrong with the frame. */
 import { REALTIME_GROUP_PATTERN, type RealtimeClientFrame } from '../schemas/forward-rules';
+import { utf8Over } from '../schemas/utf8';
 
 /** Longest client frame accepted, in UTF-8 bytes (a join is about 50). */
 export const MAX_CLIENT_FRAME_BYTES = 1024;
@@ -9,11 +10,6 @@ export type ClientFrameReading = { ok: true; frame: RealtimeClientFrame } | { ok
 const refused = (message: string): ClientFrameReading => ({ ok: false, message });
 
 const MEMBERS: Record<RealtimeClientFrame['type'], readonly string[]> = { join: ['type', 'group'], leave: ['type'] };
-
-function byteLength(text: string): number {
-  // Every character is at least one byte: a long text is over the cap without encoding it.
-  return text.length > MAX_CLIENT_FRAME_BYTES ? text.length : new TextEncoder().encode(text).byteLength;
-}
 
 function parsed(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -26,7 +22,7 @@ function parsed(text: string): { ok: true; value: unknown } | { ok: false } {
 /** Reads one frame a client sent: text of JSON `{ type: 'join', group }` or `{ type: 'leave' }`, at most 1 KB. */
 export function readClientFrame(message: string | ArrayBuffer | ArrayBufferView): ClientFrameReading {
   if (typeof message !== 'string') return refused('Binary frames are not accepted: send a JSON text frame.');
-  if (byteLength(message) > MAX_CLIENT_FRAME_BYTES) return refused(`The frame is over ${MAX_CLIENT_FRAME_BYTES} bytes.`);
+  if (utf8Over(message, MAX_CLIENT_FRAME_BYTES)) return refused(`The frame is over ${MAX_CLIENT_FRAME_BYTES} bytes.`);
   const json = parsed(message);
   if (!json.ok) return refused('The frame is not JSON.');
   const value = json.value;

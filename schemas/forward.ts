@@ -21,6 +21,7 @@ import {
 } from './forward-rules';
 import { parseOrRefuse } from './issues';
 import { strictObject } from './strict';
+import { utf8Over } from './utf8';
 
 const methodSchema = z.enum(FORWARD_METHODS, { error: METHOD_RULE });
 
@@ -53,12 +54,6 @@ const multipartSchema = strictObject(
   {},
 );
 
-/** Whether a value written as JSON takes more than maxBytes of UTF-8 (encoded only when its length could). */
-function jsonBytesOver(value: unknown, maxBytes: number): boolean {
-  const text = JSON.stringify(value);
-  return text.length * 3 > maxBytes && new TextEncoder().encode(text).length > maxBytes;
-}
-
 /** The body of a dispatch (POST /v1/projects/{service_id}/forward). */
 export const forwardDispatchSchema = strictObject(
   {
@@ -90,7 +85,7 @@ export const forwardDispatchSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
-  if (body.data !== undefined && jsonBytesOver(body.data, MAX_FORWARD_DATA_BYTES)) {
+  if (body.data !== undefined && utf8Over(JSON.stringify(body.data), MAX_FORWARD_DATA_BYTES)) {
     ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FORWARD_DATA_BYTES} bytes as JSON` });
   }
   if (body.data !== undefined && BODILESS_FORWARD_METHODS.has(body.method)) {
@@ -126,7 +121,7 @@ export const forwardFinalizeSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
-  if (body.data !== undefined && new TextEncoder().encode(JSON.stringify(body.data)).length > MAX_FINALIZE_DATA_BYTES) {
+  if (body.data !== undefined && utf8Over(JSON.stringify(body.data), MAX_FINALIZE_DATA_BYTES)) {
     ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON` });
   }
 });

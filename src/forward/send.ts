@@ -5,6 +5,7 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorCode } from '../../schemas/error-body';
 import { FORWARD_SECRET_TOKEN, MAX_FORWARD_ANSWER_BYTES, MAX_STREAM_BYTES } from '../../schemas/forward-rules';
+import { utf8Over } from '../../schemas/utf8';
 import { CONSUMPTION_BUDGET_MS } from '../limits';
 import { OutboundError, type OutboundFailureReason } from '../outbound/errors';
 import { callLimitMs, sendOutbound, type OutboundEnv, type OutboundRequest, type StreamedOutboundResponse } from '../outbound/fetch';
@@ -77,8 +78,7 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
       ...(signal ? { signal } : {}),
     });
     const kept = bodyAsJsonText(answer.body);
-    // A UTF-16 unit is at most 3 bytes of UTF-8: most answers are measured without encoding them.
-    if (kept.length * 3 > MAX_KEPT_BYTES && new TextEncoder().encode(kept).length > MAX_KEPT_BYTES) {
+    if (utf8Over(kept, MAX_KEPT_BYTES)) {
       return { ok: false, error: { code: 'REQUEST_FAILED', message: 'The answer does not decode to text small enough to keep (binary data?).' }, httpStatus: 502 };
     }
     const contentType = answer.headers['content-type'];
