@@ -169,6 +169,8 @@ function printProfile(id, profile) {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `profile-${id}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile.profile));
+  // The profiled scripts' text, so a bundle line of the profile can be read back.
+  writeFileSync(path.join(dir, `profile-${id}.sources.json`), JSON.stringify(profile.sources));
   const s = summarizeProfile(profile);
   console.log(`\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate, ${s.idle_ms} ms idle`);
   const show = (title, rows, n) => {
