@@ -74,6 +74,23 @@ export function urlRefusal(url: string): string | undefined {
 
 export const METHOD_RULE = `must be one of ${FORWARD_METHODS.join(', ')} (upper case)`;
 
+/** Why data or params cannot go as JSON whole: JSON.stringify would write NaN or ±Infinity (1e999 parses to it) as null. */
+export const LOSSY_JSON_RULE = 'holds a number JSON cannot carry (NaN, Infinity, or out of range like 1e999)';
+
+/** The JSON text of a value, or undefined when JSON cannot carry it whole (a cycle, a BigInt, a function, a non-finite number). */
+export function faithfulJson(value: unknown): string | undefined {
+  let lossy = false;
+  try {
+    const text = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === 'number' && !Number.isFinite(item)) lossy = true;
+      return item;
+    });
+    return lossy ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
 export function isForwardMethod(value: unknown): value is ForwardMethod {
   return typeof value === 'string' && (FORWARD_METHODS as readonly string[]).includes(value);
 }

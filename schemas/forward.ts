@@ -9,7 +9,9 @@ import {
   BODILESS_FORWARD_METHODS,
   FORWARD_METHODS,
   FORWARD_STATUSES,
+  faithfulJson,
   headerRefusal,
+  LOSSY_JSON_RULE,
   MAX_EXPIRES_SECONDS,
   MAX_FINALIZE_DATA_BYTES,
   MAX_FORWARD_DATA_BYTES,
@@ -54,6 +56,14 @@ const multipartSchema = strictObject(
   {},
 );
 
+/** What is wrong with data as JSON of at most maxBytes; undefined when nothing. */
+function dataRefusal(data: unknown, maxBytes: number): string | undefined {
+  if (data === undefined) return undefined;
+  const text = faithfulJson(data);
+  if (text === undefined) return LOSSY_JSON_RULE;
+  return utf8Over(text, maxBytes) ? `must be at most ${maxBytes} bytes as JSON` : undefined;
+}
+
 /** The body of a dispatch (POST /v1/projects/{service_id}/forward). */
 export const forwardDispatchSchema = strictObject(
   {
@@ -68,7 +78,13 @@ export const forwardDispatchSchema = strictObject(
       .unknown()
       .optional()
       .describe('The body: JSON, unless the content-type header asks for a form (form-encoded) or text (a string as it is).'),
-    params: z.record(z.string(), z.unknown()).optional().describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
+    params: z
+      .record(z.string(), z.unknown())
+      .superRefine((params, ctx) => {
+        if (faithfulJson(params) === undefined) ctx.addIssue({ code: 'custom', message: LOSSY_JSON_RULE });
+      })
+      .optional()
+      .describe('Query parameters; an array repeats the name, other non-text values go as compact JSON.'),
     secretName: z.string().min(1).max(64).optional(),
     clientSecretName: z.string().min(1).max(64).optional().describe('The older name of secretName; secretName wins.'),
     queue: queueName.optional(),
@@ -85,9 +101,8 @@ export const forwardDispatchSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
-  if (body.data !== undefined && utf8Over(JSON.stringify(body.data), MAX_FORWARD_DATA_BYTES)) {
-    ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FORWARD_DATA_BYTES} bytes as JSON` });
-  }
+  const dataProblem = dataRefusal(body.data, MAX_FORWARD_DATA_BYTES);
+  if (dataProblem) ctx.addIssue({ code: 'custom', path: ['data'], message: dataProblem });
   if (body.data !== undefined && BODILESS_FORWARD_METHODS.has(body.method)) {
     ctx.addIssue({ code: 'custom', path: ['data'], message: `a ${body.method} request carries no body: send params` });
   }
@@ -121,9 +136,8 @@ export const forwardFinalizeSchema = strictObject(
   },
   {},
 ).superRefine((body, ctx) => {
-  if (body.data !== undefined && utf8Over(JSON.stringify(body.data), MAX_FINALIZE_DATA_BYTES)) {
-    ctx.addIssue({ code: 'custom', path: ['data'], message: `must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON` });
-  }
+  const dataProblem = dataRefusal(body.data, MAX_FINALIZE_DATA_BYTES);
+  if (dataProblem) ctx.addIssue({ code: 'custom', path: ['data'], message: dataProblem });
 });
 
 /** The cursor of a poll that reads a streamed request's pieces: a whole number, 0 or more. */

@@ -5,6 +5,7 @@
  */
 import {
   BODILESS_FORWARD_METHODS,
+  faithfulJson,
   FORWARD_METHODS,
   headerRefusal,
   isForwardMethod,
@@ -79,19 +80,11 @@ export function refuseUnknown(options: Record<string, unknown>, known: ReadonlyS
   }
 }
 
-/** The JSON text of a value; undefined when it has none (a function, a cycle, a BigInt). */
-export function jsonText(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
 
 function checkData(data: unknown, method: ForwardMethod): void {
   if (data === undefined) return;
-  const text = jsonText(data);
-  if (text === undefined) throw refuse('data', 'must be JSON-serializable (no cycles, BigInt or functions)');
+  const text = faithfulJson(data);
+  if (text === undefined) throw refuse('data', 'must be JSON-serializable (no cycles, BigInt, functions, NaN or Infinity)');
   if (new TextEncoder().encode(text).length > MAX_FORWARD_DATA_BYTES) throw refuse('data', `must be at most ${MAX_FORWARD_DATA_BYTES} bytes as JSON`);
   if (BODILESS_FORWARD_METHODS.has(method)) throw refuse('data', `a ${method} request carries no body: send params`);
 }
@@ -156,7 +149,7 @@ function checkRequest(options: Record<string, unknown>, defaultMethod: ForwardMe
   const method = options.method === undefined && defaultMethod ? defaultMethod : checkMethod(options.method);
   const headers = checkHeaders(options.headers);
   checkData(options.data, method);
-  if (options.params !== undefined && !(isPlainObject(options.params) && jsonText(options.params) !== undefined)) throw refuse('params', 'must be an object of JSON values');
+  if (options.params !== undefined && !(isPlainObject(options.params) && faithfulJson(options.params) !== undefined)) throw refuse('params', 'must be an object of JSON values');
   const queue = options.queue === undefined ? undefined : checkQueueName(options.queue);
   const poll = options.poll === undefined ? 0 : checkInterval(options.poll, 'poll');
   const { expires } = options;

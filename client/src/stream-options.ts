@@ -2,10 +2,10 @@
  * The checks of forwardRequestStream and forwardRequestFinalize (spec 4.3) before anything is sent;
  * each refusal is INVALID_PARAMETER naming the option.
  */
-import { MAX_FINALIZE_DATA_BYTES, REALTIME_GROUP_PATTERN } from '../../schemas/forward-rules.js';
+import { faithfulJson, MAX_FINALIZE_DATA_BYTES, REALTIME_GROUP_PATTERN } from '../../schemas/forward-rules.js';
 import { invalidParameter } from './errors.js';
 import { isPlainObject } from './forms.js';
-import { checkCallback, checkInterval, jsonText, refuseUnknown } from './forward-options.js';
+import { checkCallback, checkInterval, refuseUnknown } from './forward-options.js';
 import { DEFAULT_POLL_LATENCY_MS } from './forward.js';
 import type { ForwardRequestStreamOptions, OnForwardError, OnStream, RequestLocation } from './forward-types.js';
 
@@ -58,8 +58,8 @@ export function checkLocation(input: RequestLocation | undefined): RequestLocati
 /** The version to keep, as it goes on the wire: JSON within the bound; nothing given keeps null. */
 export function checkFinalizeData(data: unknown): unknown {
   if (data === undefined) return null;
-  const text = jsonText(data);
-  if (text === undefined) throw invalidParameter('data: must be JSON-serializable (no cycles, BigInt or functions).');
+  const text = faithfulJson(data);
+  if (text === undefined) throw invalidParameter('data: must be JSON-serializable (no cycles, BigInt, functions, NaN or Infinity).');
   if (new TextEncoder().encode(text).length > MAX_FINALIZE_DATA_BYTES) throw invalidParameter(`data: must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON.`);
   return data;
 }

@@ -108,7 +108,11 @@ describe('forwardRequestStream and forwardRequestFinalize options', () => {
   it('finalize data: absent keeps null, JSON is sent as given, the rest is refused', () => {
     expect(checkFinalizeData(undefined)).toBeNull();
     expect(checkFinalizeData({ status: 'mine' })).toEqual({ status: 'mine' });
-    expect(() => checkFinalizeData({ n: 1n })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'data: must be JSON-serializable (no cycles, BigInt or functions).' }));
+    const notJson = 'data: must be JSON-serializable (no cycles, BigInt, functions, NaN or Infinity).';
+    expect(() => checkFinalizeData({ n: 1n })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: notJson }));
+    // JSON.stringify would write these as null: the kept version would not be what the page kept.
+    expect(() => checkFinalizeData({ n: Infinity })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: notJson }));
+    expect(() => checkFinalizeData([NaN])).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: notJson }));
     expect(() => checkFinalizeData('é'.repeat(524_288))).toThrow(expect.objectContaining({ message: 'data: must be at most 1048576 bytes as JSON.' }));
     expect(checkFinalizeData('é'.repeat(524_286))).toHaveLength(524_286);
   });

@@ -107,6 +107,9 @@ const dispatchCases = (): BadInputCase[] => [
     true,
   ),
   ...headerCases(),
+  // 1e999 is JSON text, but it parses to Infinity, which JSON.stringify would send on as null.
+  { ...dispatch, input: 'data with a number out of range (1e999)', body: `{"url":${JSON.stringify(url)},"data":{"n":[1e999]}}`, expect: invalidParameter('data', true) },
+  { ...dispatch, input: 'params with a number out of range (-1e999)', body: `{"url":${JSON.stringify(url)},"method":"GET","params":{"n":-1e999}}`, expect: invalidParameter('params', true) },
   { ...dispatch, input: 'data with GET', body: { json: { ...dispatchBase, method: 'GET' } }, expect: invalidParameter('data', true) },
   { ...dispatch, input: 'data with HEAD', body: { json: { ...dispatchBase, method: 'HEAD' } }, expect: invalidParameter('data', true) },
   {
@@ -238,6 +241,7 @@ const finalizeCases = (): BadInputCase[] => [
     },
     true,
   ),
+  { ...finalizeTarget, input: 'data with a number out of range (1e999)', body: `{"id":"${PUBLIC_ID}","url":${JSON.stringify(url)},"method":"POST","data":1e999}`, expect: invalidParameter('data', true) },
   { ...finalizeTarget, input: 'data over 1 MiB as JSON', body: { json: { ...finalizeBase, data: 'x'.repeat(1_048_577) } }, expect: invalidParameter('data', true) },
   { ...finalizeTarget, input: 'data of 10 MB', body: { json: { ...finalizeBase, data: 'x'.repeat(10 * 1024 * 1024) } }, expect: invalidParameter('body', true) },
   { ...finalizeTarget, input: 'the address of no request', body: { json: finalizeBase }, expect: NOT_FINALIZED },
