@@ -7,17 +7,27 @@ import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/run
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
 import { logStatements } from '../src/consume/log-export';
+import { consumedIndexStatement } from '../src/logs/consumed-index';
+import type { KeptRequest } from '../src/logs/kept-request';
+import { deleteLegacyStatements, readLegacyChunk } from '../src/logs/legacy-log';
+import { actionListingRows, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/logs/log-body';
+import type { StoredActionRow, StoredLogRow } from '../src/logs/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
+import { ticketObjectName } from '../src/consume/ticket-object';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
 import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
 import { JobAlarm } from './job-alarm';
 import type { Job } from './job-table';
-import { type LogEntry, type TicketJobKind, TicketStore } from './ticket-store';
+import type { LogScope } from './ticket-log';
+import { type LogExport, type TicketJobKind, TicketStore } from './ticket-store';
 
 /** Log rows written to D1 per export; the export job stays due while the outbox has more. */
 const LOG_EXPORT_BATCH = 100;
+/** Rows of the old D1 log taken in per D1 round trip, and round trips one read may spend on them. */
+const LEGACY_CHUNK = 100;
+const LEGACY_CHUNKS_PER_CALL = 10;
 
 /**
  * How long a started continuation holds its job: past this the alarm takes it up again (from its last
@@ -39,11 +49,13 @@ export class TicketDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.data = new TicketStore(ctx.storage.sql);
+    this.data = new TicketStore(ctx.storage.sql, env.BODIES);
     this.secrets = new SecretCache(env);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true },
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entry) => this.logStatements(entry), LOG_EXPORT_BATCH) },
+      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entry) => this.exportStatements(entry), LOG_EXPORT_BATCH) },
+      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()) },
+      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })) },
     });
     // After an eviction or a restart, jobs left in storage keep their alarm.
     void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
@@ -59,7 +71,7 @@ export class TicketDO extends DurableObject<Env> {
     return { exists: this.data.ticket() !== null, remaining: this.data.remaining() };
   }
 
-  /** Deletes the definition, the per-user counters and waiting continuations (the log lives in D1 and stays). */
+  /** Deletes the definition, the per-user counters and waiting continuations (the log stays). */
   async remove(): Promise<boolean> {
     return this.data.remove();
   }
@@ -67,6 +79,7 @@ export class TicketDO extends DurableObject<Env> {
   async consume(input: ConsumeInput): Promise<ConsumeOutcome> {
     const serviceId = input.project.service_id;
     const deadline = deadlineFrom(Date.now());
+    this.data.log.bind({ service_id: serviceId, ticket_id: input.ticket_id, plan: input.project.plan });
     const outcome = await consumeTicket(this.data, input, {
       now: () => Date.now(),
       runActions: (state) => runActions(state, this.runnerDeps(input.project, deadline)),
@@ -84,9 +97,63 @@ export class TicketDO extends DurableObject<Env> {
     return outcome;
   }
 
-  /** Log rows waiting in the outbox (for tests and operations). */
+  /** Entries waiting in the outbox for D1 (for tests and operations). */
   async pendingLogCount(): Promise<number> {
     return this.data.outbox.size();
+  }
+
+  /** One page of the log, newest first, each row as the listing shows it. */
+  async logPage(scope: LogScope, query: LogPageQuery): Promise<LogListingRow[]> {
+    await this.readyLog(scope);
+    return (await this.data.log.page(query)).map(({ index, body }) => listingRow(scope.ticket_id, index, body));
+  }
+
+  /** The action rows of one consumption, in the order they ran; [] when the log has no such consumption. */
+  async logActions(scope: LogScope, consumeId: string): Promise<StoredActionRow[]> {
+    await this.readyLog(scope);
+    const entry = await this.data.log.entry(consumeId);
+    return entry ? actionListingRows(scope.ticket_id, entry.index.timestamp, entry.body) : [];
+  }
+
+  /** The request a consumption received; undefined when the log has no such consumption, null when nothing was kept. */
+  async keptRequest(scope: LogScope, consumeId: string): Promise<KeptRequest | null | undefined> {
+    await this.readyLog(scope);
+    const entry = await this.data.log.entry(consumeId);
+    return entry ? (entry.body.request ?? null) : undefined;
+  }
+
+  /** The rows of these consumptions that the log still has (getConsumedTickets), in the order asked. */
+  async consumedRows(scope: LogScope, logKeys: string[]): Promise<StoredLogRow[]> {
+    await this.readyLog(scope);
+    return (await this.data.log.entries(logKeys)).map(({ index, body }) => storedLogRow(scope.ticket_id, index, body));
+  }
+
+  /** Deletes the entries older than `before` (clearTicketLog, retention): one step now, the rest in the background. */
+  async clearLog(scope: LogScope, before: number): Promise<void> {
+    this.data.log.bind(scope);
+    if (!(await this.clearStep({ before, scope }))) return;
+    this.data.jobs.add('clear-log', Date.now(), JSON.stringify({ before, scope }));
+    await this.alarms.arm();
+  }
+
+  /** Writes a warning on one action row of a consumption (a newsletter batch that went out but was not counted). */
+  async setActionWarning(scope: LogScope, consumeId: string, path: string, warning: string): Promise<boolean> {
+    await this.readyLog(scope);
+    const set = await this.data.log.setActionWarning(consumeId, path, warning);
+    if (this.data.log.compactionDue()) this.data.scheduleCompaction();
+    await this.alarms.arm();
+    return set;
+  }
+
+  /** Every entry of the log, oldest first, with its action rows (tests and operations; a bounded log only). */
+  async logEntries(): Promise<(StoredLogRow & { code: string | null; actions: StoredActionRow[] })[]> {
+    const scope = this.data.log.scope();
+    const ticketId = scope?.ticket_id ?? '';
+    return (await this.data.log.all()).map(({ index, body }) => ({
+      ...storedLogRow(ticketId, index, body),
+      code: body.code,
+      actions: actionListingRows(ticketId, index.timestamp, body),
+    }));
   }
 
   /** The scheduled jobs, and whether each is running now (for tests and operations). */
@@ -129,12 +196,45 @@ export class TicketDO extends DurableObject<Env> {
     this.data.jobs.delete(job.id);
   }
 
-  /** A log entry's D1 statements; idempotent per log key, so a retried export writes each row once. */
-  private logStatements({ row, actionRows, final }: LogEntry): D1PreparedStatement[] {
+  /** An outbox entry's D1 statements; idempotent, so a retried export writes each row once. */
+  private exportStatements(entry: LogExport): D1PreparedStatement[] {
+    if ('consumed' in entry) return [consumedIndexStatement(this.env.DB, entry.consumed)];
+    // An entry of the old shape, stored before an upgrade: to D1's old log, which the log takes in from there.
+    const { row, actionRows, final } = entry;
     return [...logStatements(this.env.DB, row, actionRows), ...(final ? [closingLogStatement(this.env.DB, row)] : [])];
+  }
+
+  /** A job that works in steps: due again at once while `step` says more remains. */
+  private async stepJob(job: Job<TicketJobKind>, step: () => Promise<boolean>): Promise<void> {
+    if (await step()) this.data.jobs.reschedule(job.id, Date.now());
+    else this.data.jobs.delete(job.id);
+  }
+
+  /** Before the log is read or cleared: which ticket it is, and its rows still in D1's old log taken in. */
+  private async readyLog(scope: LogScope): Promise<void> {
+    this.data.log.bind(scope);
+    await this.takeInLegacy(scope, LEGACY_CHUNKS_PER_CALL);
+  }
+
+  /** Takes in up to `chunks` chunks of the ticket's rows from D1's old log; true when none is left there. */
+  private async takeInLegacy(scope: LogScope, chunks: number): Promise<boolean> {
+    for (let i = 0; i < chunks; i++) {
+      const rows = await readLegacyChunk(this.env.DB, scope.service_id, scope.ticket_id, LEGACY_CHUNK);
+      if (rows.length === 0) return true;
+      this.data.log.takeIn(rows);
+      await this.env.DB.batch(deleteLegacyStatements(this.env.DB, scope.service_id, scope.ticket_id, rows.map((r) => r.row)));
+      if (this.data.log.compactionDue()) this.data.scheduleCompaction();
+      if (rows.length < LEGACY_CHUNK) return true;
+    }
+    return false;
+  }
+
+  /** One step of a clear: the old D1 rows first (taken in, so one rule deletes them), then the object's own. */
+  private async clearStep({ before, scope }: { before: number; scope: LogScope }): Promise<boolean> {
+    if (!(await this.takeInLegacy(scope, LEGACY_CHUNKS_PER_CALL))) return true;
+    return this.data.log.deleteBefore(before);
   }
 }
 
 /** The TicketDO of one ticket of one project. */
-export const ticketStub = (env: Env, serviceId: string, ticketId: string) =>
-  env.TICKETS.get(env.TICKETS.idFromName(`${serviceId}/${ticketId}`));
+export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(serviceId, ticketId)));

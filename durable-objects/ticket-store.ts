@@ -3,9 +3,11 @@ import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow } from '../src/actions/types';
 import type { LogRow } from '../src/consume/types';
 import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/consume/log-size';
+import type { ConsumedIndexRow } from '../src/logs/consumed-index';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
+import { TICKET_LOG_SCHEMA, TicketLog } from './ticket-log';
 
 const SCHEMA = [
   `CREATE TABLE ticket (
@@ -62,6 +64,10 @@ const SCHEMA = [
      SELECT id, '{"row":' || row || ',"actionRows":' || action_rows || ',"final":' || (CASE final WHEN 1 THEN 'true' ELSE 'false' END) || '}'
      FROM log_outbox ORDER BY id;
    DROP TABLE log_outbox;`,
+  // The log itself moves here (issue 24): an index row per consumption, bodies here or in R2 segments.
+  // The outbox now carries signed-in consumptions to D1's per-user index; entries it still holds in
+  // the old shape go to D1's ticket_logs as before, and the log takes them in from there.
+  TICKET_LOG_SCHEMA,
 ];
 
 /**
@@ -76,9 +82,9 @@ function jsonWithin(value: unknown, fitted: () => unknown): string {
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
-export type TicketJobKind = 'export-logs' | 'continuation';
+export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log';
 
-/** One entry of the log outbox: a log row and its action rows. */
+/** An outbox entry written before the log moved into the object: a log row and its action rows, for D1. */
 export interface LogEntry {
   row: LogRow;
   actionRows: ActionRow[];
@@ -86,8 +92,13 @@ export interface LogEntry {
   final: boolean;
 }
 
-/** The stored text of a log entry, its values cut to the log limit only when it is over it. */
-function encodeLogEntry({ row, actionRows, final }: LogEntry): string {
+/** What the outbox carries to D1: a signed-in consumption for the per-user index, or an entry of the old shape. */
+export type LogExport = { consumed: ConsumedIndexRow } | LogEntry;
+
+/** The stored text of an outbox entry; an old-shape entry's values cut to the log limit only when over it. */
+function encodeExport(value: LogExport): string {
+  if ('consumed' in value) return JSON.stringify(value);
+  const { row, actionRows, final } = value;
   return `{"row":${jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) }))},"actionRows":${jsonWithin(actionRows, () =>
     actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
   )},"final":${final}}`;
@@ -100,7 +111,8 @@ function encodeLogEntry({ row, actionRows, final }: LogEntry): string {
  */
 export class TicketStore implements ConsumeStore {
   readonly jobs: JobTable<TicketJobKind>;
-  readonly outbox: Outbox<LogEntry, TicketJobKind>;
+  readonly outbox: Outbox<LogExport, TicketJobKind>;
+  readonly log: TicketLog;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
@@ -109,11 +121,13 @@ export class TicketStore implements ConsumeStore {
 
   constructor(
     private readonly sql: SqlStorage,
-    now: () => number = Date.now,
+    bucket: R2Bucket,
+    private readonly now: () => number = Date.now,
   ) {
     migrateSchema(sql, SCHEMA);
     this.jobs = new JobTable(sql);
-    this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeLogEntry });
+    this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeExport });
+    this.log = new TicketLog(sql, bucket, now);
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */
@@ -161,6 +175,7 @@ export class TicketStore implements ConsumeStore {
     this.sql.exec('DELETE FROM ticket');
     this.sql.exec('DELETE FROM user_usage');
     this.jobs.deleteKind('continuation');
+    this.log.releaseOpen();
     this.cached = null;
     this.cachedRemaining = null;
     this.moveGenerations(true, true);
@@ -220,8 +235,17 @@ export class TicketStore implements ConsumeStore {
     );
   }
 
+  /** Writes the entry into the log; a signed-in consumption also goes to D1's per-user index. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final = false): void {
-    this.outbox.add({ row, actionRows, final });
+    if (this.log.write(row, actionRows, final)) this.scheduleCompaction();
+    if (!final && row.signed && !row.is_check) {
+      this.outbox.add({ consumed: { service_id: row.service_id, user_id: row.user_id, timestamp: row.timestamp, ticket_id: row.ticket_id, log_key: row.log_key } });
+    }
+  }
+
+  /** Packs bodies into a segment soon (a burst goes out together). */
+  scheduleCompaction(): void {
+    this.jobs.addOnce('compact-logs', this.now() + LOG_EXPORT_DELAY_MS);
   }
 
   scheduleContinuation(runAt: number, payload: string): void {

@@ -1,4 +1,5 @@
-import type { KeptRequest } from './kept-request';
+import { consumedIndexPage } from './consumed-index';
+import type { LogListingRow, LogPageQuery } from './log-body';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import {
@@ -27,109 +28,73 @@ const isLogPosition = (v: unknown): v is LogPosition => isRecord(v) && v.v === '
 const isActionPosition = (v: unknown): v is ActionPosition => isRecord(v) && v.v === 'act' && isTime(v.s);
 const isConsumedPosition = (v: unknown): v is ConsumedPosition => isRecord(v) && v.v === 'con' && isTime(v.t) && isKey(v.i) && isKey(v.k);
 
-type LogQueryRow = StoredLogRow & { action_facts: string | null; request: string | null; replay_of: string | null };
-
-/** The SQL condition on a ticket_logs row `l` that keeps one outcome (a dry run is 'check' whatever it judged). */
-const OUTCOME_SQL: Record<LogOutcome, string> = {
-  ok: 'AND l.is_check = 0 AND l.failed = 0',
-  failed: 'AND l.is_check = 0 AND l.failed = 1',
-  check: 'AND l.is_check = 1',
-};
+/** What a listing reads of one ticket's log: its object, which keeps the log (durable-objects/ticket-log.ts). */
+export interface TicketLogSource {
+  page(query: LogPageQuery): Promise<LogListingRow[]>;
+  /** The action rows of one consumption; [] when the log has none. */
+  actions(consumeId: string): Promise<StoredActionRow[]>;
+}
 
 /** The consumption log of one ticket (dry runs included unless `outcome` keeps one kind), newest first. */
-export function listTicketLog(
-  db: D1Database,
-  serviceId: string,
-  ticketId: string,
-  range: TimeRange,
-  request: PageRequest,
-  outcome?: LogOutcome,
-): Promise<DatabaseResponse<OwnerLogRow>> {
+export function listTicketLog(source: TicketLogSource, range: TimeRange, request: PageRequest, outcome?: LogOutcome): Promise<DatabaseResponse<OwnerLogRow>> {
   return pageOf(request, {
     isPosition: isLogPosition,
-    rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT l.ticket_id, l.log_key, l.consume_id, l.user_id, l.is_check, l.failed, l.timestamp, l.description, l.request, l.replay_of,
-             (SELECT json_group_array(json_object('path', a.path, 'attempts', json_extract(a.detail, '$.attempts'),
-                      'retried', json_extract(a.detail, '$.retried'), 'warning', json_extract(a.detail, '$.warning')))
-                FROM ticket_action_rows a
-               WHERE a.service_id = l.service_id AND a.ticket_id = l.ticket_id AND a.consume_id = l.consume_id) AS action_facts
-             FROM ticket_logs l
-            WHERE l.service_id = ?1 AND l.ticket_id = ?2 AND l.timestamp BETWEEN ?3 AND ?4
-              ${outcome ? OUTCOME_SQL[outcome] : ''}
-              ${after ? 'AND (l.timestamp, l.log_key) < (?6, ?7)' : ''}
-            ORDER BY l.timestamp DESC, l.log_key DESC
-            LIMIT ?5`,
-        )
-        .bind(serviceId, ticketId, range.from, range.to, count, ...(after ? [after.t, after.k] : []))
-        .all<LogQueryRow>();
-      return results;
-    },
+    rows: (after, count) => source.page({ from: range.from, to: range.to, ...(outcome ? { outcome } : {}), after: after ? { t: after.t, k: after.k } : null, count }),
     position: (row): LogPosition => ({ v: 'log', t: row.timestamp, k: row.log_key }),
     shape: (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts), row),
   });
 }
 
 /** The action rows of one consumption, in the order they ran. */
-export function listActionRows(
-  db: D1Database,
-  serviceId: string,
-  ticketId: string,
-  consumeId: string,
-  range: TimeRange,
-  request: PageRequest,
-): Promise<DatabaseResponse<ActionListingRow>> {
+export function listActionRows(source: TicketLogSource, consumeId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<ActionListingRow>> {
   return pageOf(request, {
     isPosition: isActionPosition,
-    rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT ticket_id, consume_id, seq, path, act, detail, timestamp
-             FROM ticket_action_rows
-            WHERE service_id = ?1 AND ticket_id = ?2 AND consume_id = ?3 AND timestamp BETWEEN ?4 AND ?5 AND seq > ?6
-            ORDER BY seq
-            LIMIT ?7`,
-        )
-        .bind(serviceId, ticketId, consumeId, range.from, range.to, after?.s ?? -1, count)
-        .all<StoredActionRow>();
-      return results;
-    },
+    rows: async (after, count) =>
+      (await source.actions(consumeId)).filter((row) => row.timestamp >= range.from && row.timestamp <= range.to && row.seq > (after?.s ?? -1)).slice(0, count),
     position: (row): ActionPosition => ({ v: 'act', s: row.seq }),
     shape: toActionListingRow,
   });
 }
 
+/** Reads the rows of these consumptions of one ticket from its log (those it still has). */
+export type ConsumedRowsOf = (ticketId: string, logKeys: string[]) => Promise<StoredLogRow[]>;
+
+/** Index rows read per round when entries the log no longer has (cleared) are skipped. */
+const CONSUMED_ROUNDS = 5;
+
 /** A user's own consumptions on the signed-in endpoint (optionally of one ticket), newest first. */
-export function listConsumed(db: D1Database, serviceId: string, userId: string, ticketId: string | undefined, request: PageRequest): Promise<DatabaseResponse<ConsumedRow>> {
+export function listConsumed(
+  db: D1Database,
+  serviceId: string,
+  userId: string,
+  ticketId: string | undefined,
+  request: PageRequest,
+  rowsOf: ConsumedRowsOf,
+): Promise<DatabaseResponse<ConsumedRow>> {
   return pageOf(request, {
     isPosition: isConsumedPosition,
     rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT ticket_id, log_key, consume_id, user_id, is_check, failed, timestamp, description
-             FROM ticket_logs
-            WHERE service_id = ?1 AND user_id = ?2 AND signed = 1 AND is_check = 0
-              AND (?4 IS NULL OR ticket_id = ?4)
-              ${after ? 'AND (timestamp, ticket_id, log_key) < (?5, ?6, ?7)' : ''}
-            ORDER BY timestamp DESC, ticket_id DESC, log_key DESC
-            LIMIT ?3`,
-        )
-        .bind(serviceId, userId, count, ticketId ?? null, ...(after ? [after.t, after.i, after.k] : []))
-        .all<StoredLogRow>();
-      return results;
+      const out: StoredLogRow[] = [];
+      let from = after ? { t: after.t, i: after.i, k: after.k } : null;
+      for (let round = 0; round < CONSUMED_ROUNDS && out.length < count; round++) {
+        const want = count - out.length;
+        const index = await consumedIndexPage(db, serviceId, userId, ticketId, from, want);
+        const byTicket = new Map<string, string[]>();
+        for (const row of index) byTicket.set(row.ticket_id, [...(byTicket.get(row.ticket_id) ?? []), row.log_key]);
+        const found = new Map<string, StoredLogRow>();
+        await Promise.all(
+          [...byTicket].map(async ([ticket, keys]) => {
+            for (const row of await rowsOf(ticket, keys)) found.set(`${ticket}/${row.log_key}`, row);
+          }),
+        );
+        out.push(...index.flatMap((row) => found.get(`${row.ticket_id}/${row.log_key}`) ?? []));
+        if (index.length < want) break;
+        const last = index[index.length - 1];
+        from = { t: last.timestamp, i: last.ticket_id, k: last.log_key };
+      }
+      return out;
     },
     position: (row): ConsumedPosition => ({ v: 'con', t: row.timestamp, i: row.ticket_id, k: row.log_key }),
     shape: toConsumedRow,
   });
-}
-
-/** The request a consumption received, as its log row keeps it; undefined when there is no such row, null when nothing was kept. */
-export async function keptRequestOf(db: D1Database, serviceId: string, ticketId: string, consumeId: string): Promise<KeptRequest | null | undefined> {
-  const row = await db
-    .prepare('SELECT request FROM ticket_logs WHERE service_id = ? AND ticket_id = ? AND log_key = ?')
-    .bind(serviceId, ticketId, consumeId)
-    .first<{ request: string | null }>();
-  if (!row) return undefined;
-  return row.request ? (JSON.parse(row.request) as KeptRequest) : null;
 }

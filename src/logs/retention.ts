@@ -1,6 +1,7 @@
 import type { Env, WorkMessage } from '../env';
 import type { Plan } from '../platform/types';
-import { deleteChunkStatements, mayHaveMore } from './delete-rows';
+import { ticketObjectName } from '../consume/ticket-object';
+import { DELETE_CHUNK, deleteChunkStatements, mayHaveMore } from './delete-rows';
 
 export const RETENTION_KIND = 'ticket-log.retention';
 
@@ -22,37 +23,96 @@ export function retentionCutoff(plan: string, now: number): number | null {
 
 const PLANS_WITH_RETENTION = JSON.stringify(Object.entries(RETENTION_DAYS).filter(([, days]) => days !== null).map(([plan]) => plan));
 
+/** Where a sweep resumes: first the projects' D1 rows (by service_id), then each ticket's log object. */
+type SweepCursor = { phase: 'd1'; after: string } | { phase: 'logs'; service_id: string; ticket_id: string };
+
+const LOGS_PHASE = 'logs:';
+
+function readCursor(text: string): SweepCursor {
+  if (!text.startsWith(LOGS_PHASE)) return { phase: 'd1', after: text };
+  const [service_id = '', ticket_id = ''] = text.slice(LOGS_PHASE.length).split('/');
+  return { phase: 'logs', service_id, ticket_id };
+}
+
+const writeCursor = (cursor: SweepCursor): string =>
+  cursor.phase === 'd1' ? cursor.after : `${LOGS_PHASE}${cursor.service_id}/${cursor.ticket_id}`;
+
+/** Deletes, in each ticket's own log, what is older than its project's cutoff (the object works in steps). */
+export type LogRetainer = (ticket: { service_id: string; ticket_id: string; plan: string }, before: number) => Promise<void>;
+
 /**
- * One bounded pass of the retention sweep over projects with service_id > `after`, cut off at `now`.
- * Returns the service_id to resume after, or null when every project is done.
+ * One bounded pass of the retention sweep, cut off at `now`: the rows D1 still keeps per project (the
+ * log rows written before the log moved into the tickets' objects, and the per-user index), then
+ * every ticket's log object. Each D1 round trip or object call spends one of `roundTrips`. Returns
+ * the cursor to resume after, or null when everything is done.
  */
-export async function sweepRetention(db: D1Database, now: number, after: string, roundTrips = ROUND_TRIPS_PER_RUN): Promise<string | null> {
-  let cursor = after;
+export async function sweepRetention(env: Env, now: number, after: string, roundTrips = ROUND_TRIPS_PER_RUN, retain?: LogRetainer): Promise<string | null> {
+  const db = env.DB;
+  let cursor = readCursor(after);
   let trips = 0;
-  for (;;) {
-    if (trips >= roundTrips) return cursor;
+  while (cursor.phase === 'd1') {
+    if (trips >= roundTrips) return writeCursor(cursor);
     const { results: projects } = await db
       .prepare(
         `SELECT service_id, plan FROM projects
           WHERE service_id > ? AND plan IN (SELECT value FROM json_each(?)) ORDER BY service_id LIMIT ?`,
       )
-      .bind(cursor, PLANS_WITH_RETENTION, PROJECTS_PER_PAGE)
+      .bind(cursor.after, PLANS_WITH_RETENTION, PROJECTS_PER_PAGE)
       .all<{ service_id: string; plan: string }>();
     trips++;
-    if (projects.length === 0) return null;
+    if (projects.length === 0) {
+      cursor = { phase: 'logs', service_id: '', ticket_id: '' };
+      break;
+    }
     let pending = projects.flatMap((p) => {
       const before = retentionCutoff(p.plan, now);
       return before === null ? [] : [{ service_id: p.service_id, before }];
     });
     while (pending.length > 0) {
       // Out of budget mid-page: resume at this page; deleting again by the same rule is harmless.
-      if (trips >= roundTrips) return cursor;
-      const results = await db.batch(pending.flatMap((scope) => deleteChunkStatements(db, scope)));
+      if (trips >= roundTrips) return writeCursor(cursor);
+      const results = await db.batch(pending.flatMap((scope) => [...deleteChunkStatements(db, scope), deleteConsumedIndexStatement(db, scope)]));
       trips++;
-      pending = pending.filter((_, index) => mayHaveMore(results, index));
+      pending = pending.filter((_, index) => mayHaveMore(results.filter((_, i) => i % 3 !== 2), index) || results[3 * index + 2].meta.changes >= DELETE_CHUNK);
     }
-    cursor = projects[projects.length - 1].service_id;
+    cursor = { phase: 'd1', after: projects[projects.length - 1].service_id };
   }
+  for (;;) {
+    if (trips >= roundTrips) return writeCursor(cursor);
+    const { results: tickets }: D1Result<{ service_id: string; ticket_id: string; plan: string }> = await db
+      .prepare(
+        `SELECT t.service_id, t.ticket_id, p.plan FROM log_tickets t JOIN projects p ON p.service_id = t.service_id
+          WHERE (t.service_id > ?1 OR (t.service_id = ?1 AND t.ticket_id > ?2)) AND p.plan IN (SELECT value FROM json_each(?3))
+          ORDER BY t.service_id, t.ticket_id LIMIT ?4`,
+      )
+      .bind(cursor.service_id, cursor.ticket_id, PLANS_WITH_RETENTION, PROJECTS_PER_PAGE)
+      .all<{ service_id: string; ticket_id: string; plan: string }>();
+    trips++;
+    if (tickets.length === 0) return null;
+    for (const ticket of tickets) {
+      if (trips >= roundTrips) return writeCursor(cursor);
+      const before = retentionCutoff(ticket.plan, now);
+      if (before !== null) await (retain ?? retainInObject(env))(ticket, before);
+      trips++;
+      cursor = { phase: 'logs', service_id: ticket.service_id, ticket_id: ticket.ticket_id };
+    }
+  }
+}
+
+/** A ticket's object clears its log before the cutoff (one step now, the rest in its own alarm). */
+const retainInObject =
+  (env: Env): LogRetainer =>
+  (ticket, before) =>
+    env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(ticket.service_id, ticket.ticket_id))).clearLog(ticket, before);
+
+/** The per-user index rows of a project older than the cutoff, one chunk. */
+function deleteConsumedIndexStatement(db: D1Database, scope: { service_id: string; before: number }): D1PreparedStatement {
+  return db
+    .prepare(
+      `DELETE FROM user_consumptions WHERE (service_id, user_id, timestamp, ticket_id, log_key) IN
+         (SELECT service_id, user_id, timestamp, ticket_id, log_key FROM user_consumptions WHERE service_id = ? AND timestamp < ? LIMIT ?)`,
+    )
+    .bind(scope.service_id, scope.before, DELETE_CHUNK);
 }
 
 export interface RetentionMessage extends WorkMessage {
@@ -63,7 +123,7 @@ export interface RetentionMessage extends WorkMessage {
 
 /** Runs the sweep from `after`; what does not fit in one run continues in a work-queue message. */
 export async function runRetention(env: Env, now: number, after = ''): Promise<void> {
-  const next = await sweepRetention(env.DB, now, after);
+  const next = await sweepRetention(env, now, after);
   if (next !== null) {
     const message: RetentionMessage = { kind: RETENTION_KIND, now, after: next };
     await env.WORK_QUEUE.send(message);

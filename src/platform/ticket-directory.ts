@@ -9,13 +9,15 @@ export async function directoryEntry(env: Env, serviceId: string, ticketId: stri
   return row ? (JSON.parse(row.definition) as StoredTicket) : null;
 }
 
+/** Saves the listing copy; the ticket's log is from now on one the retention sweep visits (log_tickets). */
 export async function saveDirectoryEntry(env: Env, serviceId: string, ticket: StoredTicket): Promise<void> {
-  await env.DB.prepare(
-    `INSERT INTO tickets (service_id, ticket_id, description, definition, timestamp, updated) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (service_id, ticket_id) DO UPDATE SET description = excluded.description, definition = excluded.definition, updated = excluded.updated`,
-  )
-    .bind(serviceId, ticket.ticket_id, ticket.description ?? '', JSON.stringify(ticket), ticket.timestamp, ticket.updated)
-    .run();
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO tickets (service_id, ticket_id, description, definition, timestamp, updated) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (service_id, ticket_id) DO UPDATE SET description = excluded.description, definition = excluded.definition, updated = excluded.updated`,
+    ).bind(serviceId, ticket.ticket_id, ticket.description ?? '', JSON.stringify(ticket), ticket.timestamp, ticket.updated),
+    env.DB.prepare('INSERT INTO log_tickets (service_id, ticket_id) VALUES (?, ?) ON CONFLICT DO NOTHING').bind(serviceId, ticket.ticket_id),
+  ]);
 }
 
 export async function deleteDirectoryEntry(env: Env, serviceId: string, ticketId: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import { invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../http/paging';
 import { listConsumed } from '../logs/log-queries';
+import { consumedRowsOf } from './ticket-log-source';
 
 /** getConsumedTickets: the signed-in caller's own consumptions made on the signed-in endpoint. */
 export const consumedRoutes = createRouter();
@@ -16,5 +17,6 @@ consumedRoutes.get(`${PROJECT_PATH}/consumed`, guard('user', 'Sign in to list yo
   if (ticketId !== undefined && !TICKET_ID_PATTERN.test(ticketId)) {
     throw invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
   }
-  return c.json(await listConsumed(c.env.DB, c.get('project').service_id, userId, ticketId, pageRequest(c.req)));
+  const project = c.get('project');
+  return c.json(await listConsumed(c.env.DB, project.service_id, userId, ticketId, pageRequest(c.req), consumedRowsOf(c.env, project)));
 });

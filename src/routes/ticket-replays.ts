@@ -7,9 +7,9 @@ import type { Env } from '../env';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../logs/kept-request';
-import { keptRequestOf } from '../logs/log-queries';
 import type { Project } from '../platform/types';
 import { loadUser } from '../platform/users';
+import { logScope } from './ticket-log-source';
 import { ticketIdOf } from './ticket-params';
 import { checkVerdict } from './ticket-views';
 
@@ -41,7 +41,7 @@ async function replayOf(env: Env, project: Project, ticketParam: string | undefi
   const ticketId = ticketIdOf(ticketParam);
   const consumeId = consumeParam ?? '';
   if (!CONSUME_ID.test(consumeId)) throw invalidParameter('Invalid "consume_id": not a consume id.', { field: 'consume_id' });
-  const kept = await keptRequestOf(env.DB, project.service_id, ticketId, consumeId);
+  const kept = await ticketStub(env, project.service_id, ticketId).keptRequest(logScope(project, ticketId), consumeId);
   if (kept === undefined) throw new SvcHttpError('NOT_FOUND', 'The log of this ticket has no consumption with this consume_id.', { status: 404 });
   if (kept === null) throw cannotReplay('This consumption was logged before requests were kept: it cannot be re-checked or replayed.');
   const body = keptBodyBytes(kept.body);

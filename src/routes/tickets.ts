@@ -8,10 +8,10 @@ import { createRouter } from '../app';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageOf, pageRequest } from '../http/paging';
-import { requestLogClear } from '../logs/clear-log';
 import { parseOutcome, parseTicketsQuery, parseTimeRange } from '../logs/listing-query';
 import { listActionRows, listTicketLog } from '../logs/log-queries';
 import { readJsonBody } from '../platform/validation';
+import { logScope, ticketLogSource } from './ticket-log-source';
 import { registrationLookups } from './ticket-lookups';
 import { ownerView, publicView } from './ticket-views';
 import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry } from '../platform/ticket-directory';
@@ -73,9 +73,9 @@ ticketRoutes.get(`${PROJECT_PATH}/tickets`, guard('user', 'Sign in to list ticke
   const range = parseTimeRange(c.req.query('from'), c.req.query('to'));
   const outcome = parseOutcome(c.req.query('outcome'), query.kind);
   const request = pageRequest(c.req);
-  if (query.kind === 'log') return c.json(await listTicketLog(c.env.DB, project.service_id, query.ticket_id, range, request, outcome));
+  if (query.kind === 'log') return c.json(await listTicketLog(ticketLogSource(c.env, project, query.ticket_id), range, request, outcome));
   if (query.kind === 'actions') {
-    return c.json(await listActionRows(c.env.DB, project.service_id, query.ticket_id, query.consume_id, range, request));
+    return c.json(await listActionRows(ticketLogSource(c.env, project, query.ticket_id), query.consume_id, range, request));
   }
   if (range.given) {
     throw invalidParameter('"from" and "to" apply to a log listing only (ticket_id "#<ticket_id>#" or "@<ticket_id>#<consume_id>#").', {
@@ -110,6 +110,6 @@ ticketRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/clear-log`, guard('owner',
   const { before: asked } = await readJsonBody(c, clearLogBody, { optional: true });
   const now = Date.now();
   const before = asked == null ? now : Math.min(asked, now);
-  await requestLogClear(c.env, project.service_id, ticketId, before);
+  await ticketStub(c.env, project.service_id, ticketId).clearLog(logScope(project, ticketId), before);
   return c.json({ message: CLEARING, ticket_id: ticketId, before });
 });

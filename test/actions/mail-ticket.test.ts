@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { ticketStub } from '../../durable-objects/ticket-do';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 
@@ -20,10 +21,9 @@ const consumeIdOf = (tkid: string) => tkid.split('#')[2];
 const actionRow = (consumeId: string) =>
   vi.waitFor(
     async () => {
-      const row = await env.DB.prepare('SELECT act, detail FROM ticket_action_rows WHERE service_id = ? AND consume_id = ?')
-        .bind(project.service_id, consumeId)
-        .first<{ act: string; detail: string }>();
-      if (!row) throw new Error('action row not exported yet');
+      const entry = (await ticketStub(env, project.service_id, 'signup').logEntries()).find((e) => e.consume_id === consumeId);
+      const row = entry?.actions[0];
+      if (!row) throw new Error('action row not logged yet');
       return { act: row.act, detail: JSON.parse(row.detail) };
     },
     { timeout: 5_000, interval: 100 },

@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { ticketStub } from '../../durable-objects/ticket-do';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 
@@ -30,7 +31,7 @@ describe('nlsd through a registered ticket', () => {
       { timeout: 20_000, interval: 200 },
     );
     expect(mails).toEqual(READERS.map((email) => ({ mail_to: email, text: `for ${email}` })));
-    const row = await env.DB.prepare('SELECT detail FROM ticket_action_rows WHERE service_id = ? AND consume_id = ?').bind(project.service_id, consumeId).first<{ detail: string }>();
+    const row = (await ticketStub(env, project.service_id, 'publish').logEntries()).find((e) => e.consume_id === consumeId)?.actions[0];
     const sendId = JSON.parse(row!.detail).sent.send_id;
     const send = await call('GET', `/v1/projects/${project.service_id}/newsletter-sends/${sendId}`, { token: project.owner_key });
     expect(send.json).toMatchObject({ status: 'sent', group: 'authorized', newsletter: 'weekly', delivered: 3, ticket_id: 'publish', consume_id: consumeId });

@@ -36,17 +36,16 @@ export interface LoggedConsumption {
 
 /** The ticket's consumption log rows (newest last) with their action rows. */
 export async function loggedConsumptions(project: TestProject, ticketId: string): Promise<LoggedConsumption[]> {
-  const logs = await env.DB.prepare('SELECT consume_id, failed, code, description FROM ticket_logs WHERE service_id = ? AND ticket_id = ? AND is_check = 0 ORDER BY timestamp, log_key')
-    .bind(project.service_id, ticketId)
-    .all<{ consume_id: string; failed: number; code: string | null; description: string }>();
-  const out: LoggedConsumption[] = [];
-  for (const log of logs.results) {
-    const actions = await env.DB.prepare('SELECT seq, path, act, detail FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ? AND consume_id = ? ORDER BY seq')
-      .bind(project.service_id, ticketId, log.consume_id)
-      .all<{ seq: number; path: string; act: string; detail: string }>();
-    out.push({ ...log, description: JSON.parse(log.description), actions: actions.results.map((a) => ({ ...a, detail: JSON.parse(a.detail) })) });
-  }
-  return out;
+  const entries = await ticketStub(env, project.service_id, ticketId).logEntries();
+  return entries
+    .filter((entry) => entry.is_check === 0)
+    .map((entry) => ({
+      consume_id: entry.consume_id,
+      failed: entry.failed,
+      code: entry.code,
+      description: JSON.parse(entry.description),
+      actions: entry.actions.map((a) => ({ seq: a.seq, path: a.path, act: a.act, detail: JSON.parse(a.detail) })),
+    }));
 }
 
 export const accessGroupOf = async (project: TestProject, userId: string) =>

@@ -87,7 +87,7 @@ interface Epoch {
  * consumptions taken since, and that no epoch saw more successes than its registration allowed.
  */
 async function runInterleaving(sql: SqlStorage, ops: Op[]): Promise<void> {
-  const store = new TicketStore(sql, () => 1_000);
+  const store = new TicketStore(sql, env.BODIES, () => 1_000);
   const waiting: ((outcome: RunOutcome) => void)[] = [];
   const ports: ConsumePorts = {
     now: () => 1_000,

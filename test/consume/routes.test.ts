@@ -165,14 +165,10 @@ describe('dry run', () => {
   it('is logged with the :CHK suffix, pass and failure', async () => {
     await registerTicket(project, 'drylog', { condition: { params: [{ key: 'p', placeholder: 'P' }] }, actions: [] });
     await call('GET', `/publ/check/${project.service_id}/${project.owner_id}/drylog?p=7`);
-    const stub = ticketStub(env, project.service_id, 'drylog');
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const rows = await env.DB.prepare('SELECT log_key, is_check, failed, description FROM ticket_logs WHERE service_id = ? AND ticket_id = ?')
-      .bind(project.service_id, 'drylog')
-      .all<{ log_key: string; is_check: number; failed: number; description: string }>();
-    expect(rows.results).toHaveLength(1);
-    expect(rows.results[0].log_key).toMatch(/:CHK$/);
-    expect(JSON.parse(rows.results[0].description)).toMatchObject({ check: true, placeholders: { P: 7 }, outcome: { ok: true } });
+    const rows = await ticketStub(env, project.service_id, 'drylog').logEntries();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].log_key).toMatch(/:CHK$/);
+    expect(JSON.parse(rows[0].description)).toMatchObject({ check: true, placeholders: { P: 7 }, outcome: { ok: true } });
   });
 });
 

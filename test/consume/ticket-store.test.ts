@@ -2,22 +2,24 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
-import { LOG_EXPORT_DELAY_MS, TicketStore } from '../../durable-objects/ticket-store';
+import { LOG_EXPORT_DELAY_MS, TicketStore, type LogEntry, type LogExport } from '../../durable-objects/ticket-store';
 import { logRow } from '../logs/log-helpers';
-import { call, createProject, registerTicket } from '../helpers/api';
+import { call, createProject, mintUser, registerTicket } from '../helpers/api';
 
 const row = (logKey: string) => logRow('svc-store', 't', logKey, 1);
+/** An outbox entry of the shape stored before the log moved into the object. */
+const old = (value: LogExport) => value as LogEntry;
 
 describe('TicketDO storage', () => {
-  it('an action row holding a multi-megabyte answer is cut to fit before it enters the outbox', async () => {
+  it('an action row holding a multi-megabyte answer is cut to fit before it enters the log', async () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
-    await runInDurableObject(stub, (_instance, state) => {
-      const store = new TicketStore(state.storage.sql, () => 1_000);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const store = new TicketStore(state.storage.sql, env.BODIES, () => 1_000);
       const huge = { seq: 0, path: 'actions[0]', act: 'req', detail: { received: { status: 200, body: 'y'.repeat(3 * 1024 * 1024) } } };
       store.enqueueLog(row('big'), [huge]);
-      const [{ value: entry }] = store.outbox.pending(1);
-      expect(JSON.stringify(entry.actionRows[0].detail).length).toBeLessThan(70 * 1024);
-      expect(entry.actionRows[0].detail).toMatchObject({ truncated: true, received: { status: 200 } });
+      const [entry] = await store.log.all();
+      expect(JSON.stringify(entry.body.actions[0].detail).length).toBeLessThan(70 * 1024);
+      expect(entry.body.actions[0].detail).toMatchObject({ truncated: true, received: { status: 200 } });
     });
   });
 
@@ -29,8 +31,8 @@ describe('TicketDO storage', () => {
       sql.exec('CREATE TABLE outbox (log_key TEXT PRIMARY KEY, row TEXT NOT NULL, action_rows TEXT NOT NULL)');
       sql.exec("INSERT INTO outbox VALUES ('old1', ?, '[]'), ('old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
       sql.exec('UPDATE _schema SET version = 1');
-      const store = new TicketStore(sql, () => 1_000);
-      expect(store.outbox.pending(10).map(({ value }) => [value.row.log_key, value.final])).toEqual([
+      const store = new TicketStore(sql, env.BODIES, () => 1_000);
+      expect(store.outbox.pending(10).map(({ value }) => [old(value).row.log_key, old(value).final])).toEqual([
         ['old1', false],
         ['old2', false],
       ]);
@@ -47,15 +49,17 @@ describe('TicketDO storage', () => {
         action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)`);
       sql.exec("INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
       sql.exec('UPDATE _schema SET version = 2');
-      const store = new TicketStore(sql, () => 1_000);
-      store.enqueueLog(row('new'), []);
-      expect(store.outbox.pending(10).map(({ id, value }) => [id, value.row.log_key])).toEqual([
+      const store = new TicketStore(sql, env.BODIES, () => 1_000);
+      store.enqueueLog({ ...row('new'), signed: true }, []);
+      expect(store.outbox.pending(10).map(({ id, value }) => [id, 'consumed' in value ? value.consumed.log_key : value.row.log_key])).toEqual([
         [7, 'old1'],
         [9, 'old2'],
         [10, 'new'],
       ]);
       store.outbox.dropThrough(9);
-      expect(store.outbox.pending(10).map(({ value }) => value.row.log_key)).toEqual(['new']);
+      expect(store.outbox.pending(10).map(({ value }) => value)).toEqual([
+        { consumed: { service_id: 'svc-store', user_id: '198.51.100.1(writer)', timestamp: 1, ticket_id: 't', log_key: 'new' } },
+      ]);
     });
   });
 
@@ -68,8 +72,8 @@ describe('TicketDO storage', () => {
       const action = JSON.stringify([{ seq: 0, path: 'actions[0]', act: 'acsg', detail: { sent: 'x' } }]);
       sql.exec("INSERT INTO log_outbox VALUES (3, 'a', ?, ?, 0), (5, 'a', ?, '[]', 1)", JSON.stringify(row('a')), action, JSON.stringify({ ...row('a'), failed: true }));
       sql.exec('UPDATE _schema SET version = 4');
-      const store = new TicketStore(sql, () => 1_000);
-      expect(store.outbox.pending(10).map(({ id, value }) => [id, value.row.failed, value.actionRows.length, value.final])).toEqual([
+      const store = new TicketStore(sql, env.BODIES, () => 1_000);
+      expect(store.outbox.pending(10).map(({ id, value }) => [id, old(value).row.failed, old(value).actionRows.length, old(value).final])).toEqual([
         [3, false, 1, false],
         [5, true, 0, true],
       ]);
@@ -81,7 +85,7 @@ describe('TicketDO storage', () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      const store = new TicketStore(sql, () => 1_000);
+      const store = new TicketStore(sql, env.BODIES, () => 1_000);
       const stored = () => sql.exec<{ remaining: number | null }>('SELECT remaining FROM ticket').one().remaining;
       store.store({ condition: {}, actions: [] } as never, 3, 1_000);
       const first = store.reserve(undefined);
@@ -89,33 +93,51 @@ describe('TicketDO storage', () => {
       store.release(first);
       expect([store.remaining(), stored()]).toEqual([2, 2]);
       // A fresh store (an evicted object coming back) reads the same count.
-      expect(new TicketStore(sql, () => 1_000).remaining()).toBe(2);
+      expect(new TicketStore(sql, env.BODIES, () => 1_000).remaining()).toBe(2);
       store.store({ condition: {}, actions: [] } as never, null, 1_000);
       store.reserve(undefined);
       expect([store.remaining(), stored()]).toEqual([null, null]);
     });
   });
 
-  it('log rows leave in the order they were written and one export job serves them all', async () => {
+  it('an entry is in the log as soon as it is written; only a signed-in consumption waits for D1, in one export job', async () => {
     const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
-    await runInDurableObject(stub, (_instance, state) => {
-      const store = new TicketStore(state.storage.sql, () => 5_000);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const store = new TicketStore(state.storage.sql, env.BODIES, () => 5_000);
       store.enqueueLog(row('a'), []);
-      store.enqueueLog(row('b'), [{ seq: 0, path: 'actions[0]', act: 'acsg', detail: {} }]);
-      store.enqueueLog({ ...row('a'), failed: true }, [], true);
-      expect(store.outbox.pending(10).map(({ value }) => [value.row.log_key, value.final, value.actionRows.length])).toEqual([
-        ['a', false, 0],
-        ['b', false, 1],
-        ['a', true, 0],
+      store.enqueueLog({ ...row('b'), signed: true }, [{ seq: 0, path: 'actions[0]', act: 'acsg', detail: {} }]);
+      store.enqueueLog({ ...row('c'), signed: true, is_check: true }, []);
+      expect((await store.log.all()).map(({ index, body }) => [index.log_key, body.actions.length])).toEqual([
+        ['a', 0],
+        ['b', 1],
+        ['c', 0],
       ]);
+      expect(store.outbox.pending(10).map(({ value }) => ('consumed' in value ? value.consumed.log_key : null))).toEqual(['b']);
       expect(store.jobs.all().map(({ kind, run_at }) => [kind, run_at])).toEqual([['export-logs', 5_000 + LOG_EXPORT_DELAY_MS]]);
+    });
+  });
+
+  it('a closing row replaces the outcome and adds the later action rows, keeping those logged when the caller was answered', async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, async (_instance, state) => {
+      const store = new TicketStore(state.storage.sql, env.BODIES, () => 5_000);
+      const first = { seq: 0, path: 'actions[0]', act: 'resp', detail: { first: true } };
+      store.enqueueLog({ ...row('a'), description: { outcome: { ok: true }, continuation: { resume_at: 9 } } }, [first]);
+      store.enqueueLog({ ...row('a'), failed: true, code: 'X', description: { outcome: { ok: false } } }, [{ ...first, detail: { again: true } }, { seq: 1, path: 'actions[1]', act: 'req', detail: {} }], true);
+      const [entry] = await store.log.all();
+      expect([entry.index.class, entry.body.failed, entry.body.code, entry.body.description]).toEqual([1, true, 'X', { outcome: { ok: false } }]);
+      expect(entry.body.actions.map((a) => [a.seq, a.detail])).toEqual([
+        [0, { first: true }],
+        [1, {}],
+      ]);
     });
   });
 
   it('one alarm serves the log export and the continuations: it is always set to the earliest job', async () => {
     const project = await createProject();
     await registerTicket(project, 'alarm', { actions: [{ act: 'resp', exe: { resume: '1h' } }, { act: 'resp', exe: {} }] });
-    await call('POST', `/tp/${project.service_id}/alarm`, { body: {} });
+    const user = await mintUser(project);
+    await call('POST', `/tpa/${project.service_id}/alarm`, { token: user.id_token, body: {} });
     const stub = ticketStub(env, project.service_id, 'alarm');
     const jobs = await stub.scheduledJobs();
     const exportAt = jobs.find((job) => job.kind === 'export-logs')!.run_at;

@@ -6,7 +6,7 @@ import type { ActionRow } from '../../src/actions/types';
 import type { LogRow } from '../../src/consume/types';
 import { call, type TestProject } from '../helpers/api';
 
-/** Writes the TicketDO's log outbox to D1 now (the alarm would, 200 ms later). */
+/** Runs the TicketDO's pending exports to D1 now (the alarm would, 200 ms later). */
 export async function flushLogs(serviceId: string, ticketId: string): Promise<void> {
   const stub = ticketStub(env, serviceId, ticketId);
   while ((await stub.pendingLogCount()) > 0) await runDurableObjectAlarm(stub);
@@ -36,17 +36,20 @@ export const logRow = (serviceId: string, ticketId: string, consumeId: string, t
   ...extra,
 });
 
-/** Writes a log row (and its action rows) straight to D1, as the TicketDO's export does. */
+/** Writes a log row (and its action rows) straight to D1, as the TicketDO's export did before the log moved into it. */
 export async function writeLogRow(serviceId: string, ticketId: string, consumeId: string, timestamp: number, extra: Partial<LogRow> = {}, actions: ActionRow[] = []) {
   await env.DB.batch(logStatements(env.DB, logRow(serviceId, ticketId, consumeId, timestamp, extra), actions));
 }
 
-export async function countRows(serviceId: string, ticketId?: string): Promise<{ logs: number; actions: number }> {
-  const where = ticketId === undefined ? 'service_id = ?1' : 'service_id = ?1 AND ticket_id = ?2';
-  const binds = ticketId === undefined ? [serviceId] : [serviceId, ticketId];
-  const logs = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ticket_logs WHERE ${where}`).bind(...binds).first<{ n: number }>();
-  const actions = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ticket_action_rows WHERE ${where}`).bind(...binds).first<{ n: number }>();
-  return { logs: logs?.n ?? 0, actions: actions?.n ?? 0 };
+/** Every entry of a ticket's log as its object keeps it, oldest first, with its action rows. */
+export const ticketLog = (serviceId: string, ticketId: string) => ticketStub(env, serviceId, ticketId).logEntries();
+
+/** A ticket's log rows and action rows, wherever they are: its object's log, and D1 rows written the old way. */
+export async function countRows(serviceId: string, ticketId: string): Promise<{ logs: number; actions: number }> {
+  const logs = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_logs WHERE service_id = ? AND ticket_id = ?').bind(serviceId, ticketId).first<{ n: number }>();
+  const actions = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ?').bind(serviceId, ticketId).first<{ n: number }>();
+  const entries = await ticketLog(serviceId, ticketId);
+  return { logs: (logs?.n ?? 0) + entries.length, actions: (actions?.n ?? 0) + entries.reduce((n, e) => n + e.actions.length, 0) };
 }
 
 /** Polls until `check` holds (background work on the queue), or fails after `ms`. */

@@ -50,23 +50,23 @@ describe('ticket log retention by plan (scheduled cleanup)', () => {
 
   it('rows younger than 30 days are kept on every plan', async () => {
     await runCron(start + 29 * DAY);
-    for (const project of [free, standard, premium]) expect(await countRows(project.service_id)).toEqual(kept);
+    for (const project of [free, standard, premium]) expect(await countRows(project.service_id, 'hook')).toEqual(kept);
   });
 
   it('after 30 days the free project loses its consumption and action rows; standard and premium keep theirs', async () => {
     await runCron(Date.now() + 31 * DAY);
-    expect(await countRows(free.service_id)).toEqual(gone);
-    expect(await countRows(standard.service_id)).toEqual(kept);
-    expect(await countRows(premium.service_id)).toEqual(kept);
+    expect(await countRows(free.service_id, 'hook')).toEqual(gone);
+    expect(await countRows(standard.service_id, 'hook')).toEqual(kept);
+    expect(await countRows(premium.service_id, 'hook')).toEqual(kept);
   });
 
   it('after 90 days the standard project loses its rows; premium keeps them for good', async () => {
     await runCron(Date.now() + 89 * DAY);
-    expect(await countRows(standard.service_id)).toEqual(kept);
+    expect(await countRows(standard.service_id, 'hook')).toEqual(kept);
     await runCron(Date.now() + 91 * DAY);
-    expect(await countRows(standard.service_id)).toEqual(gone);
+    expect(await countRows(standard.service_id, 'hook')).toEqual(gone);
     await runCron(Date.now() + 3650 * DAY);
-    expect(await countRows(premium.service_id)).toEqual(kept);
+    expect(await countRows(premium.service_id, 'hook')).toEqual(kept);
   });
 
   it('the ticket itself survives retention', async () => {
@@ -78,9 +78,9 @@ describe('ticket log retention by plan (scheduled cleanup)', () => {
     const project = await projectWithLog('free');
     const later = Date.now() + 31 * DAY;
     // One round trip only reads the first page of projects: nothing deleted yet, resume from the start.
-    expect(await sweepRetention(env.DB, later, '', 1)).toBe('');
-    expect(await countRows(project.service_id)).toEqual(kept);
-    expect(await sweepRetention(env.DB, later, '')).toBeNull();
-    expect(await countRows(project.service_id)).toEqual(gone);
+    expect(await sweepRetention(env, later, '', 1)).toBe('');
+    expect(await countRows(project.service_id, 'hook')).toEqual(kept);
+    expect(await sweepRetention(env, later, '')).toBeNull();
+    expect(await countRows(project.service_id, 'hook')).toEqual(gone);
   });
 });

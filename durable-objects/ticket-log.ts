@@ -1,0 +1,293 @@
+/**
+ * A ticket's consumption log, in its own object: a small index row per consumption in SQLite, the
+ * bodies (description, kept request, action rows) in SQLite only while they are the newest of their
+ * outcome class, then packed into R2 segments of up to SEGMENT_ENTRIES. A page of one class spans one
+ * or two segments, so a listing reads a few objects, never one per row (docs/capacity.md).
+ */
+import type { ActionRow } from '../src/actions/types';
+import type { LogRow } from '../src/consume/types';
+import {
+  LOG_CLASS,
+  bodyOf,
+  classOf,
+  closedBody,
+  encodeBody,
+  type IndexFacts,
+  type LogBody,
+  type LogPageQuery,
+} from '../src/logs/log-body';
+import { retentionCutoff, RETENTION_DAYS } from '../src/logs/retention';
+
+/** A body moves to a segment once its class has this many in SQLite. */
+export const SEGMENT_ENTRIES = 100;
+/** A segment holds at most this many bytes of bodies (at least one body). */
+const SEGMENT_BYTES = 2_000_000;
+/** Index rows deleted per statement by a clear or retention step. */
+const DELETE_CHUNK = 5_000;
+/** R2 keys deleted per call (R2's delete takes up to 1,000). */
+const R2_DELETE_KEYS = 1_000;
+/** Retention runs at most this often, beside a compaction. */
+const RETENTION_EVERY_MS = 3_600_000;
+/** The seg of an entry whose run goes on after resp: kept in SQLite until it is closed. */
+const OPEN = 0;
+/** Segments kept in memory for the next page. */
+const SEGMENT_CACHE = 4;
+
+export const TICKET_LOG_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS log (
+    log_key TEXT PRIMARY KEY,
+    timestamp INTEGER NOT NULL,
+    class INTEGER NOT NULL,
+    seg INTEGER,
+    body TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS log_by_class ON log (class, timestamp, log_key);
+  CREATE INDEX IF NOT EXISTS log_tail ON log (class, timestamp) WHERE body IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS log_segments (seg INTEGER PRIMARY KEY, key TEXT NOT NULL, newest INTEGER NOT NULL, entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS log_segments_by_newest ON log_segments (newest);
+  CREATE TABLE IF NOT EXISTS log_meta (id INTEGER PRIMARY KEY CHECK (id = 1), service_id TEXT NOT NULL, ticket_id TEXT NOT NULL, plan TEXT NOT NULL, retained_at INTEGER NOT NULL DEFAULT 0);`;
+
+/** Which ticket this object logs for, and under which plan (the segments' prefix and the retention). */
+export type LogScope = {
+  service_id: string;
+  ticket_id: string;
+  plan: string;
+};
+
+type IndexRow = IndexFacts & { seg: number | null; body: string | null };
+
+/** The R2 prefix of a plan's segments: a lifecycle rule per prefix removes what retention would (docs/capacity.md). */
+export function segmentPrefix(plan: string): string {
+  const days = (RETENTION_DAYS as Record<string, number | null | undefined>)[plan];
+  return typeof days === 'number' ? `logs/d${days}` : 'logs/keep';
+}
+
+export class TicketLog {
+  private bound?: LogScope;
+  private readonly segments = new Map<number, Record<string, LogBody>>();
+  /** Bodies in SQLite per class, once counted. */
+  private tail?: Map<number, number>;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly bucket: R2Bucket,
+    private readonly now: () => number,
+  ) {}
+
+  /** Records which ticket and plan the log is for (read from storage after an eviction). */
+  bind(scope: LogScope): void {
+    const known = this.scope();
+    if (known && known.service_id === scope.service_id && known.ticket_id === scope.ticket_id && known.plan === scope.plan) return;
+    this.sql.exec(
+      `INSERT INTO log_meta (id, service_id, ticket_id, plan) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET service_id = excluded.service_id, ticket_id = excluded.ticket_id, plan = excluded.plan`,
+      scope.service_id,
+      scope.ticket_id,
+      scope.plan,
+    );
+    this.bound = scope;
+  }
+
+  scope(): LogScope | undefined {
+    this.bound ??= this.sql.exec<LogScope>('SELECT service_id, ticket_id, plan FROM log_meta').toArray()[0];
+    return this.bound;
+  }
+
+  /**
+   * Appends an entry, or closes one (final: a run that went on after resp ended). An entry whose run
+   * goes on stays in SQLite (seg 0) until closed, so closing it never waits on R2. Returns whether a
+   * segment is due.
+   */
+  write(row: LogRow, actions: ActionRow[], final: boolean): boolean {
+    if (!final) return this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), row.description.continuation !== undefined ? OPEN : null);
+    const current = this.sql.exec<{ body: string | null }>('SELECT body FROM log WHERE log_key = ?', row.log_key).toArray()[0];
+    // The entry was cleared meanwhile: its closing row has nothing to close.
+    if (!current?.body) return false;
+    return this.put(row.log_key, row.timestamp, classOf(row), closedBody(JSON.parse(current.body) as LogBody, row, actions), null, true);
+  }
+
+  /** Writes an entry's body into SQLite (a replaced one leaves its segment's stale copy unread). */
+  private put(logKey: string, timestamp: number, cls: number, body: LogBody, seg: number | null, replace = false): boolean {
+    const previous = replace
+      ? this.sql.exec<{ class: number; tail: number }>('SELECT class, body IS NOT NULL AS tail FROM log WHERE log_key = ?', logKey).toArray()[0]
+      : undefined;
+    this.sql.exec(
+      `INSERT INTO log (log_key, timestamp, class, seg, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (log_key) DO ${replace ? 'UPDATE SET class = excluded.class, seg = excluded.seg, body = excluded.body' : 'NOTHING'}`,
+      logKey,
+      timestamp,
+      cls,
+      seg,
+      encodeBody(body),
+    );
+    const tail = this.tailCounts();
+    if (previous?.tail) tail.set(previous.class, (tail.get(previous.class) ?? 1) - 1);
+    tail.set(cls, (tail.get(cls) ?? 0) + 1);
+    return (tail.get(cls) ?? 0) >= SEGMENT_ENTRIES;
+  }
+
+  /** Entries of runs that went on after resp are no longer held open (the ticket was deleted with its runs). */
+  releaseOpen(): void {
+    this.sql.exec('UPDATE log SET seg = NULL WHERE seg = ?', OPEN);
+  }
+
+  private tailCounts(): Map<number, number> {
+    this.tail ??= new Map(
+      this.sql.exec<{ class: number; n: number }>('SELECT class, COUNT(*) AS n FROM log WHERE body IS NOT NULL GROUP BY class').toArray().map((r) => [r.class, r.n]),
+    );
+    return this.tail;
+  }
+
+  /** Whether some class has a segment's worth of bodies in SQLite. */
+  compactionDue(): boolean {
+    return [...this.tailCounts().values()].some((n) => n >= SEGMENT_ENTRIES);
+  }
+
+  /** Packs the oldest bodies of one full class into a segment; true while more are due. Retention rides along. */
+  async compact(): Promise<boolean> {
+    const scope = this.scope();
+    const full = [...this.tailCounts().entries()].find(([, n]) => n >= SEGMENT_ENTRIES)?.[0];
+    if (scope && full !== undefined) await this.packSegment(scope, full);
+    if (scope) await this.retainIfDue(scope);
+    return this.compactionDue();
+  }
+
+  private async packSegment(scope: LogScope, cls: number): Promise<void> {
+    const rows = this.sql
+      .exec<{ log_key: string; timestamp: number; body: string }>(
+        'SELECT log_key, timestamp, body FROM log WHERE class = ? AND body IS NOT NULL AND seg IS NULL ORDER BY timestamp, log_key LIMIT ?',
+        cls,
+        SEGMENT_ENTRIES,
+      )
+      .toArray();
+    const taken: typeof rows = [];
+    let bytes = 0;
+    for (const row of rows) {
+      if (taken.length > 0 && bytes + row.body.length > SEGMENT_BYTES) break;
+      taken.push(row);
+      bytes += row.body.length;
+    }
+    if (taken.length === 0) return;
+    const seg = this.sql.exec<{ next: number }>('SELECT COALESCE(MAX(seg), 0) + 1 AS next FROM log_segments').one().next;
+    const key = `${segmentPrefix(scope.plan)}/${scope.service_id}/${scope.ticket_id}/${seg}`;
+    const text = `{${taken.map((r) => `${JSON.stringify(r.log_key)}:${r.body}`).join(',')}}`;
+    // Stored before the index points at it: a crash in between leaves an object the next pack of this number overwrites.
+    await this.bucket.put(key, text, { httpMetadata: { contentType: 'application/json' } });
+    const newest = Math.max(...taken.map((r) => r.timestamp));
+    this.sql.exec('INSERT INTO log_segments (seg, key, newest, entries, bytes) VALUES (?, ?, ?, ?, ?)', seg, key, newest, taken.length, text.length);
+    this.sql.exec(
+      'UPDATE log SET seg = ?, body = NULL WHERE log_key IN (SELECT value FROM json_each(?)) AND body IS NOT NULL AND seg IS NULL',
+      seg,
+      JSON.stringify(taken.map((r) => r.log_key)),
+    );
+    this.tail = undefined;
+  }
+
+  /** One page of the listing, newest first, each row with its body. */
+  async page(query: LogPageQuery): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    const classes = query.outcome ? [LOG_CLASS[query.outcome]] : Object.values(LOG_CLASS);
+    const after = query.after ? 'AND (timestamp < ? OR (timestamp = ? AND log_key < ?))' : '';
+    const part = `SELECT * FROM (SELECT log_key, timestamp, class, seg, body FROM log
+                   WHERE class = ? AND timestamp BETWEEN ? AND ? ${after}
+                   ORDER BY timestamp DESC, log_key DESC LIMIT ?)`;
+    const args = classes.flatMap((cls) => [cls, query.from, query.to, ...(query.after ? [query.after.t, query.after.t, query.after.k] : []), query.count]);
+    const rows = this.sql
+      .exec<IndexRow>(`${classes.map(() => part).join(' UNION ALL ')} ORDER BY timestamp DESC, log_key DESC LIMIT ?`, ...args, query.count)
+      .toArray();
+    return this.withBodies(rows);
+  }
+
+  /** One entry by its log key, with its body; undefined when the log has none. */
+  async entry(logKey: string): Promise<{ index: IndexFacts; body: LogBody } | undefined> {
+    const row = this.sql.exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log WHERE log_key = ?', logKey).toArray()[0];
+    return row ? (await this.withBodies([row]))[0] : undefined;
+  }
+
+  /** Entries by log key (those the log has), in the order asked. */
+  async entries(logKeys: string[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    const rows = this.sql
+      .exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log WHERE log_key IN (SELECT value FROM json_each(?))', JSON.stringify(logKeys))
+      .toArray();
+    const found = new Map((await this.withBodies(rows)).map((e) => [e.index.log_key, e]));
+    return logKeys.flatMap((key) => found.get(key) ?? []);
+  }
+
+  /** Every entry, oldest first (tests and operations; a bounded log only). */
+  async all(): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    return this.withBodies(this.sql.exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log ORDER BY timestamp, log_key').toArray());
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log').one().n;
+  }
+
+  /** Bodies from SQLite or their segments: one R2 read per distinct segment. A segment gone (lifecycle) drops its rows. */
+  private async withBodies(rows: IndexRow[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    const wanted = [...new Set(rows.flatMap((r) => (r.body === null && r.seg !== null ? [r.seg] : [])))];
+    const loaded = new Map(await Promise.all(wanted.map(async (seg) => [seg, await this.segment(seg)] as const)));
+    return rows.flatMap((r) => {
+      const text = r.body;
+      const body = text !== null ? (JSON.parse(text) as LogBody) : r.seg !== null ? loaded.get(r.seg)?.[r.log_key] : undefined;
+      return body ? [{ index: { log_key: r.log_key, timestamp: r.timestamp, class: r.class }, body }] : [];
+    });
+  }
+
+  private async segment(seg: number): Promise<Record<string, LogBody> | undefined> {
+    const cached = this.segments.get(seg);
+    if (cached) return cached;
+    const key = this.sql.exec<{ key: string }>('SELECT key FROM log_segments WHERE seg = ?', seg).toArray()[0]?.key;
+    const object = key ? await this.bucket.get(key) : null;
+    if (!object) return undefined;
+    const bodies = (await object.json()) as Record<string, LogBody>;
+    this.segments.set(seg, bodies);
+    if (this.segments.size > SEGMENT_CACHE) this.segments.delete(this.segments.keys().next().value as number);
+    return bodies;
+  }
+
+  /** Sets a warning on one action row of a consumption (a newsletter batch that went out but could not be counted). */
+  async setActionWarning(consumeId: string, path: string, warning: string): Promise<boolean> {
+    const current = await this.entry(consumeId);
+    if (!current) return false;
+    const actions = current.body.actions.map((a) => (a.path === path ? { ...a, detail: { ...a.detail, warning } } : a));
+    const open = this.sql.exec<{ seg: number | null }>('SELECT seg FROM log WHERE log_key = ?', consumeId).one().seg === OPEN;
+    this.put(consumeId, current.index.timestamp, current.index.class, { ...current.body, actions }, open ? OPEN : null, true);
+    return true;
+  }
+
+  /** One step of deleting entries older than `before`, with the segments that hold only such entries; true while more remain. */
+  async deleteBefore(before: number): Promise<boolean> {
+    let more = false;
+    for (const cls of Object.values(LOG_CLASS)) {
+      this.sql.exec(
+        'DELETE FROM log WHERE log_key IN (SELECT log_key FROM log WHERE class = ? AND timestamp < ? ORDER BY timestamp LIMIT ?)',
+        cls,
+        before,
+        DELETE_CHUNK,
+      );
+      if (this.sql.exec<{ n: number }>('SELECT changes() AS n').one().n >= DELETE_CHUNK) more = true;
+    }
+    this.tail = undefined;
+    const gone = this.sql.exec<{ seg: number; key: string }>('SELECT seg, key FROM log_segments WHERE newest < ? LIMIT ?', before, R2_DELETE_KEYS).toArray();
+    if (gone.length > 0) {
+      await this.bucket.delete(gone.map((s) => s.key));
+      this.sql.exec('DELETE FROM log_segments WHERE seg IN (SELECT value FROM json_each(?))', JSON.stringify(gone.map((s) => s.seg)));
+      for (const s of gone) this.segments.delete(s.seg);
+      if (gone.length >= R2_DELETE_KEYS) more = true;
+    }
+    return more;
+  }
+
+  private async retainIfDue(scope: LogScope): Promise<void> {
+    const now = this.now();
+    const cutoff = retentionCutoff(scope.plan, now);
+    const last = this.sql.exec<{ at: number }>('SELECT retained_at AS at FROM log_meta').toArray()[0]?.at ?? 0;
+    if (cutoff === null || now - last < RETENTION_EVERY_MS) return;
+    const more = await this.deleteBefore(cutoff);
+    if (!more) this.sql.exec('UPDATE log_meta SET retained_at = ?', now);
+  }
+
+  /** Takes rows in (from D1, where the log was kept before): each once, as they were. */
+  takeIn(entries: { row: LogRow; actions: ActionRow[] }[]): void {
+    for (const { row, actions } of entries) this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), null);
+  }
+}
