@@ -19,6 +19,8 @@ const PROJECT_TABLES = [
   'tickets',
   'ticket_logs',
   'ticket_action_rows',
+  'user_consumptions',
+  'log_tickets',
   'records',
   'record_grants',
   'usage_monthly',
@@ -29,6 +31,9 @@ const PROJECT_TABLES = [
   'forward_requests',
   'forward_rate',
 ] as const;
+
+/** Tables without a rowid, in the order of their primary key. */
+const ORDER: Partial<Record<(typeof PROJECT_TABLES)[number], string>> = { user_consumptions: '2, 3, 4, 5', log_tickets: '2' };
 
 /** The caller the runner sends as when a case has no credential (runner.ts: its IP address and user agent). */
 const VISITOR = { ip: '203.0.113.7', userAgent: 'bad-input-suite' };
@@ -44,7 +49,7 @@ export interface LogEntry {
 export interface Snapshot {
   /** The rows of each table, as JSON text. */
   tables: Record<string, string>;
-  /** The consumption log rows, readable (also part of `tables`). */
+  /** The consumption log rows of the watched tickets (their objects' logs), readable. */
   logs: LogEntry[];
   /** What each watched TicketDO holds. */
   tickets: Record<string, { exists: boolean; remaining: number | null }>;
@@ -60,7 +65,7 @@ async function visitorQueue(serviceId: string): Promise<string> {
   );
 }
 
-/** Writes each TicketDO's log outbox to D1 now, so the log is read from one place. */
+/** Runs each TicketDO's pending exports to D1 now (the per-user index of signed-in consumptions). */
 async function flushLogs(serviceId: string, ticketIds: readonly string[]): Promise<void> {
   await Promise.all(
     ticketIds.map(async (ticketId) => {
@@ -74,11 +79,11 @@ async function flushLogs(serviceId: string, ticketIds: readonly string[]): Promi
 
 export async function snapshot(serviceId: string, watchedTickets: readonly string[]): Promise<Snapshot> {
   await flushLogs(serviceId, watchedTickets);
-  const statements = PROJECT_TABLES.map((table) => env.DB.prepare(`SELECT * FROM ${table} WHERE service_id = ? ORDER BY rowid`).bind(serviceId));
+  const statements = PROJECT_TABLES.map((table) => env.DB.prepare(`SELECT * FROM ${table} WHERE service_id = ? ORDER BY ${ORDER[table] ?? 'rowid'}`).bind(serviceId));
   const [count, ...results] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare('SELECT COUNT(*) AS n FROM projects'), ...statements]);
   const tables: Record<string, string> = {};
   PROJECT_TABLES.forEach((table, i) => (tables[table] = JSON.stringify(results[i].results)));
-  const logs = (results[PROJECT_TABLES.indexOf('ticket_logs')].results as unknown as LogEntry[]).map(({ ticket_id, log_key, failed, code, is_check }) => ({
+  const logs = (await Promise.all(watchedTickets.map((id) => ticketStub(env, serviceId, id).logEntries()))).flat().map(({ ticket_id, log_key, failed, code, is_check }) => ({
     ticket_id,
     log_key,
     failed,
@@ -99,5 +104,5 @@ export function newLogRows(before: Snapshot, after: Snapshot): LogEntry[] {
 /** The snapshot without the consumption log, for a case whose only allowed trace is one log row. */
 export function withoutLog(state: Snapshot): Omit<Snapshot, 'logs'> {
   const { logs: _logs, ...rest } = state;
-  return { ...rest, tables: { ...rest.tables, ticket_logs: '(compared row by row)' } };
+  return { ...rest, tables: { ...rest.tables, user_consumptions: '(compared row by row)' } };
 }
