@@ -19,3 +19,6 @@ export function expiredSql(nowParam: string, alias = ''): string {
   const col = (name: string) => (alias ? `${alias}.${name}` : name);
   return `(${col('expires')} <= ${nowParam} OR (${col('expires')} IS NULL AND ${col('created')} <= ${nowParam} - ${MAIL_LIFETIME_MS}))`;
 }
+
+/** SQL true for a row still live at `nowParam` (the negation of expiredSql, NULL-safe). */
+export const liveSql = (nowParam: string): string => `coalesce(expires, created + ${MAIL_LIFETIME_MS}) > ${nowParam}`;

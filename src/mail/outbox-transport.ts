@@ -1,6 +1,6 @@
 import { type StoredBody, bodyBytes, dropBody, fitsInline, putBody, readBodies } from './bodies';
 import { composeMail } from './compose';
-import { expiredSql, expiresAt } from './lifetime';
+import { expiresAt, liveSql } from './lifetime';
 import type { MailEnvelope, MailTransport, OutgoingMail, SendOutcome } from './transport';
 
 /**
@@ -98,7 +98,7 @@ export async function listOutbox(
   serviceId: string,
   options: { to?: string; after?: OutboxPosition | null; limit: number; now: number },
 ): Promise<OutboxMail[]> {
-  const conditions = ['service_id = ?1', `NOT ${expiredSql('?3')}`];
+  const conditions = ['service_id = ?1', liveSql('?3')];
   const params: unknown[] = [serviceId, options.limit, options.now];
   if (options.to !== undefined) {
     params.push(options.to);
