@@ -1,6 +1,6 @@
 import type { Env, WorkMessage } from '../env';
 import { MAIL_PREFIX, keyDay } from './bodies';
-import { expiredSql } from './lifetime';
+import { MAIL_LIFETIME_MS, expiredSql } from './lifetime';
 
 /**
  * The daily cleanup of mail (the cron, continued by work-queue messages): expired outbox rows,
@@ -24,12 +24,15 @@ export interface CleanupMessage extends WorkMessage {
   now: number;
 }
 
-/** The four DELETEs of one round trip; ?1 is the cleanup's time, ?2 the rows per statement. */
+/**
+ * The four DELETEs of one round trip; ?1 is the cleanup's time, ?2 the rows per statement. Outbox
+ * rows with an expiry and rows from before 0014 (expires NULL) are two ranges of mail_outbox_by_expiry.
+ */
 function deleteStatements(db: D1Database, now: number): D1PreparedStatement[] {
   const sendExpired = expiredSql('?1', 's');
   return [
     `DELETE FROM mail_outbox WHERE rowid IN (SELECT rowid FROM mail_outbox WHERE expires <= ?1 LIMIT ?2)`,
-    `DELETE FROM mail_outbox WHERE rowid IN (SELECT rowid FROM mail_outbox WHERE ${expiredSql('?1')} AND expires IS NULL LIMIT ?2)`,
+    `DELETE FROM mail_outbox WHERE rowid IN (SELECT rowid FROM mail_outbox WHERE expires IS NULL AND created <= ?1 - ${MAIL_LIFETIME_MS} LIMIT ?2)`,
     `DELETE FROM newsletter_batches WHERE rowid IN (
        SELECT b.rowid FROM newsletter_sends s JOIN newsletter_batches b ON b.service_id = s.service_id AND b.send_id = s.send_id
         WHERE ${sendExpired} LIMIT ?2)`,

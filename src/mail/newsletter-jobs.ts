@@ -85,7 +85,7 @@ export async function planNewsletterJob(plan: PlanMessage, env: Env): Promise<vo
     await env.WORK_QUEUE.send(next);
   } else {
     await setPlannedBatches(env.DB, plan.service_id, plan.send_id, nextBatch, Date.now());
-    await releaseSendBody(env.DB, env.BODIES, plan.service_id, plan.send_id);
+    await releaseBody(env, plan);
   }
 }
 
@@ -167,8 +167,8 @@ export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promi
   }
 }
 
-/** The send's snapshot leaves once its last batch is marked; a failure here leaves it to the cleanup. */
-async function releaseBody(env: Env, job: BatchMessage): Promise<void> {
+/** The send's snapshot leaves once its last batch is marked (or planned); a failure here leaves it to the cleanup. */
+async function releaseBody(env: Env, job: { service_id: string; send_id: string }): Promise<void> {
   try {
     await releaseSendBody(env.DB, env.BODIES, job.service_id, job.send_id);
   } catch (err) {
