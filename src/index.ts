@@ -2,6 +2,7 @@ import type { Env, WorkMessage } from './env';
 import { expiredHistory } from './forward/history';
 import { pastRateWindows } from './forward/rate-limits';
 import { runRetention } from './logs/retention';
+import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';
 import { app } from './router';
 
@@ -13,9 +14,10 @@ export default {
   fetch: app.fetch,
   queue: (batch: MessageBatch<WorkMessage>, env: Env) => consumeWorkBatch(batch, env),
   // The cron of wrangler.toml [triggers]: ticket log retention by plan, cut off at the scheduled time;
-  // expired forwarded requests and spent rate-limit counters.
+  // expired forwarded requests and spent rate-limit counters; expired mail and its bodies.
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
+    ctx.waitUntil(runMailCleanup(env, controller.scheduledTime));
     ctx.waitUntil(env.DB.batch([expiredHistory(env.DB, controller.scheduledTime), pastRateWindows(env.DB, controller.scheduledTime)]));
   },
 } satisfies ExportedHandler<Env, WorkMessage>;

@@ -45,7 +45,7 @@ export const nlsdAction: ActionModule = {
         consume_id: run.ctx.ticket.consume_id,
         action_path: run.path,
         created: now(),
-      });
+      }, env.BODIES);
       const sent = { group: exe.group, newsletter: exe.newsletter, send_id: sendId };
       try {
         await env.WORK_QUEUE.send(firstPlanMessage(serviceId, sendId));

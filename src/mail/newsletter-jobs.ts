@@ -8,7 +8,18 @@ import {
   newsletterMailKey,
   splitIntoBatches,
 } from './newsletter-batches';
-import { type NewsletterSend, claimBatch, loadSend, markBatchSent, recordSendWarning, setPlannedBatches } from './newsletter-sends';
+import type { MailContent } from './compose';
+import {
+  type NewsletterSend,
+  claimBatch,
+  loadSend,
+  markBatchSent,
+  recordSendWarning,
+  releaseSendBody,
+  sendContent,
+  sendExpiry,
+  setPlannedBatches,
+} from './newsletter-sends';
 import { selectTransport } from './select-transport';
 import { listSubscribers } from './subscribers';
 import type { MailTransport, SendOutcome } from './transport';
@@ -74,11 +85,12 @@ export async function planNewsletterJob(plan: PlanMessage, env: Env): Promise<vo
     await env.WORK_QUEUE.send(next);
   } else {
     await setPlannedBatches(env.DB, plan.service_id, plan.send_id, nextBatch, Date.now());
+    await releaseBody(env, plan);
   }
 }
 
 /** Sends to every address, SEND_CONCURRENCY at a time. */
-async function sendAll(transport: MailTransport, send: NewsletterSend, serviceId: string, recipients: string[]): Promise<SendOutcome[]> {
+async function sendAll(transport: MailTransport, send: NewsletterSend, snapshot: MailContent, serviceId: string, recipients: string[]): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = new Array(recipients.length);
   let next = 0;
   const worker = async () => {
@@ -89,7 +101,7 @@ async function sendAll(transport: MailTransport, send: NewsletterSend, serviceId
         outcomes[index] = { ok: false, permanent: true, reason: 'Not an e-mail address.' };
         continue;
       }
-      const content = composeMail(send, { service_name: send.service_name, email: to });
+      const content = composeMail(snapshot, { service_name: send.service_name, email: to });
       outcomes[index] = await transport.send(
         { from: send.from, to, ...content },
         {
@@ -97,6 +109,8 @@ async function sendAll(transport: MailTransport, send: NewsletterSend, serviceId
           key: newsletterMailKey(send.send_id, to),
           kind: 'newsletter',
           send_id: send.send_id,
+          expires: sendExpiry(send),
+          ...(send.body_key ? { shared_body_key: send.body_key } : {}),
           ...(send.ticket_id ? { ticket_id: send.ticket_id } : {}),
           ...(send.consume_id ? { consume_id: send.consume_id } : {}),
         },
@@ -115,10 +129,11 @@ async function sendAll(transport: MailTransport, send: NewsletterSend, serviceId
  */
 export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promise<void> {
   const send = await loadSend(env.DB, job.service_id, job.send_id);
-  if (!send) return;
+  // A send past its lifetime is left to the cleanup: its mails would leave at once.
+  if (!send || sendExpiry(send) <= Date.now()) return;
   if ((await claimBatch(env.DB, job.service_id, job.send_id, job.batch, job.recipients.length, Date.now())) === 'sent') return;
 
-  const outcomes = await sendAll(selectTransport(env), send, job.service_id, job.recipients);
+  const outcomes = await sendAll(selectTransport(env), send, await sendContent(env.BODIES, send), job.service_id, job.recipients);
   const retry = outcomes.find((outcome) => !outcome.ok && !outcome.permanent);
   if (retry && !retry.ok) throw new Error(`newsletter batch ${job.batch} of ${job.send_id}: ${retry.reason}`);
   // A mail an earlier delivery of this message already sent counts here too: a batch is counted once, when marked.
@@ -141,6 +156,7 @@ export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promi
       warnings.push(`${delivered} mails went out but could not be counted`);
     }
   }
+  if (marked) await releaseBody(env, job);
   if (warnings.length === 0) return;
   const warning = warnings.join('; ');
   console.warn(`newsletter ${job.send_id} batch ${job.batch}: ${warning}`);
@@ -148,5 +164,14 @@ export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promi
     await recordSendWarning(env.DB, job.service_id, send, job.batch, warning, Date.now());
   } catch (err) {
     console.error('newsletter warning could not be stored', err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The send's snapshot leaves once its last batch is marked (or planned); a failure here leaves it to the cleanup. */
+async function releaseBody(env: Env, job: { service_id: string; send_id: string }): Promise<void> {
+  try {
+    await releaseSendBody(env.DB, env.BODIES, job.service_id, job.send_id);
+  } catch (err) {
+    console.warn(`newsletter ${job.send_id}: snapshot left to the cleanup`, err instanceof Error ? err.message : String(err));
   }
 }

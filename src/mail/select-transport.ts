@@ -8,5 +8,5 @@ import type { MailTransport } from './transport';
 export function selectTransport(env: Env, options: { now?: () => number; timeoutMs?: () => number } = {}): MailTransport {
   const { provider } = mailSettings(env);
   if (provider) return new HttpTransport(provider.url, provider.token, undefined, options.timeoutMs);
-  return new OutboxTransport(env.DB, options.now);
+  return new OutboxTransport(env.DB, options.now, env.BODIES);
 }

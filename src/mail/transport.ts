@@ -16,6 +16,10 @@ export interface MailEnvelope {
   ticket_id?: string;
   consume_id?: string;
   send_id?: string;
+  /** When the outbox's copy leaves (default: MAIL_LIFETIME_DAYS after it is stored); a newsletter's mails leave with their send. */
+  expires?: number;
+  /** R2 key of the newsletter send's snapshot, which the outbox row of a large newsletter mail points at instead of a copy. */
+  shared_body_key?: string;
 }
 
 export type SendOutcome =

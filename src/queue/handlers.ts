@@ -1,6 +1,7 @@
 import type { Env } from '../env';
 import { clearLogJob, CLEAR_LOG_KIND } from '../logs/clear-log';
 import { retentionJob, RETENTION_KIND } from '../logs/retention';
+import { MAIL_CLEANUP_KIND, mailCleanupJob } from '../mail/cleanup';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, planNewsletterJob, sendNewsletterBatchJob } from '../mail/newsletter-jobs';
 import type { QueuedWork, WorkByKind } from './messages';
 
@@ -13,6 +14,7 @@ const WORK_HANDLERS: WorkHandlers = {
   [RETENTION_KIND]: retentionJob,
   [NEWSLETTER_PLAN_KIND]: planNewsletterJob,
   [NEWSLETTER_BATCH_KIND]: sendNewsletterBatchJob,
+  [MAIL_CLEANUP_KIND]: mailCleanupJob,
 };
 
 /** Runs the consumer of the message's kind. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLEAR_LOG_KIND, type ClearLogMessage } from '../logs/clear-log';
 import { RETENTION_KIND, type RetentionMessage } from '../logs/retention';
+import { MAIL_CLEANUP_KIND, type CleanupMessage } from '../mail/cleanup';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, type BatchMessage, type PlanMessage } from '../mail/newsletter-jobs';
 
 const count = z.number().int().nonnegative();
@@ -29,6 +30,7 @@ export const workMessageSchema = z.discriminatedUnion('kind', [
     batch: count,
     recipients: z.array(z.string()),
   }) satisfies z.ZodType<BatchMessage>,
+  z.object({ kind: z.literal(MAIL_CLEANUP_KIND), now: z.number() }) satisfies z.ZodType<CleanupMessage>,
 ]);
 
 /** A work message that passed workMessageSchema. */

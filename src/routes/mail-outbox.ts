@@ -25,7 +25,7 @@ mailOutboxRouter.get(`${PROJECT_PATH}/mail-outbox`, owner, async (c) => {
   const serviceId = c.get('project').service_id;
   const page = await pageOf(pageRequest(c.req), {
     isPosition,
-    rows: (after, count) => listOutbox(c.env.DB, serviceId, { to, after, limit: count }),
+    rows: (after, count) => listOutbox(c.env.DB, c.env.BODIES, serviceId, { to, after, limit: count, now: Date.now() }),
     position: (mail): OutboxPosition => ({ created: mail.created, message_key: mail.message_key }),
     shape: (mail) => mail,
   });
