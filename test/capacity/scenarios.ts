@@ -66,7 +66,8 @@ const consumeStripe = async (project: TestProject, i: number, path: string, secr
 /** About 1 KB of JSON: an order line list as a browser client would send it. */
 const kilobyteRequest = (i: number) => ({
   order: 100000 + i,
-  lines: Array.from({ length: 8 }, (_, n) => ({ sku: `SKU-${(i * 8 + n).toString().padStart(6, '0')}`, quantity: 1 + (n % 3), note: 'gift wrap, no invoice in the box' })),
+  currency: 'EUR',
+  lines: Array.from({ length: 12 }, (_, n) => ({ sku: `SKU-${(i * 12 + n).toString().padStart(6, '0')}`, quantity: 1 + (n % 3), note: 'gift wrap, no invoice in the box' })),
 });
 
 async function forwardProject(): Promise<TestProject> {
