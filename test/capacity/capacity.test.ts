@@ -49,9 +49,11 @@ describe('the capacity model measures every scenario of issue 24 item 1', () => 
     expect(listed.get(key)).toEqual({ expected: listed.get(key)!.expected, listed: listed.get(key)!.expected });
     expect(bytesAnywhere(measured)).toBeGreaterThan(0);
     expect(entriesAnywhere(measured)).toBeGreaterThan(0);
-    // The cells counted are at most the file's growth plus the pages it already had free; far below it
-    // would mean the footprint query missed a table.
-    for (const store of Object.values(measured.d1)) expect(store.logical_bytes).toBeLessThanOrEqual(store.physical_bytes * 1.5 + 4096 / measured.operations);
+    // Where the file grew by ten pages or more, the cells counted fill at least a third of them (SQLite
+    // leaves pages part empty, never two-thirds empty on average); far less means a table was missed.
+    for (const store of [...Object.values(measured.d1), ...Object.values(measured.durable_objects)]) {
+      if (store.physical_bytes * measured.operations >= 10 * 4096) expect(store.logical_bytes).toBeGreaterThanOrEqual(store.physical_bytes / 3);
+    }
   });
 
   it('a streamed answer of 100 KB is stored somewhere until it is finalized', () => {
@@ -70,6 +72,14 @@ describe('the capacity model measures every scenario of issue 24 item 1', () => 
 });
 
 describe('issue 24 goal 2(a)', () => {
+  it('is judged on a measured consumption, with D1 among the stores read', () => {
+    const consumption = figures.get('a_consume_stripe_req');
+    expect(consumption).toBeDefined();
+    expect(Object.keys(consumption!.d1)).toContain('DB');
+    expect(bytesAnywhere(consumption!)).toBeGreaterThan(0);
+  });
+
+  // Only the comparison can fail here: the test above shows the consumption was measured.
   // Expected to fail until the ticket logs' bodies (kept request, description, action rows' sent and
   // received) leave D1 (issue 24 items 2-3, in other hands). When it passes, vitest reports this
   // it.fails as failed: change it.fails to it, and the goal is held from then on.

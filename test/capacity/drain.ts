@@ -28,7 +28,8 @@ const namespaces = () =>
 
 /** What keeps the object busy, or null when it is settled. */
 async function pendingIn(stub: DurableObjectStub): Promise<string | null> {
-  return runInDurableObject(stub, async (instance: PendingMethods, state: DurableObjectState) => {
+  return runInDurableObject(stub, async (object: unknown, state: DurableObjectState) => {
+    const instance = object as PendingMethods;
     const soon = Date.now() + DUE_SOON_MS;
     if (typeof instance.pendingLogCount === 'function' && (await instance.pendingLogCount()) > 0) return 'log rows in its outbox';
     if (typeof instance.scheduledJobs === 'function' && (await instance.scheduledJobs()).some((job) => job.run_at <= soon)) return 'a job due soon';
