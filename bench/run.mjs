@@ -10,6 +10,8 @@
 //   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
 //   npm run bench -- --only=s1,s2,sp,s3 --s-pieces=200 --s-gap=20 --s3-sockets=50 --s3-pieces=1000 --s3-gaps=0,10
+//   npm run bench -- --only=la,lh,lb --rounds=3   a 100-row page of the owner's ticket log (la) and of a caller's
+//     forward history (lh), seeded through the routes, beside the bare route (lb) (bench/listing-scenarios.mjs)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +25,7 @@ import { machine } from './machine.mjs';
 import { summarizeProfile } from './profile.mjs';
 import { measureRound, SLICE_SETTLE_MS } from './round.mjs';
 import { measureQueueRound } from './queue-latency.mjs';
+import { LISTING_IDS, listingScenarios, printListingBaseline } from './listing-scenarios.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
 import { median, quantile } from './stats.mjs';
 import { measureStreaming, streamingRoundBudgetMs } from './streaming-phase.mjs';
@@ -36,7 +39,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     'max-requests': { type: 'string', default: '100000' },
-    only: { type: 'string', default: 'a,b,c,d,e,f,g,h,s1,s2,sp,s3' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g,h,s1,s2,sp,s3,la,lh,lb' },
     'h-idle': { type: 'string', default: '20' },
     'h-bursts': { type: 'string', default: '2' },
     'h-burst-size': { type: 'string', default: '10' },
@@ -103,8 +106,8 @@ const STARTUP_BUDGET_MS = 150_000;
  */
 // (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
 // The streaming scenarios share one phase: both Workers and the destination, latency rather than load.
-const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
-const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS].some((id) => ONLY.has(id));
+const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS, LISTING_IDS].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
 const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id));
 /** Generous: 0.5 s per idle sample, 5 s per burst. */
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
@@ -258,7 +261,8 @@ async function main() {
       await stopWorkers();
       continue;
     }
-    const phaseList = scenarios({ gateway, baseline, serviceId, stripeSecret, destination }).filter((s) => ids.includes(s.id));
+    const listings = ids.some((id) => LISTING_IDS.includes(id)) ? await listingScenarios({ gateway, operatorToken, stripeSecret, destination }) : [];
+    const phaseList = [...scenarios({ gateway, baseline, serviceId, stripeSecret, destination }), ...listings].filter((s) => ids.includes(s.id));
     for (const scenario of phaseList) {
       const res = await send(undefined, scenario.base, (await scenario.prepare())(0));
       if (res.status !== 200 || !scenario.accepts(res.body)) throw new Error(`(${scenario.id}) unexpected answer: ${res.status} ${res.body}`);
@@ -344,6 +348,7 @@ async function main() {
     console.log(`  ${label}: throughput ${show(r.rps)} — goal ≥ ${goal}: ${met(median(r.rps))}`);
     console.log(`       p50 ${show(r.p50)}${p50Goal ? ` — goal ≥ ${goal}: ${met(median(r.p50))}` : ''}   p99 ${show(r.p99)}   server CPU per request ${show(r.cpu)}`);
   }
+  printListingBaseline(results, fmt);
   const queue = queueRounds.length > 0 ? printQueueLatency(queueRounds) : undefined;
   const streaming = streamRounds.length > 0 ? summarizeStreaming(streamRounds) : undefined;
   if (streaming) {
