@@ -21,6 +21,9 @@ import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
 import { JobAlarm } from './job-alarm';
 import type { Job } from './job-table';
 import type { LogScope } from './ticket-log';
+
+/** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
+type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
 import { type LogExport, type TicketJobKind, TicketStore } from './ticket-store';
 
 /** Log rows written to D1 per export; the export job stays due while the outbox has more. */
@@ -137,8 +140,8 @@ export class TicketDO extends DurableObject<Env> {
   }
 
   /** Writes a warning on one action row of a consumption (a newsletter batch that went out but was not counted). */
-  async setActionWarning(scope: LogScope, consumeId: string, path: string, warning: string): Promise<boolean> {
-    await this.readyLog(scope);
+  async setActionWarning(ticket: LogRef, consumeId: string, path: string, warning: string): Promise<boolean> {
+    await this.readyLog(ticket);
     const set = await this.data.log.setActionWarning(consumeId, path, warning);
     if (this.data.log.compactionDue()) this.data.scheduleCompaction();
     await this.alarms.arm();
@@ -210,14 +213,14 @@ export class TicketDO extends DurableObject<Env> {
     else this.data.jobs.delete(job.id);
   }
 
-  /** Before the log is read or cleared: which ticket it is, and its rows still in D1's old log taken in. */
-  private async readyLog(scope: LogScope): Promise<void> {
-    this.data.log.bind(scope);
-    await this.takeInLegacy(scope, LEGACY_CHUNKS_PER_CALL);
+  /** Before the log is read or cleared: which ticket it is (with its plan, when the caller knows it), and its rows still in D1's old log taken in. */
+  private async readyLog(ticket: LogRef | LogScope): Promise<void> {
+    if ('plan' in ticket) this.data.log.bind(ticket);
+    await this.takeInLegacy(ticket, LEGACY_CHUNKS_PER_CALL);
   }
 
   /** Takes in up to `chunks` chunks of the ticket's rows from D1's old log; true when none is left there. */
-  private async takeInLegacy(scope: LogScope, chunks: number): Promise<boolean> {
+  private async takeInLegacy(scope: LogRef, chunks: number): Promise<boolean> {
     for (let i = 0; i < chunks; i++) {
       const rows = await readLegacyChunk(this.env.DB, scope.service_id, scope.ticket_id, LEGACY_CHUNK);
       if (rows.length === 0) return true;

@@ -161,7 +161,7 @@ export async function sendNewsletterBatchJob(job: BatchMessage, env: Env): Promi
   const warning = warnings.join('; ');
   console.warn(`newsletter ${job.send_id} batch ${job.batch}: ${warning}`);
   try {
-    await recordSendWarning(env.DB, job.service_id, send, job.batch, warning, Date.now());
+    await recordSendWarning(env, job.service_id, send, job.batch, warning, Date.now());
   } catch (err) {
     console.error('newsletter warning could not be stored', err instanceof Error ? err.message : String(err));
   }

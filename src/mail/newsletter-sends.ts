@@ -1,3 +1,5 @@
+import type { Env } from '../env';
+import { ticketObjectName } from '../consume/ticket-object';
 import { dropBody, fitsInline, putBody, readBody } from './bodies';
 import type { MailContent } from './compose';
 import { effectiveExpiry, expiresAt } from './lifetime';
@@ -128,10 +130,11 @@ export async function markBatchSent(
 
 /**
  * Writes a warning (mail went out but could not be counted or marked sent) on the batch, on the send
- * and on the nlsd action's row of the consumption log, where the log listing shows it.
+ * and on the nlsd action's row of the consumption log (in the ticket's object), where the log listing shows it.
  */
-export async function recordSendWarning(db: D1Database, serviceId: string, send: NewsletterSend, batch: number, warning: string, now: number): Promise<void> {
-  const statements = [
+export async function recordSendWarning(env: Env, serviceId: string, send: NewsletterSend, batch: number, warning: string, now: number): Promise<void> {
+  const db = env.DB;
+  await db.batch([
     db
       .prepare('UPDATE newsletter_batches SET warning = ?, updated = ? WHERE service_id = ? AND send_id = ? AND batch = ?')
       .bind(warning, now, serviceId, send.send_id, batch),
@@ -141,18 +144,11 @@ export async function recordSendWarning(db: D1Database, serviceId: string, send:
          WHERE service_id = ?3 AND send_id = ?4`,
       )
       .bind(`batch ${batch}: ${warning}`, now, serviceId, send.send_id),
-  ];
+  ]);
   if (send.ticket_id && send.consume_id && send.action_path) {
-    statements.push(
-      db
-        .prepare(
-          `UPDATE ticket_action_rows SET detail = json_set(detail, '$.warning', ?)
-           WHERE service_id = ? AND ticket_id = ? AND consume_id = ? AND path = ?`,
-        )
-        .bind(`Newsletter batch ${batch}: ${warning}`, serviceId, send.ticket_id, send.consume_id, send.action_path),
-    );
+    const ticket = env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(serviceId, send.ticket_id)));
+    await ticket.setActionWarning({ service_id: serviceId, ticket_id: send.ticket_id }, send.consume_id, send.action_path, `Newsletter batch ${batch}: ${warning}`);
   }
-  await db.batch(statements);
 }
 
 /**

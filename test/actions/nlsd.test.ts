@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { ticketLog, writeLogRow } from '../logs/log-helpers';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { TicketAction } from '../../schemas/ticket-types';
 import { NEWSLETTER_QUEUED, nlsdAction } from '../../src/actions/nlsd';
@@ -176,20 +177,14 @@ describe('newsletter batch jobs', () => {
   it('a batch that went out but could not be marked sent carries a warning on the batch, the send and the action row', async () => {
     const consumeId = `warn${Date.now()}`;
     const sendId = await storedSend({ ticket_id: 'news-ticket', consume_id: consumeId, action_path: 'actions[0]' });
-    await env.DB.prepare(
-      `INSERT INTO ticket_action_rows (service_id, ticket_id, consume_id, seq, path, act, detail, timestamp) VALUES (?, 'news-ticket', ?, 0, 'actions[0]', 'nlsd', '{"attempts":1}', ?)`,
-    )
-      .bind(project.service_id, consumeId, Date.now())
-      .run();
+    await writeLogRow(project.service_id, 'news-ticket', consumeId, Date.now(), {}, [{ seq: 0, path: 'actions[0]', act: 'nlsd', detail: { attempts: 1 } }]);
     const broken = { ...env, DB: failingDb(env.DB, /SET status = 'sent'/) };
     await sendNewsletterBatchJob(batchMessage(sendId, MEMBERS.slice(0, 2)), broken);
     expect(await outboxOf(sendId)).toHaveLength(2);
     expect((await batchRow(sendId))?.warning).toBe('the mail went out but the batch could not be marked sent');
     expect((await sendOf(sendId)).json.warning).toBe('batch 0: the mail went out but the batch could not be marked sent');
-    const row = await env.DB.prepare("SELECT json_extract(detail, '$.warning') AS warning FROM ticket_action_rows WHERE service_id = ? AND consume_id = ?")
-      .bind(project.service_id, consumeId)
-      .first<{ warning: string }>();
-    expect(row?.warning).toBe('Newsletter batch 0: the mail went out but the batch could not be marked sent');
+    const [logged] = await ticketLog(project.service_id, 'news-ticket');
+    expect(JSON.parse(logged.actions[0].detail).warning).toBe('Newsletter batch 0: the mail went out but the batch could not be marked sent');
   });
 
   it('a batch that went out but could not be counted is marked sent and carries a warning', async () => {
