@@ -7,7 +7,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
-import { createProject, registerTicket, type TestProject } from '../helpers/api';
+import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { failingDb } from './failing-db';
 import { consumePost, loggedConsumptions, settle } from './run-support';
 
@@ -75,7 +75,7 @@ describe("resume '0m' continuations", () => {
 });
 
 describe('the log export failing while continuations run', () => {
-  it('stops neither the runs nor the taking up of new ones; their rows reach the log once D1 is back', async () => {
+  it("stops neither the runs nor the taking up of new ones; signed-in consumptions reach the user's listing once D1 is back", async () => {
     const gate = crypto.randomUUID();
     await registerTicket(project, 'export-fails', {
       actions: [{ act: 'resp', exe: { resume: '0m' } }, { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } }],
@@ -83,15 +83,18 @@ describe('the log export failing while continuations run', () => {
     const stub = ticketStub(env, project.service_id, 'export-fails');
     const realDb = env.DB;
     const setDb = (db: D1Database) => runInDurableObject(stub, (instance) => void ((instance as unknown as { env: { DB: D1Database } }).env.DB = db));
+    const user = await mintUser(project);
+    const consume = () => call('POST', `/tpa/${project.service_id}/export-fails`, { token: user.id_token, body: {} });
     try {
-      await consumePost(project, 'export-fails');
+      await consume();
       expect(await untilWaiting(gate, 1)).toBe(1);
-      // From now on the object's log export fails, while the first run still waits at the gate.
-      await setDb(failingDb(realDb, /ticket_logs|ticket_action_rows/));
-      await consumePost(project, 'export-fails');
+      // From now on the object's export to D1 (the per-user index) fails, while the first run still waits at the gate.
+      await setDb(failingDb(realDb, /user_consumptions/));
+      await consume();
       expect(await untilWaiting(gate, 2)).toBe(2);
-      await new Promise((resolve) => setTimeout(resolve, 400)); // the answers' rows fall due for export, which fails
-      await consumePost(project, 'export-fails');
+      await new Promise((resolve) => setTimeout(resolve, 400)); // the consumptions fall due for export, which fails
+      expect(await stub.pendingLogCount()).toBeGreaterThan(0);
+      await consume();
       expect(await untilWaiting(gate, 3)).toBe(3);
       await fetch(`${origin}/gate/open/${gate}`);
       await untilNoContinuation(stub);
@@ -106,6 +109,8 @@ describe('the log export failing while continuations run', () => {
       [0, true],
       [0, true],
     ]);
+    const own = await call('GET', `/v1/projects/${project.service_id}/consumed?ticket_id=export-fails`, { token: user.id_token });
+    expect(own.json.list.map((row: { consume_id: string }) => row.consume_id).sort()).toEqual(logged.map((row) => row.consume_id).sort());
   });
 });
 
