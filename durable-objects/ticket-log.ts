@@ -65,8 +65,8 @@ export function segmentPrefix(plan: string): string {
 export class TicketLog {
   private bound?: LogScope;
   private readonly segments = new Map<number, Record<string, LogBody>>();
-  /** Bodies in SQLite per class, once counted. */
-  private tail?: Map<number, number>;
+  /** Bodies in SQLite per class, once counted: how many, and their bytes. */
+  private tail?: Map<number, { n: number; bytes: number }>;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -108,6 +108,7 @@ export class TicketLog {
 
   /** Writes an entry's body into SQLite (a replaced one leaves its segment's stale copy unread). */
   private put(logKey: string, timestamp: number, cls: number, body: LogBody, seg: number | null, replace = false): boolean {
+    const text = encodeBody(body);
     const previous = replace
       ? this.sql.exec<{ class: number; tail: number }>('SELECT class, body IS NOT NULL AS tail FROM log WHERE log_key = ?', logKey).toArray()[0]
       : undefined;
@@ -118,12 +119,15 @@ export class TicketLog {
       timestamp,
       cls,
       seg,
-      encodeBody(body),
+      text,
     );
     const tail = this.tailCounts();
-    if (previous?.tail) tail.set(previous.class, (tail.get(previous.class) ?? 1) - 1);
-    tail.set(cls, (tail.get(cls) ?? 0) + 1);
-    return (tail.get(cls) ?? 0) >= SEGMENT_ENTRIES;
+    if (previous?.tail) this.tail = undefined;
+    else if (seg === null) {
+      const now = tail.get(cls) ?? { n: 0, bytes: 0 };
+      tail.set(cls, { n: now.n + 1, bytes: now.bytes + text.length });
+    }
+    return this.compactionDue();
   }
 
   /** Entries of runs that went on after resp are no longer held open (the ticket was deleted with its runs). */
@@ -131,22 +135,30 @@ export class TicketLog {
     this.sql.exec('UPDATE log SET seg = NULL WHERE seg = ?', OPEN);
   }
 
-  private tailCounts(): Map<number, number> {
+  private tailCounts(): Map<number, { n: number; bytes: number }> {
     this.tail ??= new Map(
-      this.sql.exec<{ class: number; n: number }>('SELECT class, COUNT(*) AS n FROM log WHERE body IS NOT NULL GROUP BY class').toArray().map((r) => [r.class, r.n]),
+      this.sql
+        .exec<{ class: number; n: number; bytes: number }>('SELECT class, COUNT(*) AS n, SUM(length(body)) AS bytes FROM log WHERE body IS NOT NULL AND seg IS NULL GROUP BY class')
+        .toArray()
+        .map((r) => [r.class, { n: r.n, bytes: r.bytes }]),
     );
     return this.tail;
   }
 
+  /** The class with a segment's worth of bodies in SQLite (by count or by bytes), if one has. */
+  private fullClass(): number | undefined {
+    return [...this.tailCounts().entries()].find(([, t]) => t.n >= SEGMENT_ENTRIES || t.bytes >= SEGMENT_BYTES)?.[0];
+  }
+
   /** Whether some class has a segment's worth of bodies in SQLite. */
   compactionDue(): boolean {
-    return [...this.tailCounts().values()].some((n) => n >= SEGMENT_ENTRIES);
+    return this.fullClass() !== undefined;
   }
 
   /** Packs the oldest bodies of one full class into a segment; true while more are due. Retention rides along. */
   async compact(): Promise<boolean> {
     const scope = this.scope();
-    const full = [...this.tailCounts().entries()].find(([, n]) => n >= SEGMENT_ENTRIES)?.[0];
+    const full = this.fullClass();
     if (scope && full !== undefined) await this.packSegment(scope, full);
     if (scope) await this.retainIfDue(scope);
     return this.compactionDue();
