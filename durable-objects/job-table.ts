@@ -34,9 +34,9 @@ export class JobTable<K extends string> {
   }
 
   /** Adds a job of this kind unless one is already scheduled (a job that gathers work, like an export). */
-  addOnce(kind: K, runAt: number): void {
+  addOnce(kind: K, runAt: number, payload = '{}'): void {
     this.changed = true;
-    this.sql.exec('INSERT INTO jobs (kind, run_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ?)', kind, runAt, kind);
+    this.sql.exec('INSERT INTO jobs (kind, run_at, payload) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ?)', kind, runAt, payload, kind);
   }
 
   /** Whether a job of this kind with exactly this payload is scheduled. */

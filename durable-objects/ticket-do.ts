@@ -9,8 +9,8 @@ import { closeContinuation, closingLogStatement, type ContinuationJob } from '..
 import { logStatements } from '../src/consume/log-export';
 import { consumedIndexStatement } from '../src/logs/consumed-index';
 import type { KeptRequest } from '../src/logs/kept-request';
-import { deleteLegacyStatements, readLegacyChunk } from '../src/logs/legacy-log';
-import { actionListingRows, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/logs/log-body';
+import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/logs/legacy-log';
+import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/logs/log-body';
 import type { StoredActionRow, StoredLogRow } from '../src/logs/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import { ticketObjectName } from '../src/consume/ticket-object';
@@ -59,6 +59,7 @@ export class TicketDO extends DurableObject<Env> {
       'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entry) => this.exportStatements(entry), LOG_EXPORT_BATCH) },
       'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()) },
       'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })) },
+      'take-in-logs': { run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))) },
     });
     // After an eviction or a restart, jobs left in storage keep their alarm.
     void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
@@ -105,29 +106,37 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.outbox.size();
   }
 
-  /** One page of the log, newest first, each row as the listing shows it. */
+  /**
+   * One page of the log, newest first, each row as the listing shows it. While D1 still holds rows of
+   * the old log that this object has not taken in yet, the page reads both and merges them.
+   */
   async logPage(scope: LogScope, query: LogPageQuery): Promise<LogListingRow[]> {
-    await this.readyLog(scope);
-    return (await this.data.log.page(query)).map(({ index, body }) => listingRow(scope.ticket_id, index, body));
+    const left = await this.readyLog(scope);
+    // D1 first: a row moved meanwhile is then in both reads (and kept once), never in neither.
+    const legacy = left ? await readLegacyPage(this.env.DB, scope.service_id, scope.ticket_id, query) : [];
+    const rows = (await this.data.log.page(query)).map(({ index, body }) => listingRow(scope.ticket_id, index, body));
+    if (legacy.length === 0) return rows;
+    const seen = new Set(rows.map((r) => r.log_key));
+    const merged = [...rows, ...legacy.filter((e) => !seen.has(e.row.log_key)).map((e) => listingRow(scope.ticket_id, { log_key: e.row.log_key, timestamp: e.row.timestamp, class: classOf(e.row) }, bodyOf(e.row, e.actions)))];
+    merged.sort((a, b) => b.timestamp - a.timestamp || (a.log_key < b.log_key ? 1 : a.log_key > b.log_key ? -1 : 0));
+    return merged.slice(0, query.count);
   }
 
   /** The action rows of one consumption, in the order they ran; [] when the log has no such consumption. */
   async logActions(scope: LogScope, consumeId: string): Promise<StoredActionRow[]> {
-    await this.readyLog(scope);
-    const entry = await this.data.log.entry(consumeId);
+    const entry = await this.entryOf(scope, consumeId);
     return entry ? actionListingRows(scope.ticket_id, entry.index.timestamp, entry.body) : [];
   }
 
   /** The request a consumption received; undefined when the log has no such consumption, null when nothing was kept. */
   async keptRequest(scope: LogScope, consumeId: string): Promise<KeptRequest | null | undefined> {
-    await this.readyLog(scope);
-    const entry = await this.data.log.entry(consumeId);
+    const entry = await this.entryOf(scope, consumeId);
     return entry ? (entry.body.request ?? null) : undefined;
   }
 
   /** The rows of these consumptions that the log still has (getConsumedTickets), in the order asked. */
   async consumedRows(scope: LogScope, logKeys: string[]): Promise<StoredLogRow[]> {
-    await this.readyLog(scope);
+    if (await this.readyLog(scope)) await this.takeInKeys(scope, logKeys);
     return (await this.data.log.entries(logKeys)).map(({ index, body }) => storedLogRow(scope.ticket_id, index, body));
   }
 
@@ -141,7 +150,7 @@ export class TicketDO extends DurableObject<Env> {
 
   /** Writes a warning on one action row of a consumption (a newsletter batch that went out but was not counted). */
   async setActionWarning(ticket: LogRef, consumeId: string, path: string, warning: string): Promise<boolean> {
-    await this.readyLog(ticket);
+    if (await this.readyLog(ticket)) await this.takeInKeys(ticket, [consumeId]);
     const set = await this.data.log.setActionWarning(consumeId, path, warning);
     if (this.data.log.compactionDue()) this.data.scheduleCompaction();
     await this.alarms.arm();
@@ -213,10 +222,31 @@ export class TicketDO extends DurableObject<Env> {
     else this.data.jobs.delete(job.id);
   }
 
-  /** Before the log is read or cleared: which ticket it is (with its plan, when the caller knows it), and its rows still in D1's old log taken in. */
-  private async readyLog(ticket: LogRef | LogScope): Promise<void> {
+  /**
+   * Before the log is read: which ticket it is (with its plan, when the caller knows it), and its rows
+   * still in D1's old log taken in, as many as one call may. Returns whether some are left there (the
+   * rest then goes on in the background).
+   */
+  private async readyLog(ticket: LogRef | LogScope): Promise<boolean> {
     if ('plan' in ticket) this.data.log.bind(ticket);
-    await this.takeInLegacy(ticket, LEGACY_CHUNKS_PER_CALL);
+    if (await this.takeInLegacy(ticket, LEGACY_CHUNKS_PER_CALL)) return false;
+    this.data.jobs.addOnce('take-in-logs', Date.now(), JSON.stringify(ticket));
+    await this.alarms.arm();
+    return true;
+  }
+
+  /** One consumption's entry, taken in from D1's old log first if it is still there. */
+  private async entryOf(scope: LogScope, consumeId: string) {
+    if (await this.readyLog(scope)) await this.takeInKeys(scope, [consumeId]);
+    return this.data.log.entry(consumeId);
+  }
+
+  /** Takes in these rows of the old log, if D1 still has them. */
+  private async takeInKeys(scope: LogRef, logKeys: string[]): Promise<void> {
+    const rows = await readLegacyKeys(this.env.DB, scope.service_id, scope.ticket_id, logKeys);
+    if (rows.length === 0) return;
+    this.data.log.takeIn(rows);
+    await this.env.DB.batch(deleteLegacyStatements(this.env.DB, scope.service_id, scope.ticket_id, rows.map((r) => r.row)));
   }
 
   /** Takes in up to `chunks` chunks of the ticket's rows from D1's old log; true when none is left there. */

@@ -109,6 +109,7 @@ export class TicketLog {
   /** Writes an entry's body into SQLite (a replaced one leaves its segment's stale copy unread). */
   private put(logKey: string, timestamp: number, cls: number, body: LogBody, seg: number | null, replace = false): boolean {
     const text = encodeBody(body);
+    const tail = this.tailCounts();
     const previous = replace
       ? this.sql.exec<{ class: number; tail: number }>('SELECT class, body IS NOT NULL AS tail FROM log WHERE log_key = ?', logKey).toArray()[0]
       : undefined;
@@ -121,7 +122,6 @@ export class TicketLog {
       seg,
       text,
     );
-    const tail = this.tailCounts();
     if (previous?.tail) this.tail = undefined;
     else if (seg === null) {
       const now = tail.get(cls) ?? { n: 0, bytes: 0 };

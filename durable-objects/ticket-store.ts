@@ -82,7 +82,7 @@ function jsonWithin(value: unknown, fitted: () => unknown): string {
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
-export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log';
+export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log' | 'take-in-logs';
 
 /** An outbox entry written before the log moved into the object: a log row and its action rows, for D1. */
 export interface LogEntry {

@@ -5,6 +5,8 @@
  */
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from '../consume/types';
+import type { LogOutcome } from './listing-query';
+import type { LogPageQuery } from './log-body';
 
 interface LegacyRow {
   log_key: string;
@@ -31,22 +33,22 @@ const parseObject = (text: string | null): Record<string, unknown> | undefined =
   }
 };
 
-/** Up to `limit` of a ticket's oldest D1 log rows, each with its action rows. */
-export async function readLegacyChunk(db: D1Database, serviceId: string, ticketId: string, limit: number): Promise<{ row: LogRow; actions: ActionRow[] }[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT l.log_key, l.consume_id, l.user_id, l.signed, l.is_check, l.failed, l.code, l.timestamp, l.description, l.request, l.replay_of,
-         (SELECT json_group_array(json_object('seq', a.seq, 'path', a.path, 'act', a.act, 'detail', json(a.detail)))
+const ACTIONS_OF_ROW = `(SELECT json_group_array(json_object('seq', a.seq, 'path', a.path, 'act', a.act, 'detail', json(a.detail)))
             FROM (SELECT * FROM ticket_action_rows a WHERE a.service_id = l.service_id AND a.ticket_id = l.ticket_id AND a.consume_id = l.consume_id ORDER BY a.seq) a
-         ) AS actions
-         FROM ticket_logs l
-        WHERE l.service_id = ? AND l.ticket_id = ?
-        ORDER BY l.timestamp, l.log_key
-        LIMIT ?`,
-    )
-    .bind(serviceId, ticketId, limit)
-    .all<LegacyRow>();
-  return results.map((r) => ({
+         ) AS actions`;
+const COLUMNS = 'l.log_key, l.consume_id, l.user_id, l.signed, l.is_check, l.failed, l.code, l.timestamp, l.description, l.request, l.replay_of';
+
+/** The SQL condition on a ticket_logs row `l` that keeps one outcome (a dry run is 'check' whatever it judged). */
+const OUTCOME_SQL: Record<LogOutcome, string> = {
+  ok: 'AND l.is_check = 0 AND l.failed = 0',
+  failed: 'AND l.is_check = 0 AND l.failed = 1',
+  check: 'AND l.is_check = 1',
+};
+
+type LegacyEntry = { row: LogRow; actions: ActionRow[] };
+
+function toEntry(serviceId: string, ticketId: string, r: LegacyRow): LegacyEntry {
+  return {
     row: {
       service_id: serviceId,
       ticket_id: ticketId,
@@ -64,7 +66,41 @@ export async function readLegacyChunk(db: D1Database, serviceId: string, ticketI
     },
     // A dry run has no action rows of its own: its consume_id may be shared by nothing else.
     actions: r.is_check === 1 ? [] : (JSON.parse(r.actions) as ActionRow[]),
-  }));
+  };
+}
+
+/** Up to `limit` of a ticket's oldest D1 log rows, each with its action rows. */
+export async function readLegacyChunk(db: D1Database, serviceId: string, ticketId: string, limit: number): Promise<LegacyEntry[]> {
+  const { results } = await db
+    .prepare(`SELECT ${COLUMNS}, ${ACTIONS_OF_ROW} FROM ticket_logs l WHERE l.service_id = ? AND l.ticket_id = ? ORDER BY l.timestamp, l.log_key LIMIT ?`)
+    .bind(serviceId, ticketId, limit)
+    .all<LegacyRow>();
+  return results.map((r) => toEntry(serviceId, ticketId, r));
+}
+
+/** One page of the D1 rows not yet taken in, in the listing's order (newest first), for a listing that reads both. */
+export async function readLegacyPage(db: D1Database, serviceId: string, ticketId: string, query: LogPageQuery): Promise<LegacyEntry[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS}, ${ACTIONS_OF_ROW} FROM ticket_logs l
+        WHERE l.service_id = ?1 AND l.ticket_id = ?2 AND l.timestamp BETWEEN ?3 AND ?4
+          ${query.outcome ? OUTCOME_SQL[query.outcome] : ''}
+          ${query.after ? 'AND (l.timestamp, l.log_key) < (?6, ?7)' : ''}
+        ORDER BY l.timestamp DESC, l.log_key DESC
+        LIMIT ?5`,
+    )
+    .bind(serviceId, ticketId, query.from, query.to, query.count, ...(query.after ? [query.after.t, query.after.k] : []))
+    .all<LegacyRow>();
+  return results.map((r) => toEntry(serviceId, ticketId, r));
+}
+
+/** The D1 rows of these log keys not yet taken in. */
+export async function readLegacyKeys(db: D1Database, serviceId: string, ticketId: string, logKeys: string[]): Promise<LegacyEntry[]> {
+  const { results } = await db
+    .prepare(`SELECT ${COLUMNS}, ${ACTIONS_OF_ROW} FROM ticket_logs l WHERE l.service_id = ? AND l.ticket_id = ? AND l.log_key IN (SELECT value FROM json_each(?))`)
+    .bind(serviceId, ticketId, JSON.stringify(logKeys))
+    .all<LegacyRow>();
+  return results.map((r) => toEntry(serviceId, ticketId, r));
 }
 
 /** Deletes the given rows (and the action rows of their consumptions) from D1 once the object holds them. */
