@@ -8,6 +8,7 @@ import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
 import { logStatements } from '../src/consume/log-export';
 import { consumedIndexStatement } from '../src/logs/consumed-index';
+import { reportTicketStorage } from '../src/platform/project-storage';
 import type { KeptRequest } from '../src/logs/kept-request';
 import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/logs/legacy-log';
 import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/logs/log-body';
@@ -49,6 +50,8 @@ export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
   private readonly secrets: SecretCache;
   private readonly alarms: JobAlarm<TicketJobKind>;
+  /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
+  private reportedBytes?: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -143,7 +146,10 @@ export class TicketDO extends DurableObject<Env> {
   /** Deletes the entries older than `before` (clearTicketLog, retention): one step now, the rest in the background. */
   async clearLog(scope: LogScope, before: number): Promise<void> {
     this.data.log.bind(scope);
-    if (!(await this.clearStep({ before, scope }))) return;
+    if (!(await this.clearStep({ before, scope }))) {
+      await this.reportStorage();
+      return;
+    }
     this.data.jobs.add('clear-log', Date.now(), JSON.stringify({ before, scope }));
     await this.alarms.arm();
   }
@@ -220,6 +226,24 @@ export class TicketDO extends DurableObject<Env> {
   private async stepJob(job: Job<TicketJobKind>, step: () => Promise<boolean>): Promise<void> {
     if (await step()) this.data.jobs.reschedule(job.id, Date.now());
     else this.data.jobs.delete(job.id);
+    await this.reportStorage();
+  }
+
+  /**
+   * Reports what the log holds (this object's SQLite file and its R2 segments) to the project's storage
+   * count when it changed: after a segment is packed or a clear step, never per consumption. A failed
+   * report is tried again at the next step.
+   */
+  private async reportStorage(): Promise<void> {
+    const scope = this.data.log.scope();
+    const bytes = this.ctx.storage.sql.databaseSize + this.data.log.segmentBytes();
+    if (!scope || bytes === this.reportedBytes) return;
+    try {
+      await reportTicketStorage(this.env.DB, scope.service_id, scope.ticket_id, bytes, Date.now());
+      this.reportedBytes = bytes;
+    } catch (err) {
+      console.error('storage report failed', err instanceof Error ? err.message : String(err));
+    }
   }
 
   /**

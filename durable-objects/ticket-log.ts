@@ -229,6 +229,11 @@ export class TicketLog {
     return this.withBodies(this.sql.exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log ORDER BY timestamp, log_key').toArray());
   }
 
+  /** The bytes this log holds in R2 (its segments). */
+  segmentBytes(): number {
+    return this.sql.exec<{ n: number }>('SELECT COALESCE(SUM(bytes), 0) AS n FROM log_segments').one().n;
+  }
+
   count(): number {
     return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log').one().n;
   }

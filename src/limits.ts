@@ -20,3 +20,11 @@ export const DEADLINE_GRACE_MS = 1_000;
 export const MAX_RESUME_DELAY_MS = 366 * 24 * 60 * 60 * 1_000;
 /** Queued ticket runs (runs that go on after resp) per project per calendar month (UTC); null = unlimited. */
 export const QUEUED_RUN_QUOTA: Record<string, number | null> = { free: 1_000, standard: 100_000, premium: null };
+/**
+ * Storage a project's ticket logs may hold (each ticket object's SQLite plus its R2 segments), in
+ * bytes, by plan; the operator may set another figure per project. Reasoning: docs/decisions.md,
+ * "Storage quota (issue 24 item 6)".
+ */
+export const STORAGE_QUOTA_BYTES: Record<string, number> = { free: 1_000_000_000, standard: 100_000_000_000, premium: 1_000_000_000_000 };
+/** Largest per-project storage quota the operator may set (100 TB). */
+export const MAX_STORAGE_QUOTA_BYTES = 100_000_000_000_000;

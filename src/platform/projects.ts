@@ -126,6 +126,7 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
     const sealed = patch.secure_request_key === null ? null : await encryptText(env, patch.secure_request_key, secureRequestKeyContext(serviceId));
     set('secure_request_key_enc', sealed);
   }
+  if (patch.storage_quota_bytes !== undefined) set('storage_quota_bytes', patch.storage_quota_bytes);
   if (patch.secure_request_destinations !== undefined) {
     const list = patch.secure_request_destinations ?? [];
     set('secure_request_destinations', list.length > 0 ? JSON.stringify(list) : null);

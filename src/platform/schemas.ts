@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { destinationTextProblem } from '../outbound/destinations';
+import { MAX_STORAGE_QUOTA_BYTES } from '../limits';
 import { DEV_ISSUER_PREFIX, RESERVED_CLAIMS } from './claims';
 
 /**
@@ -65,6 +66,13 @@ export const UpdateProjectBody = z.strictObject({
     .nullable()
     .optional()
     .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match (at most 100). null or [] clears the list: any public url."),
+  storage_quota_bytes: z
+    .int('must be a whole number of bytes')
+    .min(0, 'must be 0 or more bytes')
+    .max(MAX_STORAGE_QUOTA_BYTES, `must be at most ${MAX_STORAGE_QUOTA_BYTES} bytes`)
+    .nullable()
+    .optional()
+    .describe("The project's storage quota in bytes (its tickets' logs), instead of its plan's; null goes back to the plan's (docs/api.md, Storage quota)."),
 });
 export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
 
