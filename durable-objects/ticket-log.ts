@@ -1,8 +1,10 @@
 /**
- * A ticket's consumption log, in its own object: a small index row per consumption in SQLite, the
- * bodies (description, kept request, action rows) in SQLite only while they are the newest of their
- * outcome class, then packed into R2 segments of up to SEGMENT_ENTRIES. A page of one class spans one
- * or two segments, so a listing reads a few objects, never one per row (docs/capacity.md).
+ * A ticket's consumption log, in its own object: a small index row per consumption in SQLite (`log`),
+ * the bodies (description, kept request, action rows) in a table of their own (`log_bodies`) only while
+ * they are the newest of their outcome class, then packed into R2 segments of up to SEGMENT_ENTRIES and
+ * deleted there. Keeping the bodies out of the index's pages keeps those pages full of index rows (a
+ * body nulled in place would leave each page mostly empty). A page of one class spans one or two
+ * segments, so a listing reads a few objects, never one per row (docs/capacity.md).
  */
 import type { ActionRow } from '../src/actions/types';
 import type { LogRow } from '../src/consume/types';
@@ -28,8 +30,6 @@ const DELETE_CHUNK = 5_000;
 const R2_DELETE_KEYS = 1_000;
 /** Retention runs at most this often, beside a compaction. */
 const RETENTION_EVERY_MS = 3_600_000;
-/** The seg of an entry whose run goes on after resp: kept in SQLite until it is closed. */
-const OPEN = 0;
 /** Segments kept in memory for the next page. */
 const SEGMENT_CACHE = 4;
 
@@ -38,11 +38,17 @@ export const TICKET_LOG_SCHEMA = `
     log_key TEXT PRIMARY KEY,
     timestamp INTEGER NOT NULL,
     class INTEGER NOT NULL,
-    seg INTEGER,
-    body TEXT
+    seg INTEGER
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS log_by_class ON log (class, timestamp, log_key);
-  CREATE INDEX IF NOT EXISTS log_tail ON log (class, timestamp) WHERE body IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS log_bodies (
+    log_key TEXT NOT NULL UNIQUE,
+    class INTEGER NOT NULL,
+    timestamp INTEGER NOT NULL,
+    open INTEGER NOT NULL,
+    body TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS log_bodies_by_class ON log_bodies (class, open, timestamp);
   CREATE TABLE IF NOT EXISTS log_segments (seg INTEGER PRIMARY KEY, key TEXT NOT NULL, newest INTEGER NOT NULL, entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS log_segments_by_newest ON log_segments (newest);
   CREATE TABLE IF NOT EXISTS log_meta (id INTEGER PRIMARY KEY CHECK (id = 1), service_id TEXT NOT NULL, ticket_id TEXT NOT NULL, plan TEXT NOT NULL, retained_at INTEGER NOT NULL DEFAULT 0);`;
@@ -55,6 +61,9 @@ export type LogScope = {
 };
 
 type IndexRow = IndexFacts & { seg: number | null; body: string | null };
+
+/** An index row with its body, when the body is still in SQLite. */
+const WITH_BODY = 'SELECT l.log_key, l.timestamp, l.class, l.seg, b.body FROM log l LEFT JOIN log_bodies b ON b.log_key = l.log_key';
 
 /** The R2 prefix of a plan's segments: a lifecycle rule per prefix removes what retention would (docs/capacity.md). */
 export function segmentPrefix(plan: string): string {
@@ -95,35 +104,40 @@ export class TicketLog {
 
   /**
    * Appends an entry, or closes one (final: a run that went on after resp ended). An entry whose run
-   * goes on stays in SQLite (seg 0) until closed, so closing it never waits on R2. Returns whether a
+   * goes on stays in SQLite (open) until closed, so closing it never waits on R2. Returns whether a
    * segment is due.
    */
   write(row: LogRow, actions: ActionRow[], final: boolean): boolean {
-    if (!final) return this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), row.description.continuation !== undefined ? OPEN : null);
-    const current = this.sql.exec<{ body: string | null }>('SELECT body FROM log WHERE log_key = ?', row.log_key).toArray()[0];
+    if (!final) return this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), row.description.continuation !== undefined, false);
+    const current = this.sql.exec<{ body: string }>('SELECT body FROM log_bodies WHERE log_key = ?', row.log_key).toArray()[0];
     // The entry was cleared meanwhile: its closing row has nothing to close.
-    if (!current?.body) return false;
-    return this.put(row.log_key, row.timestamp, classOf(row), closedBody(JSON.parse(current.body) as LogBody, row, actions), null, true);
+    if (!current) return false;
+    return this.put(row.log_key, row.timestamp, classOf(row), closedBody(JSON.parse(current.body) as LogBody, row, actions), false, true);
   }
 
-  /** Writes an entry's body into SQLite (a replaced one leaves its segment's stale copy unread). */
-  private put(logKey: string, timestamp: number, cls: number, body: LogBody, seg: number | null, replace = false): boolean {
+  /** Writes an entry's index row and its body into SQLite (a replaced one leaves its segment's stale copy unread). */
+  private put(logKey: string, timestamp: number, cls: number, body: LogBody, open: boolean, replace: boolean): boolean {
     const text = encodeBody(body);
     const tail = this.tailCounts();
-    const previous = replace
-      ? this.sql.exec<{ class: number; tail: number }>('SELECT class, body IS NOT NULL AS tail FROM log WHERE log_key = ?', logKey).toArray()[0]
-      : undefined;
-    this.sql.exec(
-      `INSERT INTO log (log_key, timestamp, class, seg, body) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (log_key) DO ${replace ? 'UPDATE SET class = excluded.class, seg = excluded.seg, body = excluded.body' : 'NOTHING'}`,
+    const inserted = this.sql.exec(
+      `INSERT INTO log (log_key, timestamp, class, seg) VALUES (?, ?, ?, NULL)
+       ON CONFLICT (log_key) DO ${replace ? 'UPDATE SET class = excluded.class, seg = NULL' : 'NOTHING'}`,
       logKey,
       timestamp,
       cls,
-      seg,
+    ).rowsWritten;
+    if (!replace && inserted === 0) return this.compactionDue();
+    this.sql.exec(
+      `INSERT INTO log_bodies (log_key, class, timestamp, open, body) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (log_key) DO UPDATE SET class = excluded.class, open = excluded.open, body = excluded.body`,
+      logKey,
+      cls,
+      timestamp,
+      open ? 1 : 0,
       text,
     );
-    if (previous?.tail) this.tail = undefined;
-    else if (seg === null) {
+    if (replace) this.tail = undefined;
+    else if (!open) {
       const now = tail.get(cls) ?? { n: 0, bytes: 0 };
       tail.set(cls, { n: now.n + 1, bytes: now.bytes + text.length });
     }
@@ -132,13 +146,14 @@ export class TicketLog {
 
   /** Entries of runs that went on after resp are no longer held open (the ticket was deleted with its runs). */
   releaseOpen(): void {
-    this.sql.exec('UPDATE log SET seg = NULL WHERE seg = ?', OPEN);
+    this.sql.exec('UPDATE log_bodies SET open = 0 WHERE open = 1');
+    this.tail = undefined;
   }
 
   private tailCounts(): Map<number, { n: number; bytes: number }> {
     this.tail ??= new Map(
       this.sql
-        .exec<{ class: number; n: number; bytes: number }>('SELECT class, COUNT(*) AS n, SUM(length(body)) AS bytes FROM log WHERE body IS NOT NULL AND seg IS NULL GROUP BY class')
+        .exec<{ class: number; n: number; bytes: number }>('SELECT class, COUNT(*) AS n, SUM(length(body)) AS bytes FROM log_bodies WHERE open = 0 GROUP BY class')
         .toArray()
         .map((r) => [r.class, { n: r.n, bytes: r.bytes }]),
     );
@@ -167,7 +182,7 @@ export class TicketLog {
   private async packSegment(scope: LogScope, cls: number): Promise<void> {
     const rows = this.sql
       .exec<{ log_key: string; timestamp: number; body: string }>(
-        'SELECT log_key, timestamp, body FROM log WHERE class = ? AND body IS NOT NULL AND seg IS NULL ORDER BY timestamp, log_key LIMIT ?',
+        'SELECT log_key, timestamp, body FROM log_bodies WHERE class = ? AND open = 0 ORDER BY timestamp, log_key LIMIT ?',
         cls,
         SEGMENT_ENTRIES,
       )
@@ -187,11 +202,9 @@ export class TicketLog {
     await this.bucket.put(key, text, { httpMetadata: { contentType: 'application/json' } });
     const newest = Math.max(...taken.map((r) => r.timestamp));
     this.sql.exec('INSERT INTO log_segments (seg, key, newest, entries, bytes) VALUES (?, ?, ?, ?, ?)', seg, key, newest, taken.length, text.length);
-    this.sql.exec(
-      'UPDATE log SET seg = ?, body = NULL WHERE log_key IN (SELECT value FROM json_each(?)) AND body IS NOT NULL AND seg IS NULL',
-      seg,
-      JSON.stringify(taken.map((r) => r.log_key)),
-    );
+    const keys = JSON.stringify(taken.map((r) => r.log_key));
+    this.sql.exec('UPDATE log SET seg = ? WHERE log_key IN (SELECT value FROM json_each(?))', seg, keys);
+    this.sql.exec('DELETE FROM log_bodies WHERE log_key IN (SELECT value FROM json_each(?))', keys);
     this.tail = undefined;
   }
 
@@ -199,26 +212,31 @@ export class TicketLog {
   async page(query: LogPageQuery): Promise<{ index: IndexFacts; body: LogBody }[]> {
     const classes = query.outcome ? [LOG_CLASS[query.outcome]] : Object.values(LOG_CLASS);
     const after = query.after ? 'AND (timestamp < ? OR (timestamp = ? AND log_key < ?))' : '';
-    const part = `SELECT * FROM (SELECT log_key, timestamp, class, seg, body FROM log
+    const part = `SELECT * FROM (SELECT log_key, timestamp, class, seg FROM log
                    WHERE class = ? AND timestamp BETWEEN ? AND ? ${after}
                    ORDER BY timestamp DESC, log_key DESC LIMIT ?)`;
     const args = classes.flatMap((cls) => [cls, query.from, query.to, ...(query.after ? [query.after.t, query.after.t, query.after.k] : []), query.count]);
     const rows = this.sql
-      .exec<IndexRow>(`${classes.map(() => part).join(' UNION ALL ')} ORDER BY timestamp DESC, log_key DESC LIMIT ?`, ...args, query.count)
+      .exec<IndexRow>(
+        `SELECT p.log_key, p.timestamp, p.class, p.seg, b.body FROM (${classes.map(() => part).join(' UNION ALL ')} ORDER BY timestamp DESC, log_key DESC LIMIT ?) p
+         LEFT JOIN log_bodies b ON b.log_key = p.log_key ORDER BY p.timestamp DESC, p.log_key DESC`,
+        ...args,
+        query.count,
+      )
       .toArray();
     return this.withBodies(rows);
   }
 
   /** One entry by its log key, with its body; undefined when the log has none. */
   async entry(logKey: string): Promise<{ index: IndexFacts; body: LogBody } | undefined> {
-    const row = this.sql.exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log WHERE log_key = ?', logKey).toArray()[0];
+    const row = this.sql.exec<IndexRow>(`${WITH_BODY} WHERE l.log_key = ?`, logKey).toArray()[0];
     return row ? (await this.withBodies([row]))[0] : undefined;
   }
 
   /** Entries by log key (those the log has), in the order asked. */
   async entries(logKeys: string[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
     const rows = this.sql
-      .exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log WHERE log_key IN (SELECT value FROM json_each(?))', JSON.stringify(logKeys))
+      .exec<IndexRow>(`${WITH_BODY} WHERE l.log_key IN (SELECT value FROM json_each(?))`, JSON.stringify(logKeys))
       .toArray();
     const found = new Map((await this.withBodies(rows)).map((e) => [e.index.log_key, e]));
     return logKeys.flatMap((key) => found.get(key) ?? []);
@@ -226,7 +244,7 @@ export class TicketLog {
 
   /** Every entry, oldest first (tests and operations; a bounded log only). */
   async all(): Promise<{ index: IndexFacts; body: LogBody }[]> {
-    return this.withBodies(this.sql.exec<IndexRow>('SELECT log_key, timestamp, class, seg, body FROM log ORDER BY timestamp, log_key').toArray());
+    return this.withBodies(this.sql.exec<IndexRow>(`${WITH_BODY} ORDER BY l.timestamp, l.log_key`).toArray());
   }
 
   /** The bytes this log holds in R2 (its segments). */
@@ -266,8 +284,8 @@ export class TicketLog {
     const current = await this.entry(consumeId);
     if (!current) return false;
     const actions = current.body.actions.map((a) => (a.path === path ? { ...a, detail: { ...a.detail, warning } } : a));
-    const open = this.sql.exec<{ seg: number | null }>('SELECT seg FROM log WHERE log_key = ?', consumeId).one().seg === OPEN;
-    this.put(consumeId, current.index.timestamp, current.index.class, { ...current.body, actions }, open ? OPEN : null, true);
+    const open = this.sql.exec<{ open: number }>('SELECT open FROM log_bodies WHERE log_key = ?', consumeId).toArray()[0]?.open === 1;
+    this.put(consumeId, current.index.timestamp, current.index.class, { ...current.body, actions }, open, true);
     return true;
   }
 
@@ -282,6 +300,7 @@ export class TicketLog {
         DELETE_CHUNK,
       );
       if (this.sql.exec<{ n: number }>('SELECT changes() AS n').one().n >= DELETE_CHUNK) more = true;
+      this.sql.exec('DELETE FROM log_bodies WHERE class = ? AND timestamp < ? AND NOT EXISTS (SELECT 1 FROM log WHERE log.log_key = log_bodies.log_key)', cls, before);
     }
     this.tail = undefined;
     const gone = this.sql.exec<{ seg: number; key: string }>('SELECT seg, key FROM log_segments WHERE newest < ? LIMIT ?', before, R2_DELETE_KEYS).toArray();
@@ -305,6 +324,6 @@ export class TicketLog {
 
   /** Takes rows in (from D1, where the log was kept before): each once, as they were. */
   takeIn(entries: { row: LogRow; actions: ActionRow[] }[]): void {
-    for (const { row, actions } of entries) this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), null);
+    for (const { row, actions } of entries) this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), false, false);
   }
 }

@@ -51,8 +51,8 @@ describe('the capacity model measures every scenario of issue 24 item 1', () => 
     expect(entriesAnywhere(measured)).toBeGreaterThan(0);
     // Where D1's file grew by ten pages or more, the cells counted fill at least a third of them (SQLite
     // leaves pages part empty, never two-thirds empty on average); far less means a table was missed. Not
-    // for the objects' SQLite: a ticket's log keeps bodies only until they are packed into R2, so its file
-    // holds freed pages that the next bodies reuse.
+    // for the objects' SQLite: a ticket's log keeps bodies (in their own table) only until they are packed
+    // into R2, so its file holds freed pages that the next bodies reuse.
     for (const store of Object.values(measured.d1)) {
       if (store.physical_bytes * measured.operations >= 10 * 4096) expect(store.logical_bytes).toBeGreaterThanOrEqual(store.physical_bytes / 3);
     }

@@ -36,7 +36,7 @@ describe("a ticket's log in its object", () => {
       expect(store.log.compactionDue()).toBe(true);
       expect(await store.log.compact()).toBe(false);
       expect(await segmentKeys('packed')).toEqual(['logs/d30/svc-log/packed/1']);
-      const inSqlite = state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log WHERE body IS NOT NULL').one().n;
+      const inSqlite = state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log_bodies').one().n;
       expect(inSqlite).toBe(5);
       const page = await store.log.page({ from: 0, to: Number.MAX_SAFE_INTEGER, after: null, count: 100 });
       expect(page).toHaveLength(100);
