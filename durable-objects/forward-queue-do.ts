@@ -13,7 +13,7 @@ import { historyDelete, historyUpsert } from '../src/forward/history';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
-import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
+import type { EnqueueAnswer, ForwardQueueStore, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { JobAlarm } from './job-alarm';
@@ -206,6 +206,16 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const row = this.find(address);
     if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
     return this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
+  }
+
+  /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
+  async current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>> {
+    return addresses.map((address) => {
+      const row = this.find(address);
+      if (!row) return null;
+      const { request_body: _body, request_headers: _headers, ...state } = JSON.parse(row.record) as ForwardRecord;
+      return state;
+    });
   }
 
   /** Requests waiting or running in the queue. */

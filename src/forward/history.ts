@@ -7,6 +7,7 @@ import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { RequestAddress, RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
+import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import { type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
@@ -109,6 +110,13 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
     .bind(JSON.stringify(entries.map(entryValues)));
 }
 
+/** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
+export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
+    .bind(JSON.stringify([entryValues(entry)]));
+}
+
 export function historyDelete(db: D1Database, owner: HistoryOwner, address: RequestAddress): D1PreparedStatement {
   return db
     .prepare('DELETE FROM forward_requests WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND id = ?')
@@ -144,37 +152,43 @@ function queueFilter(query: ForwardHistoryQuery): { sql: string; binds: unknown[
     binds.push(query.queue_exclude);
   }
   if (query.status !== undefined) {
-    parts.push('status = ?');
+    parts.push(STATUS_FILTER_SQL);
     binds.push(query.status);
   }
   return { sql: parts.map((part) => ` AND ${part}`).join(''), binds };
 }
 
-/** The caller's requests to one url and method, newest first. */
+/** The caller's requests to one url and method, newest first, each as it is now (see live-history.ts). */
 export function listHistory(
   db: D1Database,
   owner: HistoryOwner,
   query: ForwardHistoryQuery,
   page: PageRequest,
   now: number,
+  live: LiveLookup,
 ): Promise<DatabaseResponse<RequestHistory>> {
   const filter = queueFilter(query);
+  const read = async (after: Position | null, count: number) => {
+    const { results } = await db
+      .prepare(
+        `SELECT ${COLUMNS} FROM forward_requests
+         WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
+           ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+         ORDER BY id DESC LIMIT ?`,
+      )
+      .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+      .all<HistoryRow>();
+    return results.map(recordOf);
+  };
+  const fresh = async (records: ForwardRecord[]) =>
+    (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, owner, record, now))).filter(
+      (record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status),
+    );
   return pageOf(page, {
     isPosition,
-    rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT ${COLUMNS} FROM forward_requests
-           WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
-             ${after !== null ? 'AND id < ?' : ''}${filter.sql}
-           ORDER BY id DESC LIMIT ?`,
-        )
-        .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
-        .all<HistoryRow>();
-      return results;
-    },
-    position: (row): Position => row.id,
-    shape: (row) => historyItemOf(recordOf(row), query.compact === true),
+    rows: (after, count) => fillPage(after, count, read, (record) => record.id, fresh),
+    position: (record): Position => record.id,
+    shape: (record) => historyItemOf(record, query.compact === true),
   });
 }
 

@@ -75,7 +75,6 @@ forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
       serviceId,
       caller,
       queues: () => forwardQueueStub(c.env, { serviceId, callerKey: caller.key }),
-      waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     },
     dispatch.value,
   );
@@ -122,5 +121,5 @@ forwardRoutes.get(`${FORWARD_PATH}/history`, anyone, async (c) => {
   const parsed = await checked(() => parseOrRefuse(forwardHistoryQuerySchema, c.req.query()));
   if (!parsed.ok) throw refusal(parsed.issue);
   const places = await placesOf(c);
-  return c.json(await listHistory(c.env.DB, places.owner, parsed.value, pageRequest(c.req), Date.now()));
+  return c.json(await listHistory(c.env.DB, places.owner, parsed.value, pageRequest(c.req), Date.now(), () => places.queues));
 });
