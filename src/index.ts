@@ -1,5 +1,5 @@
 import type { Env, WorkMessage } from './env';
-import { expiredHistory } from './forward/history';
+import { runHistoryCleanup } from './forward/history-cleanup';
 import { pastRateWindows } from './forward/rate-limits';
 import { runRetention } from './logs/retention';
 import { consumeWorkBatch } from './queue/consume-batch';
@@ -16,6 +16,7 @@ export default {
   // expired forwarded requests and spent rate-limit counters.
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
-    ctx.waitUntil(env.DB.batch([expiredHistory(env.DB, controller.scheduledTime), pastRateWindows(env.DB, controller.scheduledTime)]));
+    ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime));
+    ctx.waitUntil(pastRateWindows(env.DB, controller.scheduledTime).run());
   },
 } satisfies ExportedHandler<Env, WorkMessage>;

@@ -7,6 +7,7 @@ import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { RequestAddress, RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
+import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import { type ForwardRecord, historyItemOf } from './record';
 
@@ -82,7 +83,7 @@ const entryValues = ({ owner, record }: HistoryEntry) => [
   record.request_body ?? null,
   record.response_body ?? null,
   record.error ? JSON.stringify(record.error) : null,
-  record.expires_at ?? null,
+  historyExpiry(record),
   record.stream ? 1 : 0,
   record.request_headers ?? null,
 ];
@@ -191,15 +192,3 @@ export function listHistory(
     shape: (record) => historyItemOf(record, query.compact === true),
   });
 }
-
-/** Rows one cleanup statement deletes at most (the daily cron; a later run takes the rest). */
-const CLEANUP_ROWS = 10_000;
-
-/** Drops rows whose expiry passed (readers already skip them). */
-export const expiredHistory = (db: D1Database, now: number) =>
-  db
-    .prepare(
-      `DELETE FROM forward_requests WHERE (service_id, caller_key, method, url, id) IN
-         (SELECT service_id, caller_key, method, url, id FROM forward_requests WHERE expires_at <= ? LIMIT ?)`,
-    )
-    .bind(now, CLEANUP_ROWS);
