@@ -22,6 +22,7 @@ import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
 import { ForwardStreams, streamLimitMs } from './forward-streams';
+import { ARCHIVE_SCHEMA, archiveKey } from './stream-archive';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -47,9 +48,10 @@ const SCHEMA = [
    );
    CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
   CHUNKS_SCHEMA,
+  ARCHIVE_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire';
+type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream';
 
 type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRecord } | { op: 'delete'; owner: HistoryOwner; address: RequestAddress };
 
@@ -72,6 +74,11 @@ const HISTORY_EXPORT_DELAY_MS = 50;
 const RUN_LEASE_MS = 60_000;
 /** A streamed send holds the lease for the longest stream as well. */
 const STREAM_LEASE_MS = RUN_LEASE_MS + MAX_STREAM_MS;
+/**
+ * A settled stream's pieces move to R2 this long after it settled: a reader following the stream reads its
+ * tail from SQLite, later readers read R2.
+ */
+const STREAM_MOVE_DELAY_MS = 60_000;
 
 const INTERRUPTED: ForwardError = {
   code: 'REQUEST_FAILED',
@@ -111,9 +118,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
           this.outbox.export(job, this.env.DB, (change) => [this.historyStatement(change)], HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
       },
       expire: { run: (job) => this.expire(job) },
+      'move-stream': { run: (job) => this.moveStream(job) },
+      'drop-stream': { run: (job) => this.dropMoved(job) },
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
+      this.scheduleUnmovedStreams();
       await this.alarms.arm(true);
     });
   }
@@ -165,7 +175,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const row = this.find(address);
     if (!row) return null;
     const record = JSON.parse(row.record) as ForwardRecord;
-    return this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
+    return await this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
   }
 
   /** Keeps `json` as a settled streamed request's response and drops its pieces; repeating replaces. */
@@ -175,7 +185,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const record = JSON.parse(row.record) as ForwardRecord;
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
     if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
-    this.streams.drop(row.seq);
+    this.dropStream(row.seq);
     this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated) });
     await this.alarms.arm();
     return { finalized: true, message: FINALIZE_MESSAGES.done };
@@ -205,7 +215,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async streamText(address: RequestAddress): Promise<StreamText | null> {
     const row = this.find(address);
     if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
-    return this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
+    return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
   }
 
   /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
@@ -248,7 +258,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.inFlight.get(row.seq)?.abort();
     this.inFlight.delete(row.seq);
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
-    this.streams.drop(row.seq);
+    this.dropStream(row.seq);
     const plan = JSON.parse(row.plan) as QueuedPlan;
     this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
   }
@@ -257,6 +267,54 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private save(row: RequestRow, record: ForwardRecord): void {
     this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(record), row.seq);
     this.outbox.add({ op: 'put', owner: (JSON.parse(row.plan) as QueuedPlan).owner, record });
+    if (record.stream && !record.finalized && !isUnresolved(record.status)) this.scheduleMove(row.seq, Date.now() + STREAM_MOVE_DELAY_MS);
+  }
+
+  private scheduleMove(seq: number, at: number): void {
+    const payload = JSON.stringify({ seq });
+    if (!this.jobs.has('move-stream', payload)) this.jobs.add('move-stream', at, payload);
+  }
+
+  /** Settled streams whose pieces are still in SQLite with no move scheduled (kept before pieces moved to R2). */
+  private scheduleUnmovedStreams(): void {
+    const rows = this.ctx.storage.sql.exec<{ seq: number }>(
+      `SELECT r.seq FROM requests r WHERE r.status IN ('resolved', 'failed') AND EXISTS (SELECT 1 FROM chunks c WHERE c.request = r.seq)
+         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'move-stream' AND j.payload = json_object('seq', r.seq))`,
+    );
+    for (const { seq } of rows.toArray()) this.scheduleMove(seq, Date.now());
+  }
+
+  /** Drops a request's pieces; an R2 object that held them is deleted by a job (retried until it is). */
+  private dropStream(seq: number): void {
+    const moved = this.streams.drop(seq);
+    if (moved !== null) this.jobs.add('drop-stream', Date.now(), JSON.stringify({ key: moved }));
+  }
+
+  /** Moves a settled, not finalized stream's pieces to R2 (the alarm runs every foreground job: this one waits for its time). */
+  private async moveStream(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return;
+    const { seq } = JSON.parse(job.payload) as { seq: number };
+    const settledStream = () => {
+      const row = this.bySeq(seq);
+      if (!row || isUnresolved(row.status)) return null;
+      const record = JSON.parse(row.record) as ForwardRecord;
+      return record.stream && !record.finalized ? { row, record } : null;
+    };
+    const found = settledStream();
+    if (found) {
+      const key = await archiveKey((JSON.parse(found.row.plan) as QueuedPlan).owner, found.record.id);
+      await this.streams.move(seq, key, () => settledStream() !== null);
+    }
+    this.jobs.delete(job.id);
+  }
+
+  private async dropMoved(job: Job<ForwardJobKind>): Promise<void> {
+    await this.streams.deleteMoved((JSON.parse(job.payload) as { key: string }).key);
+    this.jobs.delete(job.id);
+  }
+
+  private bySeq(seq: number): RequestRow | null {
+    return this.ctx.storage.sql.exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE seq = ?', seq).toArray()[0] ?? null;
   }
 
   /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
@@ -333,7 +391,9 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.streams.count(row.seq) } : INTERRUPTED };
   }
 
+  /** The alarm runs every foreground job when no send is going (job-alarm.ts): an expiry waits for its time. */
   private expire(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return Promise.resolve();
     const row = this.find(JSON.parse(job.payload) as RequestAddress);
     if (row) this.remove(row);
     this.jobs.delete(job.id);
