@@ -10,6 +10,7 @@ import {
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
 import { historyDelete, historyUpsert } from '../src/forward/history';
+import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
@@ -51,7 +52,7 @@ const SCHEMA = [
   ARCHIVE_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream';
+type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history';
 
 type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRecord } | { op: 'delete'; owner: HistoryOwner; address: RequestAddress };
 
@@ -79,6 +80,10 @@ const STREAM_LEASE_MS = RUN_LEASE_MS + MAX_STREAM_MS;
  * tail from SQLite, later readers read R2.
  */
 const STREAM_MOVE_DELAY_MS = 60_000;
+/** Settled history rows' bodies move to a segment this long after they were written: the rows of a minute go together. */
+const HISTORY_COMPACT_DELAY_MS = 60_000;
+/** Compaction steps (one segment each) per run of the job; more continue in the next run. */
+const COMPACT_STEPS_PER_RUN = 5;
 
 const INTERRUPTED: ForwardError = {
   code: 'REQUEST_FAILED',
@@ -120,6 +125,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
       'drop-stream': { run: (job) => this.dropMoved(job) },
+      'compact-history': { run: (job) => this.compactHistory(job) },
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
@@ -218,6 +224,11 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
   }
 
+  async historyWritten(owner: HistoryOwner): Promise<void> {
+    this.scheduleCompaction(owner);
+    await this.alarms.arm();
+  }
+
   /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
   async current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>> {
     return addresses.map((address) => {
@@ -282,6 +293,24 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'move-stream' AND j.payload = json_object('seq', r.seq))`,
     );
     for (const { seq } of rows.toArray()) this.scheduleMove(seq, Date.now());
+  }
+
+  private scheduleCompaction(owner: HistoryOwner): void {
+    const payload = JSON.stringify({ serviceId: owner.serviceId, callerKey: owner.callerKey });
+    if (!this.jobs.has('compact-history', payload)) this.jobs.add('compact-history', Date.now() + HISTORY_COMPACT_DELAY_MS, payload);
+  }
+
+  /** Moves the bodies of the caller's settled history rows to segments (history-segments.ts), a few segments a run. */
+  private async compactHistory(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return;
+    const owner = JSON.parse(job.payload) as HistoryOwner;
+    for (let step = 0; step < COMPACT_STEPS_PER_RUN; step++) {
+      if (!(await compactHistory(this.env.DB, this.env.BODIES, owner)).more) {
+        this.jobs.delete(job.id);
+        return;
+      }
+    }
+    this.jobs.reschedule(job.id, Date.now());
   }
 
   /** Drops a request's pieces; an R2 object that held them is deleted by a job (retried until it is). */
@@ -407,6 +436,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {
     for (const change of changes) {
+      if (change.op === 'put' && !isUnresolved(change.record.status)) this.scheduleCompaction(change.owner);
       // A streamed request stays: its pieces, and after finalize its kept version, are read here.
       if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
       const row = this.find(addressOf(change.record));

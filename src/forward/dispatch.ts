@@ -11,6 +11,7 @@ import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
 import { historyDelete, historyInsertNew, historyUpsert, type HistoryOwner } from './history';
+import { INLINE_BODY_CHARS } from './history-segments';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
@@ -25,8 +26,10 @@ export interface ForwardContext {
   env: Env;
   serviceId: string;
   caller: ForwardCaller;
-  /** The store of this caller's queues (reached only by a queued request). */
+  /** The store of this caller's queues (reached by a queued request, and told of a direct one's bodies). */
   queues: () => ForwardQueueStore;
+  /** Keeps work going after the answer. */
+  waitUntil(promise: Promise<unknown>): void;
 }
 
 export type DispatchAnswer =
@@ -128,6 +131,8 @@ async function writeRow(statement: D1PreparedStatement): Promise<void> {
   }
 }
 
+const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
+
 /** Sends at once; the settled request is in the history before the answer is relayed. */
 async function sendDirect(context: ForwardContext, request: OutboundRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
   const { env } = context;
@@ -135,6 +140,8 @@ async function sendDirect(context: ForwardContext, request: OutboundRequest, key
   const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
   await writeRow(historyUpsert(env.DB, [{ owner, record: settledRecord }]));
+  // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
+  if (bodyChars(settledRecord) > INLINE_BODY_CHARS) context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
 }

@@ -1,10 +1,11 @@
 /**
  * Forward history has a lifetime (issue 24, item 4): a row is kept HISTORY_LIFETIME_DAYS after its last
  * change unless the caller's `expires` says otherwise, and the daily cron removes expired rows in bounded
- * runs: at most STATEMENTS_PER_RUN deletes of ROWS_PER_STATEMENT rows each, the rest continued by a
+ * runs: at most STATEMENTS_PER_RUN deletes of ROWS_PER_STATEMENT rows each (and two for body segments), the rest continued by a
  * work-queue message, so no invocation comes near D1's 50 (Free) or 1,000 queries.
  */
 import type { Env, WorkMessage } from '../env';
+import { sweepExpiredSegments } from './history-segments';
 import type { ForwardRecord } from './record';
 
 export const HISTORY_CLEANUP_KIND = 'forward-history.cleanup';
@@ -46,10 +47,14 @@ export interface HistoryCleanupMessage extends WorkMessage {
   now: number;
 }
 
-/** One run of the cleanup; what does not fit continues in a work-queue message. */
+/**
+ * One run of the cleanup: expired rows, then the segments of bodies whose rows all expired (at most 1,000,
+ * two statements and one R2 call); what does not fit continues in a work-queue message.
+ */
 export async function runHistoryCleanup(env: Env, now: number): Promise<void> {
-  const { more } = await sweepExpiredHistory(env.DB, now);
-  if (more) await env.WORK_QUEUE.send({ kind: HISTORY_CLEANUP_KIND, now } satisfies HistoryCleanupMessage);
+  const rows = await sweepExpiredHistory(env.DB, now);
+  const segments = await sweepExpiredSegments(env.DB, env.BODIES, now);
+  if (rows.more || segments.removed === 1000) await env.WORK_QUEUE.send({ kind: HISTORY_CLEANUP_KIND, now } satisfies HistoryCleanupMessage);
 }
 
 /** Work-queue consumer of a cleanup continuation. */

@@ -9,7 +9,8 @@ import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import { type ForwardRecord, historyItemOf } from './record';
+import { loadBodies } from './history-segments';
+import { type CompactTexts, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
 export interface HistoryOwner {
@@ -34,10 +35,17 @@ export interface HistoryRow {
   expires_at: number | null;
   stream: number;
   request_headers: string | null;
+  body_segment: string | null;
+  body_at: number | null;
+  body_len: number | null;
+  compact: string | null;
 }
 
-export const COLUMNS =
+/** The columns a write sets (see entryValues). */
+const WRITTEN_COLUMNS =
   'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers';
+/** The columns a read takes: the written ones and where moved bodies are (history-segments.ts). */
+export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact`;
 
 export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -58,6 +66,10 @@ export function recordOf(row: HistoryRow): ForwardRecord {
   if (row.expires_at !== null) record.expires_at = row.expires_at;
   if (row.stream === 1) record.stream = true;
   if (row.request_headers !== null) record.request_headers = row.request_headers;
+  if (row.body_segment !== null) {
+    record.body_ref = { segment: row.body_segment, at: row.body_at ?? 0, len: row.body_len ?? 0 };
+    record.compact_texts = JSON.parse(row.compact ?? '["","",true,false]') as CompactTexts;
+  }
   return record;
 }
 
@@ -88,7 +100,7 @@ const entryValues = ({ owner, record }: HistoryEntry) => [
   record.request_headers ?? null,
 ];
 
-const ENTRY_COLUMNS = `service_id, caller_key, ${COLUMNS}`;
+const ENTRY_COLUMNS = `service_id, caller_key, ${WRITTEN_COLUMNS}`;
 const FROM_JSON = ENTRY_COLUMNS.split(', ')
   .map((_, i) => `json_extract(value, '$[${i}]')`)
   .join(', ');
@@ -106,7 +118,8 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers`,
+         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
+         body_segment = NULL, body_at = NULL, body_len = NULL, compact = NULL`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
 }
@@ -124,8 +137,8 @@ export function historyDelete(db: D1Database, owner: HistoryOwner, address: Requ
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id);
 }
 
-/** The caller's request at this address, unless it expired. */
-export async function findHistory(db: D1Database, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
+/** The caller's request at this address, with its bodies, unless it expired. */
+export async function findHistory(db: D1Database, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
   const row = await db
     .prepare(
       `SELECT ${COLUMNS} FROM forward_requests
@@ -133,7 +146,10 @@ export async function findHistory(db: D1Database, owner: HistoryOwner, address: 
     )
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id, now)
     .first<HistoryRow>();
-  return row ? recordOf(row) : null;
+  if (!row) return null;
+  const record = recordOf(row);
+  await loadBodies(bodies, [record]);
+  return record;
 }
 
 /** Where a page ended: the id of its last request (ids sort as their stamps: see migration 0006). */
@@ -162,6 +178,7 @@ function queueFilter(query: ForwardHistoryQuery): { sql: string; binds: unknown[
 /** The caller's requests to one url and method, newest first, each as it is now (see live-history.ts). */
 export function listHistory(
   db: D1Database,
+  bodies: R2Bucket,
   owner: HistoryOwner,
   query: ForwardHistoryQuery,
   page: PageRequest,
@@ -179,10 +196,13 @@ export function listHistory(
       )
       .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
       .all<HistoryRow>();
-    return results.map(recordOf);
+    const records = results.map(recordOf);
+    // A compact listing shows the texts the row keeps: no body is read.
+    if (query.compact !== true) await loadBodies(bodies, records);
+    return records;
   };
   const fresh = async (records: ForwardRecord[]) =>
-    (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, owner, record, now))).filter(
+    (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, bodies, owner, record, now))).filter(
       (record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status),
     );
   return pageOf(page, {

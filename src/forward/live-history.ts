@@ -17,9 +17,14 @@ const CONCURRENT_LOOKUPS = 6;
 
 export const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
-/** A row D1 may hold behind its object: a queued request not settled, or a streamed one not finalized. */
+/**
+ * A row D1 may hold behind its object: a queued request not settled, or a streamed one not finalized (a row
+ * whose bodies moved to a segment is settled and kept: never behind).
+ */
 export const mayTrail = (record: ForwardRecord) =>
-  record.queue_name !== null && (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined));
+  record.queue_name !== null &&
+  record.compact_texts === undefined &&
+  (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined));
 
 /** The D1 row brought up to the object's state (what the caller sent never changes, so D1's copy is kept). */
 export const withLive = (kept: ForwardRecord, live: LiveState): ForwardRecord => ({

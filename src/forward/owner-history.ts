@@ -8,6 +8,7 @@ import { fullRequestId, type RequestAddress, type RequestHistory } from '../../s
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
+import { loadBodies } from './history-segments';
 import { fillPage, freshen, type HistoryPlace, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import type { StreamText } from './queue-store';
 import { historyItemOf, type ForwardRecord } from './record';
@@ -55,6 +56,7 @@ export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unk
 /** The project's requests, every caller's, newest first (ids sort as their stamps: see migration 0006), each as it is now. */
 export function listOwnerHistory(
   db: D1Database,
+  bodies: R2Bucket,
   serviceId: string,
   query: OwnerForwardQuery,
   page: PageRequest,
@@ -71,19 +73,22 @@ export function listOwnerHistory(
       )
       .bind(serviceId, now, ...(after !== null ? [after] : []), ...filter.binds, count)
       .all<OwnerRow>();
-    return results.map((row) => ({ owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) }));
+    const places = results.map((row) => ({ owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) }));
+    // A compact listing shows the texts the row keeps: no body is read.
+    if (query.compact !== true) await loadBodies(bodies, places.map((place) => place.record));
+    return places;
   };
   return pageOf(page, {
     isPosition,
-    rows: (after, count) => fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, places, live, now, query.status)),
+    rows: (after, count) => fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, bodies, places, live, now, query.status)),
     position: (place) => place.record.id,
     shape: (place) => ({ caller: callerName(place.owner.callerKey), ...historyItemOf(place.record, query.compact === true) }),
   });
 }
 
 /** The places as they are now; removed ones, and with a status filter those whose status moved on, left out. */
-async function freshPlaces(db: D1Database, places: HistoryPlace[], live: LiveLookup, now: number, status?: string): Promise<HistoryPlace[]> {
-  const records = await freshen(places, live, (place) => findHistory(db, place.owner, place.record, now));
+async function freshPlaces(db: D1Database, bodies: R2Bucket, places: HistoryPlace[], live: LiveLookup, now: number, status?: string): Promise<HistoryPlace[]> {
+  const records = await freshen(places, live, (place) => findHistory(db, bodies, place.owner, place.record, now));
   return places.flatMap((place, i) => {
     const record = records[i];
     return record && (status === undefined || record.status === status) ? [{ owner: place.owner, record }] : [];
@@ -93,6 +98,7 @@ async function freshPlaces(db: D1Database, places: HistoryPlace[], live: LiveLoo
 /** One request, whoever made it: by its public id, narrowed by method and url when the full id gave them. */
 export async function findOwnerHistory(
   db: D1Database,
+  bodies: R2Bucket,
   serviceId: string,
   address: { id: string; method?: string; url?: string },
   now: number,
@@ -108,7 +114,9 @@ export async function findOwnerHistory(
     .bind(serviceId, address.id, now, ...(narrow ? [address.method, address.url] : []))
     .first<OwnerRow>();
   if (!row) return null;
-  return (await freshPlaces(db, [{ owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) }], live, now))[0] ?? null;
+  const record = recordOf(row);
+  await loadBodies(bodies, [record]);
+  return (await freshPlaces(db, bodies, [{ owner: { serviceId, callerKey: row.caller_key }, record }], live, now))[0] ?? null;
 }
 
 /** A request in full, as the owner's view answers it. */

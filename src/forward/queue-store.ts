@@ -51,6 +51,8 @@ export interface ForwardQueueStore {
   cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
   withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
   queueCount(queue: string): Promise<number>;
+  /** Rows of this caller with bodies were written to the history: their bodies move to a segment in a while. */
+  historyWritten(owner: HistoryOwner): Promise<void>;
   /** Read-only: each request's current state, null for one the store does not hold (a listing's fresh view). */
   current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>>;
   /** Read-only: a streamed request's stored pieces joined; null when the store holds none of it. */
