@@ -14,6 +14,11 @@ export type LiveLookup = (owner: HistoryOwner) => Pick<ForwardQueueStore, 'curre
 
 /** Objects asked at once by one listing (an invocation opens at most 6 connections). */
 const CONCURRENT_LOOKUPS = 6;
+/**
+ * Callers asked per page at most, so a page of the owner's view stays within the Free plan's 50
+ * subrequests with its D1 and R2 reads; rows of further callers show D1's state (behind by the export delay).
+ */
+const MAX_CALLERS_ASKED = 30;
 
 export const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
@@ -63,7 +68,7 @@ export async function freshen(
     at.push(i);
     byCaller.set(place.owner.callerKey, at);
   });
-  const lookups = [...byCaller.values()].map((at) => async () => {
+  const lookups = [...byCaller.values()].slice(0, MAX_CALLERS_ASKED).map((at) => async () => {
     const states = await live(places[at[0]].owner).current(at.map((i) => addressOf(places[i].record)));
     await Promise.all(
       at.map(async (i, k) => {

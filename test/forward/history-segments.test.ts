@@ -11,12 +11,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { runHistoryCleanup } from '../../src/forward/history-cleanup';
-import { call, createProject, type TestProject } from '../helpers/api';
+import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { eventually, forward, history, origin, poll, uniquePath } from './support';
 
 let project: TestProject;
 let url: string;
+let secretUrl: string;
 const ids: string[] = [];
+const SECRET = 'sk-segment-3kQz9Vw2Lp';
 const big = (i: number) => ({ i, text: `${'é'.repeat(150)} ${'x'.repeat(200)} ${i}` });
 
 async function visitor() {
@@ -72,11 +74,18 @@ beforeAll(async () => {
     const res = await forward(project, { url, method: 'POST', data: big(i) });
     ids.push(res.headers.get('x-svc-request-id')!);
   }
+  // The destination echoes the key back in its answer: the kept answer has the token in its place.
+  await putSecret(project, 'segment-key', SECRET);
+  secretUrl = `${origin}${uniquePath('/echo/segments-secret')}`;
+  await forward(project, { url: secretUrl, method: 'POST', secretName: 'segment-key', headers: { 'x-key': '$CLIENT_SECRET' }, data: { ...big(99), key: '$CLIENT_SECRET' } });
   await eventually('every request settled in D1', async () => {
     const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
       .bind(project.service_id, url)
       .all<{ n: number }>();
-    return results[0].n === 12;
+    const secret = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+      .bind(project.service_id, secretUrl)
+      .first<{ n: number }>();
+    return results[0].n === 12 && secret!.n === 1;
   });
 });
 
@@ -91,6 +100,13 @@ describe('forward bodies in R2 segments', () => {
     // One compaction step took them all: one segment, so a page reads one object.
     expect(new Set(results.map((row) => row.body_segment)).size).toBe(1);
     expect(await answers()).toEqual(before);
+  });
+
+  it("a segment holds the key's token, never its value", async () => {
+    const row = await env.DB.prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, secretUrl).first<{ body_segment: string }>();
+    const text = await (await env.BODIES.get(row!.body_segment))!.text();
+    expect(text).toContain('$CLIENT_SECRET');
+    expect(text).not.toContain(SECRET);
   });
 
   it('a row written the old way, bodies in D1, is still served, full and compact', async () => {
