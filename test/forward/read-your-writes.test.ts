@@ -3,8 +3,9 @@
  * forwarding history from the moment its dispatch answered, with its current status, while the export of
  * its queue object's outbox to D1 is still on its way; a removal is gone from both at once.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createProject, type TestProject } from '../helpers/api';
+import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { cancel, forward, heldAtGate, history, loopback, origin, poll, settledEnvelope, uniquePath } from './support';
 
 const ITERATIONS = 40;
@@ -117,5 +118,23 @@ describe('read your own writes in the forwarding history', () => {
       }
       expect(seen).toEqual([...made].sort().reverse());
     }
+  });
+
+  it("a queued request refused for the caller's queued limit is in neither listing and leaves no row", async () => {
+    await putSecret(project, 'ryw-queued-one', 'sk_ryw_1', { limits: { queued_per_caller: 1 } });
+    const gate = crypto.randomUUID();
+    const url = `${origin}${uniquePath('/echo/ryw-refused')}`;
+    const using = { secretName: 'ryw-queued-one', headers: { 'x-key': '$CLIENT_SECRET' } };
+    expect((await forward(project, { url: `${origin}/gate/hold/${gate}`, method: 'GET', queue: 'ryw-limit', ...using })).status).toBe(200);
+    await heldAtGate(gate);
+    for (let i = 0; i < 5; i++) {
+      const refused = await forward(project, { url, method: 'POST', queue: 'ryw-limit', data: { i }, ...using });
+      expect(refused.status, refused.text).toBe(429);
+    }
+    const [mine, owners] = await Promise.all([history(project, { url, method: 'POST' }), ownerList({ url })]);
+    expect([mine.json.list, owners.json.list]).toEqual([[], []]);
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, url).first<{ n: number }>();
+    expect(rows!.n).toBe(0);
+    await loopback(`/gate/open/${gate}`);
   });
 });
