@@ -9,6 +9,8 @@ import { call, createProject, putSecret, type TestProject } from '../helpers/api
 import { cancel, forward, heldAtGate, history, loopback, origin, poll, settledEnvelope, uniquePath } from './support';
 
 const ITERATIONS = 40;
+/** Between iterations (never between a dispatch and its listing): the files beside this one keep their timing. */
+const breather = () => new Promise((resolve) => setTimeout(resolve, 25));
 const RANK: Record<string, number> = { pending: 0, running: 1, resolved: 2, failed: 2 };
 
 let project: TestProject;
@@ -32,6 +34,7 @@ describe('read your own writes in the forwarding history', () => {
   it('a direct request is listed, resolved with its status code, by both listings as soon as its dispatch answered', async () => {
     const url = `${origin}${uniquePath('/echo/ryw-direct')}`;
     for (let i = 0; i < ITERATIONS; i++) {
+      await breather();
       const res = await forward(project, { url, method: 'POST', data: { i } });
       expect(res.status, res.text).toBe(200);
       const id = res.headers.get('x-svc-request-id')!;
@@ -45,6 +48,7 @@ describe('read your own writes in the forwarding history', () => {
   it('a queued request is listed by both listings as soon as its dispatch answered, with a status between the polls before and after, and resolved the moment a poll says so', async () => {
     const url = `${origin}${uniquePath('/echo/ryw-queued')}`;
     for (let i = 0; i < ITERATIONS; i++) {
+      await breather();
       const res = await forward(project, { url, method: 'POST', queue: `ryw-${i % 3}`, data: { i } });
       expect(res.status, res.text).toBe(200);
       const address = { id: res.json.id, url, method: 'POST' };
