@@ -68,9 +68,9 @@ async function answers(request: { id: string; url: string; method: string }, las
 
 describe("a settled stream's pieces", () => {
   it('move to one R2 object and every poll, page by page, and the owner view answer exactly as before', async () => {
-    const url = `${origin}/generated/${key()}?repeat=20000&piece=4096`;
+    const url = `${origin}/generated/${key()}?repeat=8000&piece=4096`;
     const { request, read } = await settledStream(url);
-    expect(read.text).toBe(generatedText(20_000));
+    expect(read.text).toBe(generatedText(8_000));
     const lastSeq = read.seqs[read.seqs.length - 1];
     const before = await answers(request, lastSeq);
     expect(before.polls[0].more).toBe(true);
