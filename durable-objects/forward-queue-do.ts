@@ -10,10 +10,11 @@ import {
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
 import { historyDelete, historyUpsert } from '../src/forward/history';
+import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
-import type { EnqueueAnswer, ForwardQueueStore, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
+import type { EnqueueAnswer, ForwardQueueStore, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { JobAlarm } from './job-alarm';
@@ -22,6 +23,7 @@ import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
 import { ForwardStreams, streamLimitMs } from './forward-streams';
+import { ARCHIVE_SCHEMA, archiveKey } from './stream-archive';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -47,9 +49,10 @@ const SCHEMA = [
    );
    CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
   CHUNKS_SCHEMA,
+  ARCHIVE_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire';
+type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history';
 
 type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRecord } | { op: 'delete'; owner: HistoryOwner; address: RequestAddress };
 
@@ -72,6 +75,15 @@ const HISTORY_EXPORT_DELAY_MS = 50;
 const RUN_LEASE_MS = 60_000;
 /** A streamed send holds the lease for the longest stream as well. */
 const STREAM_LEASE_MS = RUN_LEASE_MS + MAX_STREAM_MS;
+/**
+ * A settled stream's pieces move to R2 this long after it settled: a reader following the stream reads its
+ * tail from SQLite, later readers read R2.
+ */
+const STREAM_MOVE_DELAY_MS = 60_000;
+/** Settled history rows' bodies move to a segment this long after they were written: the rows of a minute go together. */
+const HISTORY_COMPACT_DELAY_MS = 60_000;
+/** Compaction steps (one segment each) per run of the job; more continue in the next run. */
+const COMPACT_STEPS_PER_RUN = 5;
 
 const INTERRUPTED: ForwardError = {
   code: 'REQUEST_FAILED',
@@ -111,9 +123,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
           this.outbox.export(job, this.env.DB, (change) => [this.historyStatement(change)], HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
       },
       expire: { run: (job) => this.expire(job) },
+      'move-stream': { run: (job) => this.moveStream(job) },
+      'drop-stream': { run: (job) => this.dropMoved(job) },
+      'compact-history': { run: (job) => this.compactHistory(job) },
     });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
+      this.scheduleUnmovedStreams();
       await this.alarms.arm(true);
     });
   }
@@ -165,7 +181,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const row = this.find(address);
     if (!row) return null;
     const record = JSON.parse(row.record) as ForwardRecord;
-    return this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
+    return await this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
   }
 
   /** Keeps `json` as a settled streamed request's response and drops its pieces; repeating replaces. */
@@ -175,7 +191,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const record = JSON.parse(row.record) as ForwardRecord;
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
     if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
-    this.streams.drop(row.seq);
+    this.dropStream(row.seq);
     this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated) });
     await this.alarms.arm();
     return { finalized: true, message: FINALIZE_MESSAGES.done };
@@ -205,7 +221,22 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async streamText(address: RequestAddress): Promise<StreamText | null> {
     const row = this.find(address);
     if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
-    return this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
+    return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
+  }
+
+  async historyWritten(owner: HistoryOwner): Promise<void> {
+    this.scheduleCompaction(owner);
+    await this.alarms.arm();
+  }
+
+  /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
+  async current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>> {
+    return addresses.map((address) => {
+      const row = this.find(address);
+      if (!row) return null;
+      const { request_body: _body, request_headers: _headers, ...state } = JSON.parse(row.record) as ForwardRecord;
+      return state;
+    });
   }
 
   /** Requests waiting or running in the queue. */
@@ -238,7 +269,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.inFlight.get(row.seq)?.abort();
     this.inFlight.delete(row.seq);
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
-    this.streams.drop(row.seq);
+    this.dropStream(row.seq);
     const plan = JSON.parse(row.plan) as QueuedPlan;
     this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
   }
@@ -247,6 +278,72 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private save(row: RequestRow, record: ForwardRecord): void {
     this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(record), row.seq);
     this.outbox.add({ op: 'put', owner: (JSON.parse(row.plan) as QueuedPlan).owner, record });
+    if (record.stream && !record.finalized && !isUnresolved(record.status)) this.scheduleMove(row.seq, Date.now() + STREAM_MOVE_DELAY_MS);
+  }
+
+  private scheduleMove(seq: number, at: number): void {
+    const payload = JSON.stringify({ seq });
+    if (!this.jobs.has('move-stream', payload)) this.jobs.add('move-stream', at, payload);
+  }
+
+  /** Settled streams whose pieces are still in SQLite with no move scheduled (kept before pieces moved to R2). */
+  private scheduleUnmovedStreams(): void {
+    const rows = this.ctx.storage.sql.exec<{ seq: number }>(
+      `SELECT r.seq FROM requests r WHERE r.status IN ('resolved', 'failed') AND EXISTS (SELECT 1 FROM chunks c WHERE c.request = r.seq)
+         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'move-stream' AND j.payload = json_object('seq', r.seq))`,
+    );
+    for (const { seq } of rows.toArray()) this.scheduleMove(seq, Date.now());
+  }
+
+  private scheduleCompaction(owner: HistoryOwner): void {
+    const payload = JSON.stringify({ serviceId: owner.serviceId, callerKey: owner.callerKey });
+    if (!this.jobs.has('compact-history', payload)) this.jobs.add('compact-history', Date.now() + HISTORY_COMPACT_DELAY_MS, payload);
+  }
+
+  /** Moves the bodies of the caller's settled history rows to segments (history-segments.ts), a few segments a run. */
+  private async compactHistory(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return;
+    const owner = JSON.parse(job.payload) as HistoryOwner;
+    for (let step = 0; step < COMPACT_STEPS_PER_RUN; step++) {
+      if (!(await compactHistory(this.env.DB, this.env.BODIES, owner)).more) {
+        this.jobs.delete(job.id);
+        return;
+      }
+    }
+    this.jobs.reschedule(job.id, Date.now());
+  }
+
+  /** Drops a request's pieces; an R2 object that held them is deleted by a job (retried until it is). */
+  private dropStream(seq: number): void {
+    const moved = this.streams.drop(seq);
+    if (moved !== null) this.jobs.add('drop-stream', Date.now(), JSON.stringify({ key: moved }));
+  }
+
+  /** Moves a settled, not finalized stream's pieces to R2 (the alarm runs every foreground job: this one waits for its time). */
+  private async moveStream(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return;
+    const { seq } = JSON.parse(job.payload) as { seq: number };
+    const settledStream = () => {
+      const row = this.bySeq(seq);
+      if (!row || isUnresolved(row.status)) return null;
+      const record = JSON.parse(row.record) as ForwardRecord;
+      return record.stream && !record.finalized ? { row, record } : null;
+    };
+    const found = settledStream();
+    if (found) {
+      const key = await archiveKey((JSON.parse(found.row.plan) as QueuedPlan).owner, found.record.id);
+      await this.streams.move(seq, key, () => settledStream() !== null);
+    }
+    this.jobs.delete(job.id);
+  }
+
+  private async dropMoved(job: Job<ForwardJobKind>): Promise<void> {
+    await this.streams.deleteMoved((JSON.parse(job.payload) as { key: string }).key);
+    this.jobs.delete(job.id);
+  }
+
+  private bySeq(seq: number): RequestRow | null {
+    return this.ctx.storage.sql.exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE seq = ?', seq).toArray()[0] ?? null;
   }
 
   /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
@@ -323,7 +420,9 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.streams.count(row.seq) } : INTERRUPTED };
   }
 
+  /** The alarm runs every foreground job when no send is going (job-alarm.ts): an expiry waits for its time. */
   private expire(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return Promise.resolve();
     const row = this.find(JSON.parse(job.payload) as RequestAddress);
     if (row) this.remove(row);
     this.jobs.delete(job.id);
@@ -337,6 +436,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {
     for (const change of changes) {
+      if (change.op === 'put' && !isUnresolved(change.record.status)) this.scheduleCompaction(change.owner);
       // A streamed request stays: its pieces, and after finalize its kept version, are read here.
       if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
       const row = this.find(addressOf(change.record));

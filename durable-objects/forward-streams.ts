@@ -1,14 +1,16 @@
 /**
  * The streamed side of a caller's queue object: each piece stored as it arrives (chunk-store.ts) and pushed
- * to the request's realtime room, read back after a cursor, released on finalize, cancel or expiry.
+ * to the request's realtime room, read back after a cursor, released on finalize, cancel or expiry. Once the
+ * request settled the pieces move to one R2 object (stream-archive.ts) and are read from there.
  */
 import { MAX_CHUNK_PAGE_CHARS, MAX_STREAM_MS, type ForwardStatusEnvelope } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
 import type { PollAnswer, StreamText } from '../src/forward/queue-store';
 import type { ForwardRecord } from '../src/forward/record';
-import { ChunkStore } from './chunk-store';
+import { type ChunkPage, ChunkStore } from './chunk-store';
 import { realtimeStub } from './realtime-do';
+import { StreamArchive } from './stream-archive';
 
 /** The longest a streamed answer is relayed: MAX_STREAM_MS, or less when the settings say so (tests). */
 export function streamLimitMs(env: Env): number {
@@ -18,6 +20,7 @@ export function streamLimitMs(env: Env): number {
 
 export class ForwardStreams {
   private readonly chunks: ChunkStore;
+  private readonly archive: StreamArchive;
   /** The realtime pushes, chained so a room receives the pieces in the order they were stored. */
   private pushes: Promise<unknown> = Promise.resolve();
 
@@ -26,6 +29,7 @@ export class ForwardStreams {
     private readonly env: Env,
   ) {
     this.chunks = new ChunkStore(sql);
+    this.archive = new StreamArchive(sql, env.BODIES);
   }
 
   /** Where the pieces of a running request go: stored, then pushed to its room; nothing once `signal` aborted. */
@@ -38,24 +42,53 @@ export class ForwardStreams {
   }
 
   /** A poll with a cursor: the pieces after `since`, the kept version once finalized, or none for a plain request. */
-  read(requestSeq: number, record: ForwardRecord, envelope: ForwardStatusEnvelope, since: number): PollAnswer {
+  async read(requestSeq: number, record: ForwardRecord, envelope: ForwardStatusEnvelope, since: number): Promise<PollAnswer> {
     if (!record.stream) return { kind: 'envelope', envelope: { ...envelope, stream: false, chunks: [], last_seq: since, more: false } };
     if (record.finalized) return { kind: 'finalized', json: record.response_body ?? 'null' };
-    return { kind: 'envelope', envelope: { ...envelope, stream: true, ...this.chunks.read(requestSeq, since, MAX_CHUNK_PAGE_CHARS) } };
+    return { kind: 'envelope', envelope: { ...envelope, stream: true, ...(await this.page(requestSeq, since, MAX_CHUNK_PAGE_CHARS)) } };
   }
 
   /** Every stored piece joined, cut at whole pieces once `maxChars` is passed. */
-  text(requestSeq: number, maxChars: number): StreamText {
-    const page = this.chunks.read(requestSeq, 0, maxChars);
+  async text(requestSeq: number, maxChars: number): Promise<StreamText> {
+    const page = await this.page(requestSeq, 0, maxChars);
     return { text: page.chunks.map((chunk) => chunk.txt).join(''), pieces: page.chunks.length, complete: !page.more };
   }
 
   count(requestSeq: number): number {
-    return this.chunks.count(requestSeq);
+    return this.archive.get(requestSeq)?.index.bytes.length ?? this.chunks.count(requestSeq);
   }
 
-  drop(requestSeq: number): void {
+  /** Drops the pieces; answers the R2 object that held them, which the caller deletes (null when none). */
+  drop(requestSeq: number): string | null {
     this.chunks.drop(requestSeq);
+    return this.archive.forget(requestSeq);
+  }
+
+  /**
+   * Moves a settled request's pieces to `key` in R2; the pieces leave SQLite only if `unchanged` still holds
+   * once the object is written (a finalize or removal meanwhile wins: the object is deleted again).
+   */
+  async move(requestSeq: number, key: string, unchanged: () => boolean): Promise<void> {
+    if (this.archive.get(requestSeq)) return;
+    const pieces = this.chunks.count(requestSeq);
+    const index = await this.archive.write(requestSeq, key);
+    if (!index) return;
+    if (!unchanged() || this.chunks.count(requestSeq) !== pieces) {
+      await this.archive.delete(key);
+      return;
+    }
+    this.archive.commit(requestSeq, key, index);
+    this.chunks.drop(requestSeq);
+  }
+
+  /** Deletes an R2 object of pieces dropped earlier. */
+  deleteMoved(key: string): Promise<void> {
+    return this.archive.delete(key);
+  }
+
+  private page(requestSeq: number, since: number, maxChars: number): Promise<ChunkPage> {
+    const archived = this.archive.get(requestSeq);
+    return archived ? this.archive.read(archived, since, maxChars) : Promise.resolve(this.chunks.read(requestSeq, since, maxChars));
   }
 
   /** In order, never waited for, never a failure of the relay: the poll has every piece. */

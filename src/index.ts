@@ -1,5 +1,5 @@
 import type { Env, WorkMessage } from './env';
-import { expiredHistory } from './forward/history';
+import { runHistoryCleanup } from './forward/history-cleanup';
 import { pastRateWindows } from './forward/rate-limits';
 import { runRetention } from './logs/retention';
 import { runMailCleanup } from './mail/cleanup';
@@ -18,6 +18,7 @@ export default {
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
     ctx.waitUntil(runRetention(env, controller.scheduledTime));
     ctx.waitUntil(runMailCleanup(env, controller.scheduledTime));
-    ctx.waitUntil(env.DB.batch([expiredHistory(env.DB, controller.scheduledTime), pastRateWindows(env.DB, controller.scheduledTime)]));
+    ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime));
+    ctx.waitUntil(pastRateWindows(env.DB, controller.scheduledTime).run());
   },
 } satisfies ExportedHandler<Env, WorkMessage>;

@@ -10,8 +10,8 @@ import { OutboundError } from '../outbound/errors';
 import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import type { HistoryOwner } from './history';
-import { writeHistorySoon } from './history-batch';
+import { historyDelete, historyInsertNew, historyUpsert, type HistoryOwner } from './history';
+import { INLINE_BODY_CHARS } from './history-segments';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
@@ -26,9 +26,9 @@ export interface ForwardContext {
   env: Env;
   serviceId: string;
   caller: ForwardCaller;
-  /** The store of this caller's queues (reached only by a queued request). */
+  /** The store of this caller's queues (reached by a queued request, and told of a direct one's bodies). */
   queues: () => ForwardQueueStore;
-  /** Keeps work going after the answer (the history row of a direct request). */
+  /** Keeps work going after the answer. */
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -119,13 +119,29 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
   };
 }
 
-/** Sends at once; the answer is relayed and the settled request goes to the history after it. */
+/**
+ * Writes a history row before the dispatch answers, so both listings have the request at once (issue 24,
+ * item 5). A failure is only logged: the request was sent or queued, and a queued one's outbox writes it again.
+ */
+async function writeRow(statement: D1PreparedStatement): Promise<void> {
+  try {
+    await statement.run();
+  } catch (error) {
+    console.error('forward history write failed', error instanceof Error ? error.message : String(error));
+  }
+}
+
+const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
+
+/** Sends at once; the settled request is in the history before the answer is relayed. */
 async function sendDirect(context: ForwardContext, request: OutboundRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
   const { env } = context;
   const outcome = await sendBuilt(request, key, env);
   const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
-  writeHistorySoon(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
+  await writeRow(historyUpsert(env.DB, [{ owner, record: settledRecord }]));
+  // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
+  if (bodyChars(settledRecord) > INLINE_BODY_CHARS) context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
 }
@@ -154,14 +170,22 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   const record = newRecord(dispatch, prepared, queue, now);
   if (queue === undefined) return sendDirect(context, request, key, record);
 
-  const enqueued = await context.queues().enqueue({
-    owner: { serviceId, callerKey: caller.key },
-    caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
-    prepared,
-    record: { ...record, queue_name: queue },
-    ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
-  });
+  const owner: HistoryOwner = { serviceId, callerKey: caller.key };
+  const queuedRecord = { ...record, queue_name: queue };
+  // The row goes to D1 beside the enqueue (one round trip's time, not two); the object's own export of a
+  // later state wins over it (see historyInsertNew).
+  const [enqueued] = await Promise.all([
+    context.queues().enqueue({
+      owner,
+      caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
+      prepared,
+      record: queuedRecord,
+      ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
+    }),
+    writeRow(historyInsertNew(env.DB, { owner, record: queuedRecord })),
+  ]);
   if (!enqueued.ok) {
+    await writeRow(historyDelete(env.DB, owner, queuedRecord));
     if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
     throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
   }

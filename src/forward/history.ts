@@ -7,7 +7,10 @@ import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { RequestAddress, RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
-import { type ForwardRecord, historyItemOf } from './record';
+import { historyExpiry } from './history-cleanup';
+import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
+import { loadBodies } from './history-segments';
+import { type CompactTexts, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
 export interface HistoryOwner {
@@ -32,10 +35,17 @@ export interface HistoryRow {
   expires_at: number | null;
   stream: number;
   request_headers: string | null;
+  body_segment: string | null;
+  body_at: number | null;
+  body_len: number | null;
+  compact: string | null;
 }
 
-export const COLUMNS =
+/** The columns a write sets (see entryValues). */
+const WRITTEN_COLUMNS =
   'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers';
+/** The columns a read takes: the written ones and where moved bodies are (history-segments.ts). */
+export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact`;
 
 export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -56,6 +66,10 @@ export function recordOf(row: HistoryRow): ForwardRecord {
   if (row.expires_at !== null) record.expires_at = row.expires_at;
   if (row.stream === 1) record.stream = true;
   if (row.request_headers !== null) record.request_headers = row.request_headers;
+  if (row.body_segment !== null) {
+    record.body_ref = { segment: row.body_segment, at: row.body_at ?? 0, len: row.body_len ?? 0 };
+    record.compact_texts = JSON.parse(row.compact ?? '["","",true,false]') as CompactTexts;
+  }
   return record;
 }
 
@@ -81,12 +95,12 @@ const entryValues = ({ owner, record }: HistoryEntry) => [
   record.request_body ?? null,
   record.response_body ?? null,
   record.error ? JSON.stringify(record.error) : null,
-  record.expires_at ?? null,
+  historyExpiry(record),
   record.stream ? 1 : 0,
   record.request_headers ?? null,
 ];
 
-const ENTRY_COLUMNS = `service_id, caller_key, ${COLUMNS}`;
+const ENTRY_COLUMNS = `service_id, caller_key, ${WRITTEN_COLUMNS}`;
 const FROM_JSON = ENTRY_COLUMNS.split(', ')
   .map((_, i) => `json_extract(value, '$[${i}]')`)
   .join(', ');
@@ -104,9 +118,17 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers`,
+         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
+         body_segment = NULL, body_at = NULL, body_len = NULL, compact = NULL`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
+}
+
+/** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
+export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
+    .bind(JSON.stringify([entryValues(entry)]));
 }
 
 export function historyDelete(db: D1Database, owner: HistoryOwner, address: RequestAddress): D1PreparedStatement {
@@ -115,8 +137,8 @@ export function historyDelete(db: D1Database, owner: HistoryOwner, address: Requ
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id);
 }
 
-/** The caller's request at this address, unless it expired. */
-export async function findHistory(db: D1Database, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
+/** The caller's request at this address, with its bodies, unless it expired. */
+export async function findHistory(db: D1Database, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
   const row = await db
     .prepare(
       `SELECT ${COLUMNS} FROM forward_requests
@@ -124,7 +146,10 @@ export async function findHistory(db: D1Database, owner: HistoryOwner, address: 
     )
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id, now)
     .first<HistoryRow>();
-  return row ? recordOf(row) : null;
+  if (!row) return null;
+  const record = recordOf(row);
+  await loadBodies(bodies, [record]);
+  return record;
 }
 
 /** Where a page ended: the id of its last request (ids sort as their stamps: see migration 0006). */
@@ -144,48 +169,46 @@ function queueFilter(query: ForwardHistoryQuery): { sql: string; binds: unknown[
     binds.push(query.queue_exclude);
   }
   if (query.status !== undefined) {
-    parts.push('status = ?');
+    parts.push(STATUS_FILTER_SQL);
     binds.push(query.status);
   }
   return { sql: parts.map((part) => ` AND ${part}`).join(''), binds };
 }
 
-/** The caller's requests to one url and method, newest first. */
+/** The caller's requests to one url and method, newest first, each as it is now (see live-history.ts). */
 export function listHistory(
   db: D1Database,
+  bodies: R2Bucket,
   owner: HistoryOwner,
   query: ForwardHistoryQuery,
   page: PageRequest,
   now: number,
+  live: LiveLookup,
 ): Promise<DatabaseResponse<RequestHistory>> {
   const filter = queueFilter(query);
+  const read = async (after: Position | null, count: number) => {
+    const { results } = await db
+      .prepare(
+        `SELECT ${COLUMNS} FROM forward_requests
+         WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
+           ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+         ORDER BY id DESC LIMIT ?`,
+      )
+      .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+      .all<HistoryRow>();
+    const records = results.map(recordOf);
+    // A compact listing shows the texts the row keeps: no body is read.
+    if (query.compact !== true) await loadBodies(bodies, records);
+    return records;
+  };
+  const fresh = async (records: ForwardRecord[]) =>
+    (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, bodies, owner, record, now))).filter(
+      (record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status),
+    );
   return pageOf(page, {
     isPosition,
-    rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT ${COLUMNS} FROM forward_requests
-           WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
-             ${after !== null ? 'AND id < ?' : ''}${filter.sql}
-           ORDER BY id DESC LIMIT ?`,
-        )
-        .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
-        .all<HistoryRow>();
-      return results;
-    },
-    position: (row): Position => row.id,
-    shape: (row) => historyItemOf(recordOf(row), query.compact === true),
+    rows: (after, count) => fillPage(after, count, read, (record) => record.id, fresh),
+    position: (record): Position => record.id,
+    shape: (record) => historyItemOf(record, query.compact === true),
   });
 }
-
-/** Rows one cleanup statement deletes at most (the daily cron; a later run takes the rest). */
-const CLEANUP_ROWS = 10_000;
-
-/** Drops rows whose expiry passed (readers already skip them). */
-export const expiredHistory = (db: D1Database, now: number) =>
-  db
-    .prepare(
-      `DELETE FROM forward_requests WHERE (service_id, caller_key, method, url, id) IN
-         (SELECT service_id, caller_key, method, url, id FROM forward_requests WHERE expires_at <= ? LIMIT ?)`,
-    )
-    .bind(now, CLEANUP_ROWS);

@@ -7,7 +7,9 @@ import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import { fullRequestId, type RequestAddress, type RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
-import { COLUMNS, type HistoryOwner, type HistoryRow, recordOf } from './history';
+import { COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
+import { loadBodies } from './history-segments';
+import { fillPage, freshen, type HistoryPlace, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import type { StreamText } from './queue-store';
 import { historyItemOf, type ForwardRecord } from './record';
 
@@ -44,46 +46,63 @@ export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unk
     parts.push(query.queue_exact ? ['queue_name = ?', [query.queue]] : ['substr(queue_name, 1, length(?)) = ?', [query.queue, query.queue]]);
   }
   if (query.queue_exclude !== undefined) parts.push(['(queue_name IS NULL OR queue_name <> ?)', [query.queue_exclude]]);
-  if (query.status !== undefined) parts.push(['status = ?', [query.status]]);
+  if (query.status !== undefined) parts.push([STATUS_FILTER_SQL, [query.status]]);
   if (query.stream !== undefined) parts.push(['stream = ?', [query.stream ? 1 : 0]]);
   if (query.from !== undefined) parts.push(['created >= ?', [query.from]]);
   if (query.to !== undefined) parts.push(['created <= ?', [query.to]]);
   return { sql: parts.map(([sql]) => ` AND ${sql}`).join(''), binds: parts.flatMap(([, binds]) => binds) };
 }
 
-/** The project's requests, every caller's, newest first (ids sort as their stamps: see migration 0006). */
+/** The project's requests, every caller's, newest first (ids sort as their stamps: see migration 0006), each as it is now. */
 export function listOwnerHistory(
   db: D1Database,
+  bodies: R2Bucket,
   serviceId: string,
   query: OwnerForwardQuery,
   page: PageRequest,
   now: number,
+  live: LiveLookup,
 ): Promise<DatabaseResponse<OwnerHistoryItem>> {
   const filter = ownerFilter(query);
+  const read = async (after: string | null, count: number): Promise<HistoryPlace[]> => {
+    const { results } = await db
+      .prepare(
+        `SELECT caller_key, ${COLUMNS} FROM forward_requests
+         WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+         ORDER BY id DESC, method, url LIMIT ?`,
+      )
+      .bind(serviceId, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+      .all<OwnerRow>();
+    const places = results.map((row) => ({ owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) }));
+    // A compact listing shows the texts the row keeps: no body is read.
+    if (query.compact !== true) await loadBodies(bodies, places.map((place) => place.record));
+    return places;
+  };
   return pageOf(page, {
     isPosition,
-    rows: async (after, count) => {
-      const { results } = await db
-        .prepare(
-          `SELECT caller_key, ${COLUMNS} FROM forward_requests
-           WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
-           ORDER BY id DESC, method, url LIMIT ?`,
-        )
-        .bind(serviceId, now, ...(after !== null ? [after] : []), ...filter.binds, count)
-        .all<OwnerRow>();
-      return results;
-    },
-    position: (row) => row.id,
-    shape: (row) => ({ caller: callerName(row.caller_key), ...historyItemOf(recordOf(row), query.compact === true) }),
+    rows: (after, count) => fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, bodies, places, live, now, query.status)),
+    position: (place) => place.record.id,
+    shape: (place) => ({ caller: callerName(place.owner.callerKey), ...historyItemOf(place.record, query.compact === true) }),
+  });
+}
+
+/** The places as they are now; removed ones, and with a status filter those whose status moved on, left out. */
+async function freshPlaces(db: D1Database, bodies: R2Bucket, places: HistoryPlace[], live: LiveLookup, now: number, status?: string): Promise<HistoryPlace[]> {
+  const records = await freshen(places, live, (place) => findHistory(db, bodies, place.owner, place.record, now));
+  return places.flatMap((place, i) => {
+    const record = records[i];
+    return record && (status === undefined || record.status === status) ? [{ owner: place.owner, record }] : [];
   });
 }
 
 /** One request, whoever made it: by its public id, narrowed by method and url when the full id gave them. */
 export async function findOwnerHistory(
   db: D1Database,
+  bodies: R2Bucket,
   serviceId: string,
   address: { id: string; method?: string; url?: string },
   now: number,
+  live: LiveLookup,
 ): Promise<{ owner: HistoryOwner; record: ForwardRecord } | null> {
   const narrow = address.method !== undefined && address.url !== undefined;
   const row = await db
@@ -94,7 +113,10 @@ export async function findOwnerHistory(
     )
     .bind(serviceId, address.id, now, ...(narrow ? [address.method, address.url] : []))
     .first<OwnerRow>();
-  return row ? { owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) } : null;
+  if (!row) return null;
+  const record = recordOf(row);
+  await loadBodies(bodies, [record]);
+  return (await freshPlaces(db, bodies, [{ owner: { serviceId, callerKey: row.caller_key }, record }], live, now))[0] ?? null;
 }
 
 /** A request in full, as the owner's view answers it. */

@@ -36,6 +36,9 @@ export interface StreamText {
   complete: boolean;
 }
 
+/** A held request as it is now, without what the caller sent (that never changes; the history has it). */
+export type LiveState = Omit<ForwardRecord, 'request_body' | 'request_headers'>;
+
 export interface ForwardQueueStore {
   /** Stores a request at the end of its queue; refused when the caller's queued limit is full. */
   enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer>;
@@ -48,6 +51,10 @@ export interface ForwardQueueStore {
   cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
   withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
   queueCount(queue: string): Promise<number>;
+  /** Rows of this caller with bodies were written to the history: their bodies move to a segment in a while. */
+  historyWritten(owner: HistoryOwner): Promise<void>;
+  /** Read-only: each request's current state, null for one the store does not hold (a listing's fresh view). */
+  current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>>;
   /** Read-only: a streamed request's stored pieces joined; null when the store holds none of it. */
   streamText(address: RequestAddress): Promise<StreamText | null>;
 }

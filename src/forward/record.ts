@@ -10,6 +10,7 @@ import type {
   ForwardStatusEnvelope,
   RequestHistory,
 } from '../../schemas/forward-rules';
+import type { BodyRef } from './history-segments';
 
 export interface ForwardError extends Omit<ForwardFailure, 'code'> {
   code: ErrorCode;
@@ -42,7 +43,14 @@ export interface ForwardRecord {
   finalized?: true;
   /** The realtime room its pieces are pushed to (told only in the dispatch reply). */
   realtime_group?: string;
+  /** Read from a D1 row whose bodies moved to a segment (history-segments.ts): what a compact item shows. */
+  compact_texts?: CompactTexts;
+  /** Read from such a row until its bodies are loaded: where they are. */
+  body_ref?: BodyRef;
 }
+
+/** request_text, response_text, response_complete_marker, and whether a response is kept. */
+export type CompactTexts = [string, string, boolean, boolean];
 
 /** How much of each body a compact history item shows. */
 export const COMPACT_TEXT_LENGTH = 200;
@@ -93,12 +101,12 @@ export function historyItemOf(record: ForwardRecord, compact: boolean): RequestH
   if (!compact) {
     return { ...head, request_body: parsed(record.request_body) ?? null, response_body: parsed(record.response_body) ?? null };
   }
-  const response = bodyText(record.response_body);
-  return {
-    ...head,
-    compact: true,
-    request_text: bodyText(record.request_body).slice(0, COMPACT_TEXT_LENGTH),
-    response_text: response.slice(0, COMPACT_TEXT_LENGTH),
-    response_complete_marker: response.length <= COMPACT_TEXT_LENGTH,
-  };
+  const [request_text, response_text, response_complete_marker] = record.compact_texts ?? compactTextsOf(record.request_body, record.response_body);
+  return { ...head, compact: true, request_text, response_text, response_complete_marker };
+}
+
+/** What a compact item shows of the bodies. */
+export function compactTextsOf(requestBody: string | undefined, responseBody: string | undefined): CompactTexts {
+  const response = bodyText(responseBody);
+  return [bodyText(requestBody).slice(0, COMPACT_TEXT_LENGTH), response.slice(0, COMPACT_TEXT_LENGTH), response.length <= COMPACT_TEXT_LENGTH, responseBody !== undefined];
 }

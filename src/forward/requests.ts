@@ -13,6 +13,8 @@ const REQUEST_NOT_FOUND = FINALIZE_MESSAGES.notFound;
 export interface RequestPlaces {
   queues: ForwardQueueStore;
   db: D1Database;
+  /** Where history bodies moved out of D1 are (history-segments.ts). */
+  bodies: R2Bucket;
   owner: HistoryOwner;
 }
 
@@ -21,7 +23,7 @@ export interface RequestPlaces {
  * holds (cancelled, withdrawn or expired; the row's deletion is still on its way to D1): it is gone.
  */
 async function settledInHistory(places: RequestPlaces, address: RequestAddress) {
-  const kept = await findHistory(places.db, places.owner, address, Date.now());
+  const kept = await findHistory(places.db, places.bodies, places.owner, address, Date.now());
   return kept && (kept.status === 'resolved' || kept.status === 'failed') ? kept : null;
 }
 

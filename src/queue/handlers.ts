@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { historyCleanupJob, HISTORY_CLEANUP_KIND } from '../forward/history-cleanup';
 import { clearLogJob, CLEAR_LOG_KIND } from '../logs/clear-log';
 import { retentionJob, RETENTION_KIND } from '../logs/retention';
 import { MAIL_CLEANUP_KIND, mailCleanupJob } from '../mail/cleanup';
@@ -12,6 +13,7 @@ type WorkHandlers = { [K in keyof WorkByKind]: (message: WorkByKind[K], env: Env
 const WORK_HANDLERS: WorkHandlers = {
   [CLEAR_LOG_KIND]: clearLogJob,
   [RETENTION_KIND]: retentionJob,
+  [HISTORY_CLEANUP_KIND]: historyCleanupJob,
   [NEWSLETTER_PLAN_KIND]: planNewsletterJob,
   [NEWSLETTER_BATCH_KIND]: sendNewsletterBatchJob,
   [MAIL_CLEANUP_KIND]: mailCleanupJob,

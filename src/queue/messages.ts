@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HISTORY_CLEANUP_KIND, type HistoryCleanupMessage } from '../forward/history-cleanup';
 import { CLEAR_LOG_KIND, type ClearLogMessage } from '../logs/clear-log';
 import { RETENTION_KIND, type RetentionMessage } from '../logs/retention';
 import { MAIL_CLEANUP_KIND, type CleanupMessage } from '../mail/cleanup';
@@ -16,6 +17,7 @@ export const workMessageSchema = z.discriminatedUnion('kind', [
     sweep: z.boolean().optional(),
   }) satisfies z.ZodType<ClearLogMessage>,
   z.object({ kind: z.literal(RETENTION_KIND), now: z.number(), after: z.string() }) satisfies z.ZodType<RetentionMessage>,
+  z.object({ kind: z.literal(HISTORY_CLEANUP_KIND), now: z.number() }) satisfies z.ZodType<HistoryCleanupMessage>,
   z.object({
     kind: z.literal(NEWSLETTER_PLAN_KIND),
     service_id: z.string(),

@@ -1,0 +1,111 @@
+/**
+ * Read your own writes (issue 24, item 5): D1 has every request from the moment its dispatch answered (the
+ * dispatch writes its row), but a queued request's later changes reach D1 through its object's outbox a
+ * moment later. A listing therefore asks the caller's object for the current state of the rows whose D1
+ * state may trail it, one call per caller on the page, and only for those rows.
+ */
+import type { RequestAddress } from '../../schemas/forward-rules';
+import type { HistoryOwner } from './history';
+import type { ForwardQueueStore, LiveState } from './queue-store';
+import type { ForwardRecord } from './record';
+
+/** The caller's queue object, as far as a listing needs it. */
+export type LiveLookup = (owner: HistoryOwner) => Pick<ForwardQueueStore, 'current'>;
+
+/** Objects asked at once by one listing (an invocation opens at most 6 connections). */
+const CONCURRENT_LOOKUPS = 6;
+/**
+ * Callers asked per page at most, so a page of the owner's view stays within the Free plan's 50
+ * subrequests with its D1 and R2 reads; rows of further callers show D1's state (behind by the export delay).
+ */
+const MAX_CALLERS_ASKED = 30;
+
+export const isUnresolved = (status: string) => status === 'pending' || status === 'running';
+
+/**
+ * A row D1 may hold behind its object: a queued request not settled, or a streamed one not finalized (a row
+ * whose bodies moved to a segment is settled and kept: never behind).
+ */
+export const mayTrail = (record: ForwardRecord) =>
+  record.queue_name !== null &&
+  record.compact_texts === undefined &&
+  (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined));
+
+/** The D1 row brought up to the object's state (what the caller sent never changes, so D1's copy is kept). */
+export const withLive = (kept: ForwardRecord, live: LiveState): ForwardRecord => ({
+  ...live,
+  ...(kept.request_body !== undefined ? { request_body: kept.request_body } : {}),
+  ...(kept.request_headers !== undefined ? { request_headers: kept.request_headers } : {}),
+});
+
+export interface HistoryPlace {
+  owner: HistoryOwner;
+  record: ForwardRecord;
+}
+
+const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
+
+async function inBatches<T>(tasks: Array<() => Promise<T>>, width: number): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < tasks.length; i += width) out.push(...(await Promise.all(tasks.slice(i, i + width).map((task) => task()))));
+  return out;
+}
+
+/**
+ * Each row as it is now: the object's state where D1 may trail it; null for a request its object no longer
+ * holds while D1 still says it is unresolved, unless D1 settled it meanwhile (`reread`): it was removed.
+ */
+export async function freshen(
+  places: readonly HistoryPlace[],
+  live: LiveLookup,
+  reread: (place: HistoryPlace) => Promise<ForwardRecord | null>,
+): Promise<Array<ForwardRecord | null>> {
+  const out: Array<ForwardRecord | null> = places.map((place) => place.record);
+  const byCaller = new Map<string, number[]>();
+  places.forEach((place, i) => {
+    if (!mayTrail(place.record)) return;
+    const at = byCaller.get(place.owner.callerKey) ?? [];
+    at.push(i);
+    byCaller.set(place.owner.callerKey, at);
+  });
+  const lookups = [...byCaller.values()].slice(0, MAX_CALLERS_ASKED).map((at) => async () => {
+    const states = await live(places[at[0]].owner).current(at.map((i) => addressOf(places[i].record)));
+    await Promise.all(
+      at.map(async (i, k) => {
+        const state = states[k];
+        const kept = places[i].record;
+        if (state) out[i] = withLive(kept, state);
+        else if (isUnresolved(kept.status)) {
+          const now = await reread(places[i]);
+          out[i] = now && !isUnresolved(now.status) ? now : null;
+        }
+      }),
+    );
+  });
+  await inBatches(lookups, CONCURRENT_LOOKUPS);
+  return out;
+}
+
+/**
+ * Up to `count` rows after `after` that are still there and pass `keep` once fresh: D1 is read again
+ * after the last row read while rows fell away, so a page stays full while more remain.
+ */
+export async function fillPage<P, R>(
+  after: P | null,
+  count: number,
+  read: (after: P | null, count: number) => Promise<R[]>,
+  position: (row: R) => P,
+  fresh: (rows: R[]) => Promise<R[]>,
+): Promise<R[]> {
+  const out: R[] = [];
+  let from = after;
+  for (;;) {
+    const rows = await read(from, count);
+    out.push(...(await fresh(rows)));
+    if (out.length >= count || rows.length < count) return out.slice(0, count);
+    from = position(rows[rows.length - 1]);
+  }
+}
+
+/** A status filter also reads the unresolved rows (D1's status may trail); `keep` judges them once fresh. */
+export const STATUS_FILTER_SQL = "(status = ? OR (queue_name IS NOT NULL AND status IN ('pending', 'running')))";

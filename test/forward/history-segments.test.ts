@@ -1,0 +1,152 @@
+/**
+ * Forward bodies out of D1 (issue 24): a minute after settled requests reached the history, their caller's
+ * object moves their bodies and headers into one R2 segment per batch; D1 keeps the index and the compact
+ * texts. Every listing answers byte for byte as before, a compact listing reads no body, a page reads each
+ * distinct segment once, rows written the old way (bodies in D1) are still served, and the cleanup deletes
+ * segments whose rows all expired.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { forwardCaller } from '../../src/forward/caller';
+import { runHistoryCleanup } from '../../src/forward/history-cleanup';
+import { call, createProject, putSecret, type TestProject } from '../helpers/api';
+import { eventually, forward, history, origin, poll, uniquePath } from './support';
+
+let project: TestProject;
+let url: string;
+let secretUrl: string;
+const ids: string[] = [];
+const SECRET = 'sk-segment-3kQz9Vw2Lp';
+const big = (i: number) => ({ i, text: `${'é'.repeat(150)} ${'x'.repeat(200)} ${i}` });
+
+async function visitor() {
+  const caller = await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '');
+  return { serviceId: project.service_id, callerKey: caller.key };
+}
+
+/** Runs the caller's compaction now (it runs a minute after the rows were written). */
+async function compactNow(): Promise<void> {
+  const stub = forwardQueueStub(env, await visitor());
+  await runInDurableObject(stub, (_instance, state) => {
+    state.storage.sql.exec("UPDATE jobs SET run_at = 0 WHERE kind = 'compact-history'");
+  });
+  await runDurableObjectAlarm(stub);
+}
+
+const ownerList = (query: Record<string, string>) =>
+  call('GET', `/v1/projects/${project.service_id}/forward/requests?${new URLSearchParams(query)}`, { token: project.owner_key });
+
+/** Every listing's text, page by page, full and compact; one request in full; a poll of a settled one. */
+async function answers(): Promise<string[]> {
+  const texts: string[] = [];
+  for (const compact of ['false', 'true']) {
+    for (const list of [(q: Record<string, string>) => history(project, { url, method: 'POST', ...q }), (q: Record<string, string>) => ownerList({ url, ...q })]) {
+      let startKey: string | undefined;
+      for (;;) {
+        const res = await list({ limit: '4', compact, ...(startKey ? { startKey } : {}) });
+        expect(res.status, res.text).toBe(200);
+        texts.push(res.text);
+        if (res.json.endOfList) break;
+        startKey = res.json.startKey;
+      }
+    }
+  }
+  texts.push((await call('GET', `/v1/projects/${project.service_id}/forward/requests/${ids[0]}`, { token: project.owner_key })).text);
+  texts.push((await poll(project, { id: ids[0], url, method: 'POST' })).text);
+  return texts;
+}
+
+const rowsOf = () =>
+  env.DB.prepare('SELECT id, body_segment, request_body, response_body, request_headers FROM forward_requests WHERE service_id = ? AND url = ?')
+    .bind(project.service_id, url)
+    .all<{ id: string; body_segment: string | null; request_body: string | null; response_body: string | null; request_headers: string | null }>();
+
+beforeAll(async () => {
+  project = await createProject();
+  url = `${origin}${uniquePath('/echo/segments')}`;
+  for (let i = 0; i < 9; i++) {
+    const res = await forward(project, { url, method: 'POST', queue: `seg-${i % 3}`, data: big(i) });
+    ids.push(res.json.id);
+  }
+  for (let i = 9; i < 12; i++) {
+    const res = await forward(project, { url, method: 'POST', data: big(i) });
+    ids.push(res.headers.get('x-svc-request-id')!);
+  }
+  // The destination echoes the key back in its answer: the kept answer has the token in its place.
+  await putSecret(project, 'segment-key', SECRET);
+  secretUrl = `${origin}${uniquePath('/echo/segments-secret')}`;
+  await forward(project, { url: secretUrl, method: 'POST', secretName: 'segment-key', headers: { 'x-key': '$CLIENT_SECRET' }, data: { ...big(99), key: '$CLIENT_SECRET' } });
+  await eventually('every request settled in D1', async () => {
+    const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+      .bind(project.service_id, url)
+      .all<{ n: number }>();
+    const secret = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+      .bind(project.service_id, secretUrl)
+      .first<{ n: number }>();
+    return results[0].n === 12 && secret!.n === 1;
+  });
+});
+
+describe('forward bodies in R2 segments', () => {
+  it('after the bodies move, every listing, page by page, full and compact, one request and a poll answer byte for byte as before', async () => {
+    const before = await answers();
+    expect((await rowsOf()).results.every((row) => row.body_segment === null && row.request_body !== null)).toBe(true);
+    await compactNow();
+    const { results } = await rowsOf();
+    expect(results).toHaveLength(12);
+    for (const row of results) expect(row).toMatchObject({ request_body: null, response_body: null, request_headers: null });
+    // One compaction step took them all: one segment, so a page reads one object.
+    expect(new Set(results.map((row) => row.body_segment)).size).toBe(1);
+    expect(await answers()).toEqual(before);
+  });
+
+  it("a segment holds the key's token, never its value", async () => {
+    const row = await env.DB.prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, secretUrl).first<{ body_segment: string }>();
+    const text = await (await env.BODIES.get(row!.body_segment))!.text();
+    expect(text).toContain('$CLIENT_SECRET');
+    expect(text).not.toContain(SECRET);
+  });
+
+  it('a row written the old way, bodies in D1, is still served, full and compact', async () => {
+    const oldUrl = `${origin}${uniquePath('/echo/old-way')}`;
+    const caller = await visitor();
+    await env.DB.prepare(
+      `INSERT INTO forward_requests (service_id, caller_key, method, url, id, queue_name, status, created, updated, status_code, request_body, response_body, stream, request_headers)
+       VALUES (?, ?, 'POST', ?, '0000old:aaaaaaaaaaaaaaaa', NULL, 'resolved', 1000, 1000, 200, '{"old":true}', '"answer kept in D1"', 0, '{}')`,
+    )
+      .bind(caller.serviceId, caller.callerKey, oldUrl)
+      .run();
+    const full = (await history(project, { url: oldUrl, method: 'POST' })).json.list;
+    expect(full).toEqual([
+      { id: '0000old:aaaaaaaaaaaaaaaa', status: 'resolved', queue_name: null, method: 'POST', url: oldUrl, created: 1000, updated: 1000, status_code: 200, request_body: { old: true }, response_body: 'answer kept in D1' },
+    ]);
+    const compact = (await history(project, { url: oldUrl, method: 'POST', compact: 'true' })).json.list[0];
+    expect(compact).toMatchObject({ compact: true, request_text: '{"old":true}', response_text: 'answer kept in D1', response_complete_marker: true });
+  });
+
+  it('a compact listing reads no body: it answers the same once the segments are gone from R2', async () => {
+    const compactPage = async () => (await history(project, { url, method: 'POST', compact: 'true', limit: '100' })).text;
+    const before = await compactPage();
+    const { results } = await rowsOf();
+    await env.BODIES.delete([...new Set(results.map((row) => row.body_segment!))]);
+    expect(await compactPage()).toBe(before);
+  });
+
+  it('the cleanup deletes a segment from R2 once every row in it expired, and keeps the others', async () => {
+    const now = Date.now();
+    const expired = `fwd/segments/${project.service_id}/test/expired-${crypto.randomUUID()}`;
+    const live = `fwd/segments/${project.service_id}/test/live-${crypto.randomUUID()}`;
+    for (const key of [expired, live]) await env.BODIES.put(key, 'x');
+    await env.DB.batch([
+      env.DB.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(expired, now - 1),
+      env.DB.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(live, now + 60_000),
+    ]);
+    await runHistoryCleanup(env, now);
+    expect(await env.BODIES.head(expired)).toBeNull();
+    expect(await env.BODIES.head(live)).not.toBeNull();
+    const kept = await env.DB.prepare('SELECT key FROM forward_segments WHERE key IN (?, ?)').bind(expired, live).all<{ key: string }>();
+    expect(kept.results.map((row) => row.key)).toEqual([live]);
+  });
+});
