@@ -17,7 +17,7 @@ import {
   type IndexFacts,
   type LogBody,
   type LogPageQuery,
-} from '../src/logs/log-body';
+} from '../src/consume/log-body';
 import { retentionCutoff, RETENTION_DAYS } from '../src/logs/retention';
 
 /** A body moves to a segment once its class has this many in SQLite. */

@@ -1,5 +1,4 @@
 import { consumedIndexPage } from './consumed-index';
-import type { LogListingRow, LogPageQuery } from './log-body';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import {
@@ -10,6 +9,8 @@ import {
   type ActionListingRow,
   type ConsumedRow,
   type OwnerLogRow,
+  type LogListingRow,
+  type LogPageQuery,
   type StoredActionRow,
   type StoredLogRow,
 } from './log-rows';

@@ -8,6 +8,7 @@
  */
 
 import type { ActionListingRow, ConsumedRow, OwnerLogRow } from '../../schemas/listings';
+import type { LogOutcome } from './listing-query';
 
 /** A ticket_logs row as selected by the listing queries. */
 export interface StoredLogRow {
@@ -41,6 +42,20 @@ interface ActionFacts {
 }
 
 export type { ActionListingRow, ConsumedRow, OwnerLogRow };
+
+/** A log listing row: the stored row, its action rows' retry facts (JSON), its kept request (JSON) and what it replays. */
+export type LogListingRow = StoredLogRow & { action_facts: string | null; request: string | null; replay_of: string | null };
+
+/** What a page of a ticket's log asks its object for. */
+export interface LogPageQuery {
+  from: number;
+  to: number;
+  outcome?: LogOutcome;
+  /** The last row of the previous page. */
+  after: { t: number; k: string } | null;
+  count: number;
+}
+
 
 const parseObject = (text: string): Record<string, unknown> => {
   try {

@@ -1,6 +1,6 @@
 import type { Env, WorkMessage } from '../env';
 import type { Plan } from '../platform/types';
-import { ticketObjectName } from '../consume/ticket-object';
+import { ticketObjectName } from '../platform/object-names';
 import { DELETE_CHUNK, deleteChunkStatements, mayHaveMore } from './delete-rows';
 
 export const RETENTION_KIND = 'ticket-log.retention';

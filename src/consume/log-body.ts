@@ -3,11 +3,11 @@
  * where the body is) and a body holding everything the listings show. Pure: no I/O.
  */
 import type { ActionRow } from '../actions/types';
-import type { LogRow } from '../consume/types';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from '../consume/log-size';
-import type { KeptRequest } from './kept-request';
-import type { LogOutcome } from './listing-query';
-import type { StoredActionRow, StoredLogRow } from './log-rows';
+import type { LogRow } from './types';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from './log-size';
+import type { KeptRequest } from '../logs/kept-request';
+import type { LogListingRow, StoredActionRow, StoredLogRow } from '../logs/log-rows';
+export type { LogListingRow, LogPageQuery } from '../logs/log-rows';
 
 /** What a consumption's index row does not hold: what the listings show of it. */
 export interface LogBody {
@@ -22,11 +22,9 @@ export interface LogBody {
   actions: ActionRow[];
 }
 
-/** A log listing row: the stored row, its action rows' retry facts (JSON), its kept request (JSON) and what it replays. */
-export type LogListingRow = StoredLogRow & { action_facts: string | null; request: string | null; replay_of: string | null };
 
 /** The outcome classes the index keeps apart, so a page of one outcome reads few segments. */
-export const LOG_CLASS: Record<LogOutcome, number> = { ok: 0, failed: 1, check: 2 };
+export const LOG_CLASS: Record<'ok' | 'failed' | 'check', number> = { ok: 0, failed: 1, check: 2 };
 
 export const classOf = (row: { is_check: boolean; failed: boolean }): number =>
   row.is_check ? LOG_CLASS.check : row.failed ? LOG_CLASS.failed : LOG_CLASS.ok;
@@ -67,16 +65,6 @@ export function encodeBody(body: LogBody): string {
     description: fitForLog(body.description),
     actions: body.actions.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
   });
-}
-
-/** What a page of a ticket's log asks its object for. */
-export interface LogPageQuery {
-  from: number;
-  to: number;
-  outcome?: LogOutcome;
-  /** The last row of the previous page. */
-  after: { t: number; k: string } | null;
-  count: number;
 }
 
 /** The index facts of an entry beside its body. */
