@@ -2,10 +2,10 @@
  * Runs one scenario and reports what it wrote per operation in every store: the difference of two
  * snapshots (store-snapshot.ts) taken after a few warm-up operations (so the objects' creation and
  * schema, a one-time cost, are not charged to the operations) and after the measured operations with
- * every outbox drained.
+ * every outbox drained and the work deferred by up to two minutes run (drain.ts: the steady state).
  */
 import type { TestProject } from '../helpers/api';
-import { drainDurableObjects } from './drain';
+import { drainToSteadyState, steadyStateRuns } from './drain';
 import { countReaching } from './listed';
 import type { Scenario } from './scenarios';
 import { snapshotStores, type SqliteSnapshot, type StoreSnapshot } from './store-snapshot';
@@ -36,6 +36,8 @@ export interface ScenarioFigures {
   r2: Record<string, Record<string, { objects: number; bytes: number }>>;
   /** By queue binding: messages and JSON bytes sent per operation. */
   queues: Record<string, { messages: number; bytes: number }>;
+  /** Deferred jobs (due within drain.ts's STEADY_STATE_MS) run before the second snapshot, and alarms run for them. */
+  deferred: { jobs: number; alarms: number };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -85,7 +87,7 @@ function difference(scenario: Scenario, before: StoreSnapshot, after: StoreSnaps
       return [binding, { messages: round((now.messages - was.messages) / n), bytes: round((now.bytes - was.bytes) / n) }];
     }),
   );
-  return { key: scenario.key, title: scenario.title, operations: n, d1: perStore(before.d1, after.d1), durable_objects: perStore(before.durableObjects, after.durableObjects), r2, queues };
+  return { key: scenario.key, title: scenario.title, operations: n, d1: perStore(before.d1, after.d1), durable_objects: perStore(before.durableObjects, after.durableObjects), r2, queues, deferred: { jobs: 0, alarms: 0 } };
 }
 
 /** Runs operations from..to-1 of the scenario, `concurrency` at a time. */
@@ -107,7 +109,7 @@ export interface Measurement {
 async function settle(scenario: Scenario, project: TestProject, ran: number): Promise<number> {
   await scenario.settle?.(project, ran);
   const listed = await countReaching(() => scenario.listed(project), ran);
-  await drainDurableObjects();
+  await drainToSteadyState();
   return listed;
 }
 
@@ -120,6 +122,7 @@ export async function measureScenario(scenario: Scenario): Promise<Measurement> 
   const before = await snapshotStores(names);
   await runOperations(scenario, project, WARM_UP_OPERATIONS, ran);
   const listed = await settle(scenario, project, ran);
+  const deferred = { ...steadyStateRuns };
   const after = await snapshotStores(names);
-  return { figures: difference(scenario, before, after), ran, listed };
+  return { figures: { ...difference(scenario, before, after), deferred }, ran, listed };
 }

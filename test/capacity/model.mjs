@@ -9,9 +9,9 @@
  * The formulae (docs/capacity.md, "The model"); T = 86,400 s, R = retention in days, r = a rate per second:
  *   held(r, R, b)   = r × T × R × b              what a store holds once retention keeps pace
  *   max_rate(L,R,b) = L / (T × R × b)            the sustained rate that fills limit L exactly
- *   ticket object   b_obj = cells / fill          (cells measured; fill = page-fill factor, stated)
+ *   ticket object   b = measured file growth per consumption (cells and a simulated steady state beside it)
  *   R2              bytes held = r × T × R × s;  Class A PUTs a month = r × k × T × 30  (k = objects / op)
- *   D1 (signed-in)  b_d1 = Σ over the row and its index of (2 + varint + header + values) / fill
+ *   D1              d = measured file growth per operation (signed-in consumption: scenario h)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,36 +35,24 @@ export const LIMITS = {
 export const GOALS = { d1BytesPerConsumption: 300, deploymentRate: 100, deploymentTickets: 10, ticketRate: 20, retentionDays: 30 };
 
 /**
- * Page fill of the ticket's log in its object's SQLite (4 KiB pages). Not measurable in 200 operations
- * (the tail's 100 bodies dominate), so taken from a simulation of the same schema and write pattern in
- * stock SQLite 3.40 (script in docs/capacity.md, "Page fill of the ticket's log"): 200,000 consumptions at
- * 20/s, 100,000 kept, Stripe-sized bodies (4,944 B), 10 % failed, 100-body segments, hourly retention.
- *   - current schema (body set to NULL in place): 727 B of in-use pages per live row: the pages keep the
- *     cell count they had while holding ~800-byte body prefixes (SQLite's b-tree rebalances a page after
- *     an insert only when it overflows, so a cell that shrinks in place leaves its page part empty). The
- *     same simulation at 203 operations gives 1,069 / 686 / 363 B (stripe / failed / dry run), against
- *     the DO's measured 1,106 / 655 / 348 B: the measured file growth is this fragmentation, not a
- *     transient.
- *   - bodies in a table of their own (deleted on packing, index rows never shrink): 64.7 B per live row.
+ * Steady-state page use, simulated in stock SQLite 3.40 (Python's sqlite3, 4 KiB pages) with the same
+ * schema and write pattern; the scripts are in docs/capacity.md ("Steady state of the SQLite files"). The
+ * measured file growth of 200 operations cannot tell pages in use from pages freed for reuse, and the
+ * stores refuse dbstat; these runs can. Not measured in the Worker: stated as simulated where used.
  */
-export const PAGE_FILL = {
-  currentSchemaBytesPerRow: 727,
-  separateBodiesBytesPerRow: 64.7,
-  /** The fill assumed for index rows written once at their final size (bodies apart): cells / 64.7 B ≈ 0.8. */
-  appendedIndexFill: 0.8,
-};
-
-/**
- * D1's user_consumptions row for a signed-in (/tpa) consumption: not in the measured scenarios (all
- * anonymous), so estimated from migrations/0012 with the SQLite record format. Id lengths assumed.
- */
-export const SIGNED = {
-  ids: { service_id: 20, user_id: 28, ticket_id: 15, log_key: 11 },
-  timestampBytes: 6,
-  /** fill of the primary key (service, user, time, …): inserts inside the tree, ~0.69 (random B-tree inserts). */
-  primaryFill: 0.69,
-  /** fill of user_consumptions_by_time (service, time, …): appends per project, ~0.9. */
-  byTimeFill: 0.9,
+export const SIMULATED = {
+  /** Ticket log (TICKET_LOG_SCHEMA, bodies in log_bodies): 200,000 consumptions at 20/s, 100,000 kept, 4,944-byte bodies, 10 % failed. */
+  ticketLogInUsePerRow: 64.7,
+  /** The same run, the file with the pages the catch-up deletion freed (reused by the next rows). */
+  ticketLogFilePerRow: 102.6,
+  /**
+   * Forward history in D1 (migrations 0006–0013), scenario (d)'s sizes: 200,000 requests at 100/s, 100,000 kept,
+   * each row written with 955 + 1,402 + 120 characters of bodies inline and updated in place a minute later
+   * to point at its segment (bodies NULL, 400 characters of compact texts): one shrunken row per 4 KiB page.
+   */
+  forwardInUsePerRow: 4338,
+  /** The same rows written once at their final (moved) size, as they would be with the inline bodies in a table of their own. */
+  forwardFinalSizeInUsePerRow: 1046,
 };
 
 const DAY = 86_400;
@@ -118,58 +106,47 @@ function btreeTable() {
   return table(['scenario', 'store', 'table, index or key shape', 'rows / op', 'bytes / op'], rows, ['---', '---', '---', '---:', '---:']);
 }
 
-/** The signed-in consumption's D1 row (user_consumptions and its index), from the schema. */
-function signedD1() {
-  const values = Object.values(SIGNED.ids).reduce((a, b) => a + b, 0) + SIGNED.timestampBytes;
-  const header = 1 + 5; // header-size varint + one 1-byte serial type per column (texts under 57 bytes)
-  const payload = header + values;
-  const cell = 2 + (payload < 128 ? 1 : 2) + payload; // cell pointer + payload-size varint + payload (WITHOUT ROWID: no rowid)
-  return { cell, cells: 2 * cell, file: cell / SIGNED.primaryFill + cell / SIGNED.byTimeFill };
-}
-
-/** Bytes per consumption held by the ticket's object, under each assumption. */
-function objectVariants(s) {
-  const t = tickets(s);
-  return [
-    { label: 'cells, perfect packing (lower bound)', b: t.logical_bytes },
-    { label: `cells / ${PAGE_FILL.appendedIndexFill} fill: index rows written once, bodies in a table of their own (recommended; simulated ${PAGE_FILL.separateBodiesBytesPerRow} B)`, b: t.logical_bytes / PAGE_FILL.appendedIndexFill },
-    { label: '**current schema, steady state (simulated in-use pages per row)**', b: PAGE_FILL.currentSchemaBytesPerRow, current: true },
-    { label: 'measured file growth, 200 operations (upper bound)', b: t.physical_bytes },
-  ];
-}
+const CONSUMPTIONS = ['a_consume_stripe_req', 'b_dry_run', 'c_failed_signature', 'h_signed_in_consumption'];
+const FORWARDS = ['d_forward_direct', 'e_forward_queued', 'f_stream_finalized', 'g_stream_not_finalized'];
+const label = (s) => `(${s.key[0]}) ${s.title}`;
+const forwardQueues = (s) => s.durable_objects.FORWARD_QUEUES ?? { physical_bytes: 0, logical_bytes: 0, table_rows: 0 };
+const tableRowsOf = (store, table) => Object.values(store.btrees ?? {}).filter((bt) => bt.kind === 'table' && bt.table === table).reduce((sum, bt) => sum + bt.rows, 0);
 
 function objectTable() {
-  const a = byKey.a_consume_stripe_req;
   const perTicketDeployment = GOALS.deploymentRate / GOALS.deploymentTickets;
-  const rows = objectVariants(a).map(({ label, b }) => {
+  const rows = CONSUMPTIONS.filter((key) => byKey[key]).map((key) => {
+    const s = byKey[key];
+    const t = tickets(s);
+    const b = t.physical_bytes;
     const one = held(GOALS.ticketRate, GOALS.retentionDays, b);
     const dep = held(perTicketDeployment, GOALS.retentionDays, b);
     return [
-      label,
-      n(b, 1),
+      label(s),
+      n(t.logical_bytes, 1),
+      `**${n(b, 1)}**`,
       `${bytes(one)} (${pct(one / LIMITS.doObjectBytes)})`,
       `${bytes(dep)} (${pct(dep / LIMITS.doObjectBytes)})`,
-      `${n(maxRate(LIMITS.doObjectBytes, b, 30), 2)}/s`,
-      `${n(maxRate(LIMITS.doObjectBytes, b, 90), 2)}/s`,
+      `${n(maxRate(LIMITS.doObjectBytes, b, 30), 1)}/s`,
+      `${n(maxRate(LIMITS.doObjectBytes, b, 90), 1)}/s`,
+      n(LIMITS.doObjectBytes / b),
     ];
   });
   return table(
-    ['(a) Stripe consumption, bytes per consumption in the ticket\'s object', 'b (B)', `one ticket, ${GOALS.ticketRate}/s × 30 d (of 10 GB)`, `deployment: each of ${GOALS.deploymentTickets} tickets at ${n(perTicketDeployment)}/s × 30 d`, 'max per ticket, 30 d', 'max per ticket, 90 d'],
+    ['scenario', 'cells B / op', 'b: file growth B / op (the model\'s figure)', `one ticket, ${GOALS.ticketRate}/s × 30 d (of 10 GB)`, `each of ${GOALS.deploymentTickets} tickets at ${n(perTicketDeployment)}/s × 30 d`, 'max per ticket, 30 d', '90 d', 'consumptions until 10 GB (premium: kept)'],
     rows,
-    ['---', '---:', '---:', '---:', '---:', '---:'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
   );
 }
 
 function r2Table() {
-  const rows = ['a_consume_stripe_req', 'b_dry_run', 'c_failed_signature'].flatMap((key) => {
-    const s = byKey[key];
-    if (!s) return [];
+  const rows = figures.scenarios.flatMap((s) => {
     const { objects: k, bytes: sb } = r2Total(s);
+    if (sb === 0 && k === 0) return [];
     const putsMonth = held(GOALS.deploymentRate, MONTH_DAYS, k);
     const cost = (Math.max(putsMonth - LIMITS.r2ClassAFreePerMonth, 0) / 1e6) * LIMITS.r2ClassAPerMillion;
     const h30 = held(GOALS.deploymentRate, 30, sb);
     const h90 = held(GOALS.deploymentRate, 90, sb);
-    return [[`(${s.key[0]}) ${s.title}`, n(sb), n(k, 3), bytes(h30), bytes(h90), `${n(GOALS.deploymentRate * k, 2)}/s; ${n(putsMonth)} a month ($${n(cost, 2)})`, `$${n((h30 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)} / $${n((h90 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)}`]];
+    return [[label(s), n(sb), n(k, 3), bytes(h30), bytes(h90), `${n(GOALS.deploymentRate * k, 2)}/s; ${n(putsMonth)} a month ($${n(cost, 2)})`, `$${n((h30 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)} / $${n((h90 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)}`]];
   });
   return table(
     ['scenario', 's: R2 bytes / op', 'k: objects (Class A PUTs) / op', `held at ${GOALS.deploymentRate}/s, 30 d`, '90 d', `Class A PUTs at ${GOALS.deploymentRate}/s`, 'storage $ / month, 30 d / 90 d (before the 10 GB-month free tier)'],
@@ -181,47 +158,60 @@ function r2Table() {
 function rateTable() {
   const rows = figures.scenarios.map((s) => {
     const b = d1Bytes(s);
-    const t = tickets(s);
     return [
-      `(${s.key[0]}) ${s.title}`,
-      n(b),
+      label(s),
+      `${n(b)} / ${n(d1Logical(s))}`,
+      n(sumStores(s.d1, 'table_rows'), 2),
       b > 0 ? `${n(maxRate(LIMITS.d1DatabaseBytes, b, 30), 2)}/s` : 'unbounded',
       b > 0 ? `${n(maxRate(LIMITS.d1DatabaseBytes, b, 90), 2)}/s` : 'unbounded',
       b > 0 ? n(LIMITS.d1DatabaseBytes / b) : 'unbounded',
-      t.logical_bytes > 0 ? `${n(t.logical_bytes, 1)} / ${n(t.physical_bytes)}` : '0',
-      n(r2Total(s).bytes),
       n(queueMessages(s), 2),
     ];
   });
   return table(
-    ['scenario', 'D1 B / op (file)', 'D1 alone: max rate 30 d', '90 d', 'D1: ops until 10 GB (no lifetime)', 'ticket object B / op (cells / file)', 'R2 B / op', 'queue msgs / op'],
+    ['scenario', 'D1 B / op (file / cells)', 'D1 rows / op', 'D1 alone: max rate, 30 d', '90 d', 'D1: ops until 10 GB (no lifetime)', 'queue msgs / op'],
     rows,
-    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:'],
+  );
+}
+
+function forwardObjectTable() {
+  const rows = FORWARDS.filter((key) => byKey[key]).map((key) => {
+    const s = byKey[key];
+    const f = forwardQueues(s);
+    const kept = tableRowsOf(f, 'requests');
+    return [label(s), `${n(f.physical_bytes)} / ${n(f.logical_bytes)}`, n(f.table_rows, 2), n(kept, 2), f.physical_bytes > 0 ? n(LIMITS.doObjectBytes / f.physical_bytes) : 'unbounded', `jobs ${n(s.deferred?.jobs ?? 0)}, alarms ${n(s.deferred?.alarms ?? 0)}`];
+  });
+  return table(
+    ['scenario', 'caller\'s object B / op (file / cells)', 'rows / op', 'of which `requests` rows', 'ops until one caller\'s object holds 10 GB (no lifetime without `expires`)', 'deferred work run before the snapshot'],
+    rows,
+    ['---', '---:', '---:', '---:', '---:', '---'],
   );
 }
 
 function goalLines() {
   const a = byKey.a_consume_stripe_req;
+  const h = byKey.h_signed_in_consumption;
   if (!a) return 'No consumption scenario measured.';
   const anon = d1Bytes(a);
-  const signed = signedD1();
-  const variants = objectVariants(a);
-  const current = variants.find((v) => v.current).b;
   const cells = tickets(a).logical_bytes;
-  const recommended = cells / PAGE_FILL.appendedIndexFill;
-  const upper = tickets(a).physical_bytes;
+  const b = tickets(a).physical_bytes;
   const perTicketDeployment = GOALS.deploymentRate / GOALS.deploymentTickets;
   const { objects: k, bytes: sb } = r2Total(a);
   const ticketOps = GOALS.ticketRate * DAY * GOALS.retentionDays;
   const depOps = GOALS.deploymentRate * DAY * GOALS.retentionDays;
-  const signedDep = held(GOALS.deploymentRate, GOALS.retentionDays, signed.file);
-  const allObjects = held(GOALS.deploymentRate, GOALS.retentionDays, current);
-  const ok = (x) => (x ? 'met' : '**not met**');
+  const perObject = held(perTicketDeployment, GOALS.retentionDays, b);
+  const allObjects = held(GOALS.deploymentRate, GOALS.retentionDays, b);
+  const ok = (x) => (x ? '**met**' : '**not met**');
+  const dh = h ? d1Bytes(h) : NaN;
+  const dhCells = h ? d1Logical(h) : NaN;
+  const signedDep = held(GOALS.deploymentRate, GOALS.retentionDays, dh);
+  const d = byKey.d_forward_direct;
   return [
-    `- **Goal (a), at most ${GOALS.d1BytesPerConsumption} B per consumption in D1**: anonymous consumption measured **${n(anon)} B** (file and cells; dry run ${n(d1Bytes(byKey.b_dry_run ?? a))} B, failed signature ${n(d1Bytes(byKey.c_failed_signature ?? a))} B) — met. Signed-in (/tpa, not measured): one \`user_consumptions\` row and its index, ${n(signed.cell)} B of cells each with ids of ${Object.entries(SIGNED.ids).map(([k2, v]) => `${k2} ${v}`).join(', ')} characters = ${n(signed.cells)} B of cells, **≈ ${n(signed.file)} B** at the assumed fills (${SIGNED.primaryFill} / ${SIGNED.byTimeFill}) — met by estimate; it passes ${GOALS.d1BytesPerConsumption} B once the four ids together exceed ${GOALS.d1BytesPerConsumption} / (1/${SIGNED.primaryFill} + 1/${SIGNED.byTimeFill}) − ${signed.cell - Object.values(SIGNED.ids).reduce((x, y) => x + y, 0)} = ${n(GOALS.d1BytesPerConsumption / (1 / SIGNED.primaryFill + 1 / SIGNED.byTimeFill) - (signed.cell - Object.values(SIGNED.ids).reduce((x, y) => x + y, 0)), 1)} characters.`,
-    `- **Goal (b), one ticket, ${GOALS.ticketRate}/s for ${GOALS.retentionDays} days** (${n(ticketOps)} consumptions in one object): current schema ${n(current)} B × ${n(ticketOps)} = ${bytes(ticketOps * current)}, ${n((ticketOps * current) / LIMITS.doObjectBytes, 2)}× the 10 GB object — ${ok(ticketOps * current <= LIMITS.doObjectBytes)} (upper bound ${bytes(ticketOps * upper)}; at cells ${bytes(ticketOps * cells)}). With the bodies in a table of their own: ${n(recommended, 1)} B × ${n(ticketOps)} = ${bytes(ticketOps * recommended)} — ${ok(ticketOps * recommended <= LIMITS.doObjectBytes)}. R2 holds ${bytes(ticketOps * sb)} for it (no limit); its segments are ${n(GOALS.ticketRate * k, 2)} PUTs/s, each to a new key (limit ${LIMITS.r2WritesPerKeyPerSecond}/s per key). Requests: ${n(GOALS.ticketRate * (1 + k), 2)}/s into the object (one consume call per consumption, one compaction per ${n(1 / k)}) against the ~${n(LIMITS.doRequestsPerSecond)}/s soft limit: ${pct((GOALS.ticketRate * (1 + k)) / LIMITS.doRequestsPerSecond)}.`,
-    `- **Goal (b), one deployment, ${GOALS.deploymentRate}/s over ${GOALS.deploymentTickets} tickets for ${GOALS.retentionDays} days** (${n(depOps)} consumptions; ${n(perTicketDeployment)}/s per ticket): each object holds ${bytes(held(perTicketDeployment, 30, current))} on the current schema — ${ok(held(perTicketDeployment, 30, current) <= LIMITS.doObjectBytes)} (${bytes(held(perTicketDeployment, 30, recommended))} with bodies apart — ${ok(held(perTicketDeployment, 30, recommended) <= LIMITS.doObjectBytes)}); all objects together ${bytes(allObjects)} (Workers Paid: no account limit; Free: ${bytes(LIMITS.doAccountBytesFree)} per account, ${n(allObjects / LIMITS.doAccountBytesFree, 1)}×). D1: ${n(anon)} B for anonymous traffic; if every consumption were signed in, ${bytes(signedDep)} = **${n(signedDep / LIMITS.d1DatabaseBytes, 1)}× one D1 database** (D1 alone holds ${n(maxRate(LIMITS.d1DatabaseBytes, signed.file, 30), 1)} signed-in consumptions/s at 30 days, ${n(maxRate(LIMITS.d1DatabaseBytes, signed.file, 90), 1)}/s at 90). R2: ${bytes(held(GOALS.deploymentRate, 30, sb))} at 30 days, ${bytes(held(GOALS.deploymentRate, 90, sb))} at 90 (no limit). Queues: ${n(queueMessages(a))} messages per consumption.`,
-    `- **Which limit binds first**: the ticket's object (10 GB of SQLite per object) for anonymous traffic — at ${n(maxRate(LIMITS.doObjectBytes, current, 30), 2)}/s per ticket at 30 days and ${n(maxRate(LIMITS.doObjectBytes, current, 90), 2)}/s at 90 on the current schema (between ${n(maxRate(LIMITS.doObjectBytes, upper, 30), 2)}/s and ${n(maxRate(LIMITS.doObjectBytes, cells, 30), 2)}/s at the bounds); ${n(maxRate(LIMITS.doObjectBytes, recommended, 30), 1)}/s and ${n(maxRate(LIMITS.doObjectBytes, recommended, 90), 1)}/s with bodies apart. D1 (10 GB for the whole deployment) for signed-in traffic past ${n(maxRate(LIMITS.d1DatabaseBytes, signed.file, 30), 1)}/s deployment-wide. The ~${n(LIMITS.doRequestsPerSecond)} req/s per object comes after both.`,
+    `- **Goal (a), at most ${GOALS.d1BytesPerConsumption} B per consumption in D1, indexes included** (measured: file growth / cells): anonymous Stripe consumption (a) **${n(anon)} B** / ${n(d1Logical(a), 1)} B (dry run ${n(d1Bytes(byKey.b_dry_run ?? a))} B, failed signature ${n(d1Bytes(byKey.c_failed_signature ?? a))} B); signed-in (h) **${n(dh)} B** / ${n(dhCells, 1)} B (rows per consumption: ${n(h ? sumStores(h.d1, 'table_rows') : NaN, 2)}, \`user_consumptions\` with its index \`user_consumptions_by_time\`) — ${ok(Math.max(anon, dh, dhCells) <= GOALS.d1BytesPerConsumption)}. The test asserts both.`,
+    `- **Goal (b), one ticket, ${GOALS.ticketRate}/s for ${GOALS.retentionDays} days**: ${n(GOALS.ticketRate)} × 86,400 × ${GOALS.retentionDays} = ${n(ticketOps)} consumptions in one object × b = ${n(b, 1)} B (measured file growth per Stripe consumption) = **${bytes(ticketOps * b)}**, ${pct((ticketOps * b) / LIMITS.doObjectBytes)} of the 10 GB object — ${ok(ticketOps * b <= LIMITS.doObjectBytes)} (cells alone ${bytes(ticketOps * cells)}; simulated steady state ${bytes(ticketOps * SIMULATED.ticketLogInUsePerRow)} in use, ${bytes(ticketOps * SIMULATED.ticketLogFilePerRow)} of file). R2 holds ${bytes(ticketOps * sb)} for it (no limit); its segments are ${n(GOALS.ticketRate * k, 2)} PUTs/s, each to a new key (limit ${LIMITS.r2WritesPerKeyPerSecond}/s per key). Requests: ${n(GOALS.ticketRate * (1 + k), 2)}/s into the object (one consume call per consumption, one compaction per ${n(1 / k)}) against the ~${n(LIMITS.doRequestsPerSecond)}/s soft limit: ${pct((GOALS.ticketRate * (1 + k)) / LIMITS.doRequestsPerSecond)}.`,
+    `- **Goal (b), one deployment, ${GOALS.deploymentRate}/s over ${GOALS.deploymentTickets} tickets for ${GOALS.retentionDays} days** (${n(depOps)} consumptions; ${n(perTicketDeployment)}/s per ticket): each object ${n(perTicketDeployment)} × 86,400 × ${GOALS.retentionDays} × ${n(b, 1)} B = **${bytes(perObject)}** (${pct(perObject / LIMITS.doObjectBytes)} of 10 GB) — ${ok(perObject <= LIMITS.doObjectBytes)}; all ${GOALS.deploymentTickets} objects ${bytes(allObjects)} (Workers Paid: no account limit; Free: ${bytes(LIMITS.doAccountBytesFree)} per account, ${n(allObjects / LIMITS.doAccountBytesFree, 1)}×). D1: ${n(anon)} B for anonymous consumptions (webhooks are anonymous); were all ${n(GOALS.deploymentRate)}/s signed in, ${n(GOALS.deploymentRate)} × 86,400 × 30 × ${n(dh)} B = ${bytes(signedDep)} = **${n(signedDep / LIMITS.d1DatabaseBytes, 2)}× one D1 database**: one database holds ${n(maxRate(LIMITS.d1DatabaseBytes, dh, 30), 1)} signed-in consumptions/s at 30 days, ${n(maxRate(LIMITS.d1DatabaseBytes, dh, 90), 1)}/s at 90. R2: ${bytes(held(GOALS.deploymentRate, 30, sb))} at 30 days, ${bytes(held(GOALS.deploymentRate, 90, sb))} at 90 (no limit). Queues: ${n(queueMessages(a))} messages per consumption.`,
+    `- **Which limit binds first**: for anonymous consumptions, the ticket's object (10 GB): ${n(maxRate(LIMITS.doObjectBytes, b, 30), 1)}/s per ticket at 30 days, ${n(maxRate(LIMITS.doObjectBytes, b, 90), 1)}/s at 90 (${n(maxRate(LIMITS.doObjectBytes, SIMULATED.ticketLogInUsePerRow, 30), 1)}/s and ${n(maxRate(LIMITS.doObjectBytes, SIMULATED.ticketLogInUsePerRow, 90), 1)}/s at the simulated in-use bytes); no deployment-wide limit on Workers Paid. For signed-in consumptions, D1 (10 GB for the whole deployment) at ${n(maxRate(LIMITS.d1DatabaseBytes, dh, 30), 1)}/s deployment-wide at 30 days. Beside them on the same D1: forward history, ${d ? `${n(d1Bytes(d))} B per direct request (file growth; ${n(d1Logical(d))} B of cells once its bodies moved; simulated ${n(SIMULATED.forwardInUsePerRow)} B in use at steady state), ${n(maxRate(LIMITS.d1DatabaseBytes, d1Bytes(d), 30), 2)} requests/s at its 30-day lifetime` : 'not measured'}; the sum \`Σ rᵢ × T × R × dᵢ ≤ 10 GB\` is what counts. The ~${n(LIMITS.doRequestsPerSecond)} req/s per object comes after the storage limits.`,
   ].join('\n');
 }
 
@@ -240,11 +230,15 @@ const model = [
   '',
   objectTable(),
   '',
+  '#### The forwarding caller\'s object (`ForwardQueueDO`, 10 GB per object)',
+  '',
+  forwardObjectTable(),
+  '',
   '#### R2 (no size limit: bytes, Class A writes, cost)',
   '',
   r2Table(),
   '',
-  '#### Every scenario: D1 alone, and the other stores\' inputs',
+  '#### D1 (10 GB per database, shared by every project) and Queues',
   '',
   rateTable(),
   '',

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { presetSignature } from '../../schemas/signature-presets';
 import { generatedText } from '../forward/generated-text';
-import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
+import { call, createProject, mintUser, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { finalize, forward, origin, poll } from '../forward/support';
 import { forwardedRequests, loggedConsumptions } from './listed';
 import { stripeDelivery, stripeEvent } from './stripe-event';
@@ -58,10 +58,14 @@ async function stripeProject(): Promise<TestProject> {
   return project;
 }
 
-const consumeStripe = async (project: TestProject, i: number, path: string, secret = STRIPE_SECRET) => {
+const consumeStripe = async (project: TestProject, i: number, path: string, secret = STRIPE_SECRET, token?: string) => {
   const payload = stripeEvent(i);
-  return call('POST', path, { raw: payload, headers: await stripeDelivery(payload, secret) });
+  return call('POST', path, { raw: payload, headers: await stripeDelivery(payload, secret), token });
 };
+
+/** Signed-in users of a project (the signed-in scenario), minted through the dev route. */
+const users = new Map<string, { user_id: string; id_token: string }[]>();
+const SIGNED_IN_USERS = 8;
 
 /** About 1 KB of JSON: an order line list as a browser client would send it. */
 const kilobyteRequest = (i: number) => ({
@@ -151,6 +155,26 @@ export const SCENARIOS: Scenario[] = [
       const res = await consumeStripe(project, i, `/tp/${project.service_id}/stripe-payments`, 'whsec_not_the_endpoint_secret');
       expect(res.status).toBe(400);
       expect(res.json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'signature' } });
+    },
+  },
+  {
+    key: 'h_signed_in_consumption',
+    title: 'signed-in consumption (/tpa): the same Stripe event and req, 8 users in turn',
+    operations: 200,
+    concurrency: 8,
+    setup: async () => {
+      const project = await stripeProject();
+      const minted = [];
+      for (let u = 0; u < SIGNED_IN_USERS; u++) minted.push(await mintUser(project, { email: `buyer-${u}@example.com` }));
+      users.set(project.service_id, minted);
+      return project;
+    },
+    listed: (project) => loggedConsumptions(project, 'stripe-payments'),
+    run: async (project, i) => {
+      const user = users.get(project.service_id)![i % SIGNED_IN_USERS];
+      const res = await consumeStripe(project, i, `/tpa/${project.service_id}/stripe-payments`, STRIPE_SECRET, user.id_token);
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toHaveProperty('tkid');
     },
   },
   {

@@ -8,6 +8,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,9 +19,11 @@ const run = spawnSync('npm', ['exec', '--', 'vitest', 'run', 'test/capacity/capa
   env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
 });
 const output = `${run.stdout}\n${run.stderr}`;
+// The whole run, kept (a failed assertion still prints the figures it measured).
+writeFileSync(path.join(tmpdir(), 'capacity-last-run.log'), output);
 const block = /CAPACITY-FIGURES-BEGIN\n([\s\S]*?)\nCAPACITY-FIGURES-END/.exec(output);
 if (run.status !== 0 || !block) {
-  process.stderr.write(output.slice(-4000));
+  process.stderr.write(`${output.slice(-4000)}\n(the whole run: ${path.join(tmpdir(), 'capacity-last-run.log')})\n`);
   throw new Error(`the capacity test failed (exit ${run.status}) or printed no figures`);
 }
 let commit = 'unknown';
