@@ -10,8 +10,9 @@ import { OutboundError } from '../outbound/errors';
 import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import { historyDelete, historyInsertNew, historyUpsert, type HistoryOwner } from './history';
+import { historyDelete, historyInsertNew, type HistoryOwner } from './history';
 import { INLINE_BODY_CHARS } from './history-segments';
+import { writeHistoryTogether } from './history-together';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
@@ -131,6 +132,22 @@ async function writeRow(statement: D1PreparedStatement): Promise<void> {
   }
 }
 
+/**
+ * When this isolate last told a caller's object that bodies wait inline: at most once per
+ * COMPACT_NOTICE_MS, since the object's compaction runs a minute after a notice and takes every row
+ * written until then (a request each would be one more object call per request on the hot path).
+ */
+const noticed = new Map<string, number>();
+const COMPACT_NOTICE_MS = 30_000;
+
+function noticeDue(callerKey: string, now: number): boolean {
+  const last = noticed.get(callerKey);
+  if (last !== undefined && now - last < COMPACT_NOTICE_MS) return false;
+  if (noticed.size >= 10_000) noticed.clear();
+  noticed.set(callerKey, now);
+  return true;
+}
+
 const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
 
 /** Sends at once; the settled request is in the history before the answer is relayed. */
@@ -139,9 +156,11 @@ async function sendDirect(context: ForwardContext, request: OutboundRequest, key
   const outcome = await sendBuilt(request, key, env);
   const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
-  await writeRow(historyUpsert(env.DB, [{ owner, record: settledRecord }]));
+  await writeHistoryTogether(env.DB, { owner, record: settledRecord }, context.waitUntil);
   // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
-  if (bodyChars(settledRecord) > INLINE_BODY_CHARS) context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
+  if (bodyChars(settledRecord) > INLINE_BODY_CHARS && noticeDue(`${owner.serviceId}/${owner.callerKey}`, Date.now())) {
+    context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
+  }
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
 }
