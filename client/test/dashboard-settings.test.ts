@@ -303,7 +303,7 @@ describe('bad input on the dashboard', () => {
     for (const field of ['subject', 'html', 'text']) await page.fill(`#template-${field}`, INJECTED);
     await page.click('#template-form button[type=submit]');
     await expect.poll(() => page.textContent('#templates-status')).toBe('Saved mail template xss-template.');
-    await expect.poll(() => page.locator('tr[data-template=xss-template] td.subject').textContent()).toBe(INJECTED);
+    await expect.poll(() => page.locator('tr[data-template=xss-template] td.subject').textContent(), { timeout: 15_000 }).toBe(INJECTED);
     expect((await ownerCall('GET', '/mail-templates/xss-template')).json).toMatchObject({ subject: INJECTED, html: INJECTED, text: INJECTED });
     await page.locator('tr[data-template=xss-template] button', { hasText: 'Edit' }).click();
     expect(await page.inputValue('#template-html')).toBe(INJECTED);
@@ -314,7 +314,8 @@ describe('bad input on the dashboard', () => {
     await page.fill('#newsletter-message-id', 'xss-news');
     for (const field of ['subject', 'html', 'text']) await page.fill(`#newsletter-${field}`, INJECTED);
     await page.click('#newsletter-form button[type=submit]');
-    await expect.poll(() => page.locator('tr[data-newsletter="public/xss-news"] td.subject').textContent()).toBe(INJECTED);
+    // The row appears once the save and the list's reload have answered: a busy machine takes more than expect.poll's default second.
+    await expect.poll(() => page.locator('tr[data-newsletter="public/xss-news"] td.subject').textContent(), { timeout: 15_000 }).toBe(INJECTED);
     expect((await ownerCall('GET', '/newsletters/public/xss-news')).json).toMatchObject({ subject: INJECTED, html: INJECTED, text: INJECTED });
     await expectNothingInjected();
   });
