@@ -15,5 +15,8 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // A page reloads through the Worker and its objects: on a busy 2-core machine that can take more than
+    // expect.poll's default second (each poll still answers as soon as the page shows it).
+    expect: { poll: { timeout: 15_000 } },
   },
 });
