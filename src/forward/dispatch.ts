@@ -10,7 +10,8 @@ import { OutboundError } from '../outbound/errors';
 import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import { historyDelete, historyInsertNew, historyUpsert, type HistoryOwner } from './history';
+import { historyDelete, historyInsertNew, type HistoryOwner } from './history';
+import { writeHistoryTogether } from './history-together';
 import { INLINE_BODY_CHARS } from './history-segments';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
@@ -155,7 +156,7 @@ async function sendDirect(context: ForwardContext, request: OutboundRequest, key
   const outcome = await sendBuilt(request, key, env);
   const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
-  await writeRow(historyUpsert(env.DB, [{ owner, record: settledRecord }]));
+  await writeHistoryTogether(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
   // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
   if (bodyChars(settledRecord) > INLINE_BODY_CHARS && noticeDue(`${owner.serviceId}/${owner.callerKey}`, Date.now())) {
     context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));

@@ -45,6 +45,23 @@ describe('read your own writes in the forwarding history', () => {
     }
   });
 
+  it('direct requests answering together share a history write, and each is listed at once and answers in full', async () => {
+    const url = `${origin}${uniquePath('/echo/ryw-together')}`;
+    for (let round = 0; round < 5; round++) {
+      await breather();
+      await Promise.all(
+        Array.from({ length: 12 }, async (_, k) => {
+          const res = await forward(project, { url, method: 'POST', data: { round, k } });
+          expect(res.status, res.text).toBe(200);
+          expect(JSON.parse(res.json.body)).toEqual({ round, k });
+          const { mine, owners } = await listedBoth(url, res.headers.get('x-svc-request-id')!);
+          expect(mine, `round ${round}, request ${k}: caller's history`).toHaveLength(1);
+          expect(owners, `round ${round}, request ${k}: owner's history`).toHaveLength(1);
+        }),
+      );
+    }
+  });
+
   it('a queued request is listed by both listings as soon as its dispatch answered, with a status between the polls before and after, and resolved the moment a poll says so', async () => {
     const url = `${origin}${uniquePath('/echo/ryw-queued')}`;
     for (let i = 0; i < ITERATIONS; i++) {
