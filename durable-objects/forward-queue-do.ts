@@ -120,7 +120,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       run: { run: (job) => this.runQueue(job), background: true },
       'export-history': {
         run: (job) =>
-          this.outbox.export(job, this.env.DB, (change) => [this.historyStatement(change)], HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+          this.outbox.export(job, this.env.DB, (change) => this.historyStatements(change), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
@@ -429,8 +429,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return Promise.resolve();
   }
 
-  private historyStatement(change: HistoryChange): D1PreparedStatement {
-    return change.op === 'put' ? historyUpsert(this.env.DB, [{ owner: change.owner, record: change.record }]) : historyDelete(this.env.DB, change.owner, change.address);
+  private historyStatements(change: HistoryChange): D1PreparedStatement[] {
+    return change.op === 'put' ? historyUpsert(this.env.DB, [{ owner: change.owner, record: change.record }]) : [historyDelete(this.env.DB, change.owner, change.address)];
   }
 
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */

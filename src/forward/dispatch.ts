@@ -124,9 +124,9 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
  * Writes a history row before the dispatch answers, so both listings have the request at once (issue 24,
  * item 5). A failure is only logged: the request was sent or queued, and a queued one's outbox writes it again.
  */
-async function writeRow(statement: D1PreparedStatement): Promise<void> {
+async function writeRow(db: D1Database, statements: D1PreparedStatement[]): Promise<void> {
   try {
-    await statement.run();
+    await db.batch(statements);
   } catch (error) {
     console.error('forward history write failed', error instanceof Error ? error.message : String(error));
   }
@@ -201,10 +201,10 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
       record: queuedRecord,
       ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
     }),
-    writeRow(historyInsertNew(env.DB, { owner, record: queuedRecord })),
+    writeRow(env.DB, historyInsertNew(env.DB, { owner, record: queuedRecord })),
   ]);
   if (!enqueued.ok) {
-    await writeRow(historyDelete(env.DB, owner, queuedRecord));
+    await writeRow(env.DB, [historyDelete(env.DB, owner, queuedRecord)]);
     if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
     throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
   }

@@ -1,8 +1,9 @@
 /**
- * Bodies out of D1 (issue 24): a minute after a caller's settled requests reached the history, the caller's
- * queue object moves their bodies and headers into ONE R2 object (a segment) and each D1 row keeps only
- * where its part is (`body_segment`, `body_at`, `body_len`) and the short texts a compact item shows. A
- * listing reads each distinct segment of its page once, with one range read; a compact listing reads none.
+ * Bodies out of D1 (issue 24): a request's bodies and headers wait in forward_bodies (history.ts); a minute
+ * after a caller's settled requests reached the history, the caller's queue object moves them into ONE R2
+ * object (a segment) and each D1 row keeps only where its part is (`body_segment`, `body_at`, `body_len`)
+ * and the short texts a compact item shows; the bodies' rows are deleted. A listing reads each distinct
+ * segment of its page once, with one range read; a compact listing reads none.
  * Rows holding 200 characters or less of bodies keep them inline (a compact text would be as long).
  */
 import type { HistoryOwner } from './history';
@@ -30,7 +31,13 @@ interface Part {
   h: string | null;
 }
 
-/** The same expression as the partial index forward_requests_inline (migration 0013), so the read uses it. */
+/** A forward_bodies row `b` and its request's row `f`. */
+const SAME_REQUEST = 'f.service_id = b.service_id AND f.caller_key = b.caller_key AND f.method = b.method AND f.url = b.url AND f.id = b.id';
+
+/**
+ * Rows written before migration 0016 keep their bodies inline: the same expression as the partial index
+ * forward_requests_inline (migration 0013), so the read uses it.
+ */
 const INLINE_TEST = `body_segment IS NULL AND length(coalesce(request_body, '')) + length(coalesce(response_body, '')) + length(coalesce(request_headers, '')) > ${INLINE_BODY_CHARS}`;
 
 interface InlineRow {
@@ -84,10 +91,15 @@ async function callerHash(callerKey: string): Promise<string> {
 export async function compactHistory(db: D1Database, bucket: R2Bucket, owner: HistoryOwner): Promise<{ moved: number; more: boolean }> {
   const { results } = await db
     .prepare(
-      `SELECT method, url, id, updated, expires_at, request_body, response_body, request_headers FROM forward_requests
-       WHERE service_id = ? AND caller_key = ? AND ${INLINE_TEST}
-         AND status IN ('resolved', 'failed') AND NOT (stream = 1 AND response_body IS NULL)
-       ORDER BY id LIMIT ?`,
+      `SELECT method, url, id, updated, expires_at, request_body, response_body, request_headers FROM (
+         SELECT f.method, f.url, f.id, f.updated, f.expires_at, b.request_body, b.response_body, b.request_headers, f.status, f.stream
+           FROM forward_bodies AS b CROSS JOIN forward_requests AS f ON ${SAME_REQUEST}
+           WHERE b.service_id = ?1 AND b.caller_key = ?2 AND f.body_segment IS NULL
+         UNION ALL
+         SELECT method, url, id, updated, expires_at, request_body, response_body, request_headers, status, stream
+           FROM forward_requests WHERE service_id = ?1 AND caller_key = ?2 AND ${INLINE_TEST}
+       ) WHERE status IN ('resolved', 'failed') AND NOT (stream = 1 AND response_body IS NULL)
+       ORDER BY id LIMIT ?3`,
     )
     .bind(owner.serviceId, owner.callerKey, SEGMENT_ROWS)
     .all<InlineRow>();
@@ -115,6 +127,14 @@ export async function compactHistory(db: D1Database, bucket: R2Bucket, owner: Hi
              AND f.id = json_extract(j.value, '$.id') AND f.updated = json_extract(j.value, '$.updated') AND f.body_segment IS NULL`,
         )
         .bind(key, JSON.stringify(placed), owner.serviceId, owner.callerKey),
+      // Bodies waiting in their own table leave it once their row points at the segment.
+      db
+        .prepare(
+          `DELETE FROM forward_bodies WHERE rowid IN (
+             SELECT b.rowid FROM forward_bodies AS b CROSS JOIN forward_requests AS f ON ${SAME_REQUEST}
+             WHERE b.service_id = ? AND b.caller_key = ? AND f.body_segment = ?)`,
+        )
+        .bind(owner.serviceId, owner.callerKey, key),
     ]);
   } catch (error) {
     // Nothing points at it: gone again (an object left by a failed delete is removed by the bucket's lifecycle rule).

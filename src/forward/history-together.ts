@@ -52,7 +52,7 @@ async function writeAll(db: D1Database): Promise<void> {
       const taken = waiting;
       waiting = [];
       try {
-        await db.batch(groups(taken.map((w) => w.entry)).map((group) => historyUpsert(db, group)));
+        await db.batch(groups(taken.map((w) => w.entry)).flatMap((group) => historyUpsert(db, group)));
       } catch (error) {
         // The requests were sent: a failed history write is logged, not answered.
         console.error('forward history write failed', error instanceof Error ? error.message : String(error));
@@ -73,7 +73,7 @@ export async function writeHistoryTogether(db: D1Database, entry: HistoryEntry, 
   while (!mine.written) {
     if (Date.now() > deadline) {
       console.error('forward history write took too long; writing the row alone');
-      await db.batch([historyUpsert(db, [entry])]).catch(() => undefined);
+      await db.batch(historyUpsert(db, [entry])).catch(() => undefined);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, WATCH_MS));

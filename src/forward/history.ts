@@ -9,7 +9,7 @@ import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import { loadBodies } from './history-segments';
+import { INLINE_BODY_CHARS, loadBodies } from './history-segments';
 import { type CompactTexts, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
@@ -39,13 +39,21 @@ export interface HistoryRow {
   body_at: number | null;
   body_len: number | null;
   compact: string | null;
+  /** JSON [request_body, response_body, request_headers] from forward_bodies, while they wait there. */
+  side_bodies: string | null;
 }
 
 /** The columns a write sets (see entryValues). */
 const WRITTEN_COLUMNS =
   'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers';
-/** The columns a read takes: the written ones and where moved bodies are (history-segments.ts). */
-export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact`;
+/** A row's bodies in forward_bodies (migration 0016), looked up only for a row not pointing at a segment. */
+const SIDE_BODIES = `CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(b.request_body, b.response_body, b.request_headers) FROM forward_bodies AS b
+  WHERE b.service_id = f.service_id AND b.caller_key = f.caller_key AND b.method = f.method AND b.url = f.url AND b.id = f.id) END AS side_bodies`;
+/**
+ * The columns a read takes, from `forward_requests AS f`: the written ones, where moved bodies are
+ * (history-segments.ts), and bodies waiting in their own table.
+ */
+export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact, ${SIDE_BODIES}`;
 
 export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -66,6 +74,12 @@ export function recordOf(row: HistoryRow): ForwardRecord {
   if (row.expires_at !== null) record.expires_at = row.expires_at;
   if (row.stream === 1) record.stream = true;
   if (row.request_headers !== null) record.request_headers = row.request_headers;
+  if (row.side_bodies !== null) {
+    const [request, response, headers] = JSON.parse(row.side_bodies) as Array<string | null>;
+    if (request !== null) record.request_body = request;
+    if (response !== null) record.response_body = response;
+    if (headers !== null) record.request_headers = headers;
+  }
   if (row.body_segment !== null) {
     record.body_ref = { segment: row.body_segment, at: row.body_at ?? 0, len: row.body_len ?? 0 };
     record.compact_texts = JSON.parse(row.compact ?? '["","",true,false]') as CompactTexts;
@@ -79,26 +93,59 @@ export interface HistoryEntry {
   record: ForwardRecord;
 }
 
-const entryValues = ({ owner, record }: HistoryEntry) => [
+/** Bodies and headers of more than this many characters in all wait in forward_bodies, not in the row. */
+const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
+const keepsInline = (record: ForwardRecord) => bodyChars(record) <= INLINE_BODY_CHARS;
+
+const entryValues = ({ owner, record }: HistoryEntry) => {
+  const inline = keepsInline(record);
+  return [
+    owner.serviceId,
+    owner.callerKey,
+    record.id,
+    record.method,
+    record.url,
+    record.queue_name,
+    record.status,
+    record.created,
+    record.updated,
+    record.executed ?? null,
+    record.responded ?? null,
+    record.status_code ?? null,
+    inline ? (record.request_body ?? null) : null,
+    inline ? (record.response_body ?? null) : null,
+    record.error ? JSON.stringify(record.error) : null,
+    historyExpiry(record),
+    record.stream ? 1 : 0,
+    inline ? (record.request_headers ?? null) : null,
+  ];
+};
+
+const bodyValues = ({ owner, record }: HistoryEntry) => [
   owner.serviceId,
   owner.callerKey,
-  record.id,
   record.method,
   record.url,
-  record.queue_name,
-  record.status,
-  record.created,
-  record.updated,
-  record.executed ?? null,
-  record.responded ?? null,
-  record.status_code ?? null,
+  record.id,
   record.request_body ?? null,
   record.response_body ?? null,
-  record.error ? JSON.stringify(record.error) : null,
-  historyExpiry(record),
-  record.stream ? 1 : 0,
   record.request_headers ?? null,
 ];
+const BODY_COLUMNS = 'service_id, caller_key, method, url, id, request_body, response_body, request_headers';
+const BODIES_FROM_JSON = BODY_COLUMNS.split(', ')
+  .map((_, i) => `json_extract(value, '$[${i}]')`)
+  .join(', ');
+
+/** The entries' bodies that wait in forward_bodies (none: no statement). */
+function bodiesStatement(db: D1Database, entries: readonly HistoryEntry[], conflict: string): D1PreparedStatement[] {
+  const waiting = entries.filter((entry) => !keepsInline(entry.record));
+  if (waiting.length === 0) return [];
+  return [
+    db
+      .prepare(`INSERT INTO forward_bodies (${BODY_COLUMNS}) SELECT ${BODIES_FROM_JSON} FROM json_each(?) WHERE true ${conflict}`)
+      .bind(JSON.stringify(waiting.map(bodyValues))),
+  ];
+}
 
 const ENTRY_COLUMNS = `service_id, caller_key, ${WRITTEN_COLUMNS}`;
 const FROM_JSON = ENTRY_COLUMNS.split(', ')
@@ -109,8 +156,8 @@ const FROM_JSON = ENTRY_COLUMNS.split(', ')
  * Writes rows as they are now, in one statement however many (they travel as one JSON parameter); a
  * later state of a request replaces an earlier one, also within the same call.
  */
-export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement {
-  return db
+export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement[] {
+  const rows = db
     .prepare(
       `INSERT INTO forward_requests (${ENTRY_COLUMNS})
        SELECT ${FROM_JSON} FROM json_each(?) WHERE true
@@ -122,13 +169,25 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          body_segment = NULL, body_at = NULL, body_len = NULL, compact = NULL`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
+  return [
+    rows,
+    ...bodiesStatement(
+      db,
+      entries,
+      `ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
+         request_body = excluded.request_body, response_body = excluded.response_body, request_headers = excluded.request_headers`,
+    ),
+  ];
 }
 
 /** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
-export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement {
-  return db
-    .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
-    .bind(JSON.stringify([entryValues(entry)]));
+export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
+      .bind(JSON.stringify([entryValues(entry)])),
+    ...bodiesStatement(db, [entry], 'ON CONFLICT DO NOTHING'),
+  ];
 }
 
 export function historyDelete(db: D1Database, owner: HistoryOwner, address: RequestAddress): D1PreparedStatement {
@@ -141,7 +200,7 @@ export function historyDelete(db: D1Database, owner: HistoryOwner, address: Requ
 export async function findHistory(db: D1Database, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
   const row = await db
     .prepare(
-      `SELECT ${COLUMNS} FROM forward_requests
+      `SELECT ${COLUMNS} FROM forward_requests AS f
        WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)`,
     )
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id, now)
@@ -189,7 +248,7 @@ export function listHistory(
   const read = async (after: Position | null, count: number) => {
     const { results } = await db
       .prepare(
-        `SELECT ${COLUMNS} FROM forward_requests
+        `SELECT ${COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
            ${after !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC LIMIT ?`,

@@ -67,7 +67,7 @@ export function listOwnerHistory(
   const read = async (after: string | null, count: number): Promise<HistoryPlace[]> => {
     const { results } = await db
       .prepare(
-        `SELECT caller_key, ${COLUMNS} FROM forward_requests
+        `SELECT caller_key, ${COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC, method, url LIMIT ?`,
       )
@@ -107,7 +107,7 @@ export async function findOwnerHistory(
   const narrow = address.method !== undefined && address.url !== undefined;
   const row = await db
     .prepare(
-      `SELECT caller_key, ${COLUMNS} FROM forward_requests
+      `SELECT caller_key, ${COLUMNS} FROM forward_requests AS f
        WHERE service_id = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)${narrow ? ' AND method = ? AND url = ?' : ''}
        LIMIT 1`,
     )

@@ -63,6 +63,10 @@ const rowsOf = () =>
     .bind(project.service_id, url)
     .all<{ id: string; body_segment: string | null; request_body: string | null; response_body: string | null; request_headers: string | null }>();
 
+/** Rows whose bodies wait in their own table (migration 0016) until they move. */
+const waitingBodies = async (of: string) =>
+  (await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, of).first<{ n: number }>())!.n;
+
 beforeAll(async () => {
   project = await createProject();
   url = `${origin}${uniquePath('/echo/segments')}`;
@@ -92,8 +96,12 @@ beforeAll(async () => {
 describe('forward bodies in R2 segments', () => {
   it('after the bodies move, every listing, page by page, full and compact, one request and a poll answer byte for byte as before', async () => {
     const before = await answers();
-    expect((await rowsOf()).results.every((row) => row.body_segment === null && row.request_body !== null)).toBe(true);
+    // Written at their final size: the bodies wait in a table of their own, the rows hold none.
+    expect((await rowsOf()).results.every((row) => row.body_segment === null && row.request_body === null && row.request_headers === null)).toBe(true);
+    expect(await waitingBodies(url)).toBe(12);
     await compactNow();
+    expect(await waitingBodies(url)).toBe(0);
+    expect(await waitingBodies(secretUrl)).toBe(0);
     const { results } = await rowsOf();
     expect(results).toHaveLength(12);
     for (const row of results) expect(row).toMatchObject({ request_body: null, response_body: null, request_headers: null });
@@ -148,5 +156,16 @@ describe('forward bodies in R2 segments', () => {
     expect(await env.BODIES.head(live)).not.toBeNull();
     const kept = await env.DB.prepare('SELECT key FROM forward_segments WHERE key IN (?, ?)').bind(expired, live).all<{ key: string }>();
     expect(kept.results.map((row) => row.key)).toEqual([live]);
+  });
+
+  it('bodies still waiting in their own table leave with their row: an expired request removed by the cleanup takes them along', async () => {
+    const shortUrl = `${origin}${uniquePath('/echo/segments-expiring')}`;
+    const res = await forward(project, { url: shortUrl, method: 'POST', data: big(7), expires: 1 });
+    expect(res.status, res.text).toBe(200);
+    expect(await waitingBodies(shortUrl)).toBe(1);
+    await runHistoryCleanup(env, Date.now() + 5_000);
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, shortUrl).first<{ n: number }>();
+    expect(left!.n).toBe(0);
+    expect(await waitingBodies(shortUrl)).toBe(0);
   });
 });
