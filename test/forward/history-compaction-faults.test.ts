@@ -1,0 +1,63 @@
+/**
+ * A failure of R2 or D1 while a caller's history bodies move to a segment (issue 24, bad input): nothing is
+ * lost and nothing is left that no cleanup removes. R2 failing: the rows and their waiting bodies stay as
+ * they were and the next run moves them. D1 failing after the segment was written: the segment is deleted
+ * again, the rows still answer from their waiting bodies.
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { forwardCaller } from '../../src/forward/caller';
+import { compactHistory } from '../../src/forward/history-segments';
+import { createProject, type TestProject } from '../helpers/api';
+import { failingBucket } from '../mail/helpers';
+import { forward, history, origin, uniquePath } from './support';
+
+let project: TestProject;
+let url: string;
+const big = (i: number) => ({ i, text: `${'ü'.repeat(120)} ${'y'.repeat(300)} ${i}` });
+
+const owner = async () => ({ serviceId: project.service_id, callerKey: (await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '')).key });
+const waiting = async () =>
+  (await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, url).first<{ n: number }>())!.n;
+const segmentKeys = async () => (await env.BODIES.list({ prefix: `fwd/segments/${project.service_id}/` })).objects.map((o) => o.key);
+const listing = async () => (await history(project, { url, method: 'POST', limit: '100' })).text;
+
+/** A D1 binding whose batches fail as if D1 were unavailable; single statements reach the real database. */
+const batchesFail = (db: D1Database): D1Database =>
+  new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'batch') return () => Promise.reject(new Error('D1 is unavailable (test)'));
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+
+beforeAll(async () => {
+  project = await createProject();
+  url = `${origin}${uniquePath('/echo/compaction-faults')}`;
+  for (let i = 0; i < 5; i++) expect((await forward(project, { url, method: 'POST', data: big(i) })).status).toBe(200);
+});
+
+describe('a failure while history bodies move to R2', () => {
+  it('R2 refusing the segment changes nothing: the bodies keep waiting, the listing answers the same, the next run moves them', async () => {
+    const before = await listing();
+    expect(await waiting()).toBe(5);
+    await expect(compactHistory(env.DB, failingBucket(env.BODIES, ['put']), await owner())).rejects.toThrow('R2 is unavailable');
+    expect(await waiting()).toBe(5);
+    expect(await segmentKeys()).toEqual([]);
+    expect(await listing()).toBe(before);
+  });
+
+  it('D1 failing after the segment was written deletes the segment again: no orphan, the bodies still answer', async () => {
+    const before = await listing();
+    await expect(compactHistory(batchesFail(env.DB), env.BODIES, await owner())).rejects.toThrow('D1 is unavailable');
+    expect(await segmentKeys()).toEqual([]);
+    expect(await waiting()).toBe(5);
+    expect(await listing()).toBe(before);
+    // Once both stores answer again, one run moves them all and the answers stay the same.
+    expect(await compactHistory(env.DB, env.BODIES, await owner())).toMatchObject({ moved: 5 });
+    expect(await waiting()).toBe(0);
+    expect(await segmentKeys()).toHaveLength(1);
+    expect(await listing()).toBe(before);
+  });
+});
