@@ -2,7 +2,7 @@ import type { StoredTicket } from '../schemas/ticket-types';
 import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow } from '../src/actions/types';
 import type { LogRow } from '../src/consume/types';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/consume/log-size';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/logs/log-size';
 import type { ConsumedIndexRow } from '../src/logs/consumed-index';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';

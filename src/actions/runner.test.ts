@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
 import type { ActionContext } from '../engine/context';
+import { MAX_LOG_VALUE_CHARS } from '../logs/log-size';
 import { runActions, startRun, type RunnerDeps, type RunState } from './runner';
 import type { ActionModule, ActionResult } from './types';
 
@@ -72,6 +73,22 @@ describe('action runner', () => {
     const outcome = await run([act('x', { answer: { id: 42 }, then })], deps({ pstr: module }));
     expect(sent).toEqual(['x', 'got 42', 'got 42']);
     expect(outcome.rows.map((r) => r.path)).toEqual(['actions[0]', 'actions[0].exe.actions[0]', 'actions[0].exe.actions[0].exe.actions[0]']);
+  });
+
+  it('a row is cut as the log keeps it when it is recorded, while its Then chain still reads the whole answer', async () => {
+    const { sent, module } = recorder();
+    const big = { text: 'z'.repeat(1024 * 1024) };
+    const then = [act('${response[text]}')];
+    const outcome = await run(
+      Array.from({ length: 5 }, () => act('x', { answer: big, then })),
+      deps({ pstr: module }),
+    );
+    expect(outcome.error).toBeUndefined();
+    // Each Then action got the whole megabyte; no row the run holds is larger than the log's cap.
+    expect(sent.filter((value) => value === big.text)).toHaveLength(5);
+    expect(outcome.rows).toHaveLength(10);
+    for (const row of outcome.rows) expect(JSON.stringify(row.detail).length).toBeLessThanOrEqual(MAX_LOG_VALUE_CHARS + 100);
+    expect(outcome.rows[0].detail).toMatchObject({ truncated: true, attempts: 1 });
   });
 
   it('a failed action ends the run with an error body of stage action naming act and path', async () => {

@@ -8,6 +8,7 @@
 import type { ConditionRow, TicketAction } from '../../schemas/ticket-types';
 import { renderValue, type TemplateScope } from '../engine/template';
 import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
+import { fitForLog } from '../logs/log-size';
 import { withinDeadline } from './budget';
 import type { ActionContext, ErrorValue } from '../engine/context';
 import { checkAnswer } from './cond';
@@ -196,7 +197,8 @@ function record(state: RunState, path: string, action: TicketAction, result: Act
   }
   detail.attempts = attempts;
   if (attempts > 1) detail.retried = true;
-  state.rows.push({ seq: state.nextSeq++, path, act: action.act, detail });
+  // Cut as the log keeps it now, not when the run ends: a run of 50 actions never holds 50 whole answers.
+  state.rows.push({ seq: state.nextSeq++, path, act: action.act, detail: fitForLog(detail) });
 }
 
 const asFailure = (err: unknown): ActionResult => {

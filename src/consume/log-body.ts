@@ -4,7 +4,7 @@
  */
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from './types';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from './log-size';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../logs/log-size';
 import type { KeptRequest } from '../logs/kept-request';
 import type { LogListingRow, StoredActionRow, StoredLogRow } from '../logs/log-rows';
 export type { LogListingRow, LogPageQuery } from '../logs/log-rows';

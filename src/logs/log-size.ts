@@ -1,7 +1,7 @@
 /**
- * Log rows travel through the TicketDO's SQLite and D1, whose rows are capped (about 2 MB), and an
- * action row may hold a 5 MiB response. A value over the limit is cut so that one huge answer can
- * never block the log export of its ticket.
+ * Log rows travel through the TicketDO's SQLite and R2 segments, whose rows are capped (2 MB), and an
+ * action may receive a 5 MiB response. A value over the limit is cut so that one huge answer can never
+ * block its ticket's log; the action runner cuts each row as it records it, so a run holds no more.
  */
 export const MAX_LOG_VALUE_CHARS = 64 * 1024;
 const MAX_STRING_CHARS = 4 * 1024;
