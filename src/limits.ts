@@ -28,3 +28,10 @@ export const QUEUED_RUN_QUOTA: Record<string, number | null> = { free: 1_000, st
 export const STORAGE_QUOTA_BYTES: Record<string, number> = { free: 1_000_000_000, standard: 100_000_000_000, premium: 1_000_000_000_000 };
 /** Largest per-project storage quota the operator may set (100 TB). */
 export const MAX_STORAGE_QUOTA_BYTES = 100_000_000_000_000;
+
+/**
+ * Outbound calls carry this deployment's hop marker (x-svc-hop: how many calls deep they are); a request
+ * arriving more than this many calls deep is refused, so a ticket or forward aimed at the gateway itself
+ * cannot multiply itself.
+ */
+export const MAX_HOPS = 2;

@@ -5,6 +5,7 @@ import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
+import { refuseLoop } from '../http/loops';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
 import { ticketStub } from '../../durable-objects/ticket-do';
@@ -50,6 +51,7 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const serviceId = c.req.param('service') ?? '';
   const ticketId = c.req.param('ticket') ?? '';
   const ownerId = c.req.param('owner');
+  refuseLoop(c.req.raw.headers, 'ticket');
   const project = await consumingProject(c.env, serviceId);
   if (c.req.header('x-svc-ticket') !== undefined) {
     throw ticketError('INVALID_REQUEST', 'A request carrying an X-Svc-Ticket header cannot consume a ticket.');

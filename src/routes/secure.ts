@@ -5,6 +5,7 @@ import { createRouter } from '../app';
 import { SvcHttpError } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { authRequired } from '../platform/identity';
+import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import { secureRequest } from '../secure/mirror';
 
@@ -21,6 +22,6 @@ secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, guard('visitor'), as
   const body = await readJsonBody(c, undefined, { maxBytes: MAX_SECURE_BODY_BYTES });
   const call = await checked(() => parseSecureRequest(body));
   if (!call.ok) throw new SvcHttpError(call.issue.code, call.issue.message, { detail: { field: call.issue.field } });
-  const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user }, call.value);
+  const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user, hops: hopsOf(c.req.header(HOP_HEADER)) }, call.value);
   return new Response(answer, { headers: { 'content-type': 'application/json' } });
 });
