@@ -1,4 +1,4 @@
-import { type Connection, Server, type WSMessage } from 'partyserver';
+import { type Connection, type ConnectionContext, Server, type WSMessage } from 'partyserver';
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
@@ -18,6 +18,8 @@ export interface RealtimePiece {
 }
 
 type RealtimeConnection = Connection<RealtimeSocketState>;
+
+const INTERNAL_ERROR = 'Internal server error.';
 
 /** Sends a frame; a socket that is closing or gone simply misses it (the poll is the source of truth). */
 function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): boolean {
@@ -40,8 +42,28 @@ function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): 
 export class RealtimeDO extends Server {
   static override options = { hibernate: true };
 
-  override onConnect(connection: RealtimeConnection): void {
+  /** The upgrade requests whose socket was set up; partyserver answers any other with its error socket. */
+  readonly #connected = new WeakSet<Request>();
+
+  override onConnect(connection: RealtimeConnection, ctx: ConnectionContext): void {
     connection.setState({ room: null });
+    this.#connected.add(ctx.request);
+  }
+
+  /**
+   * partyserver answers a failure while a socket is set up with a socket that sends the error's stack
+   * (or, without an upgrade, the stack as a 500 body): that answer is replaced, so a caller only ever
+   * reads 'Internal server error.' (the stack stays in the Worker's log, where partyserver writes it).
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const response = await super.fetch(request);
+    if (this.#connected.has(request) || (response.status !== 101 && response.status < 500)) return response;
+    if (response.status !== 101) return Response.json({ code: 'INTERNAL_ERROR', message: INTERNAL_ERROR }, { status: 500 });
+    const [client, server] = Object.values(new WebSocketPair());
+    server.accept();
+    server.send(JSON.stringify({ type: 'error', message: INTERNAL_ERROR } satisfies RealtimeServerFrame));
+    server.close(1011, INTERNAL_ERROR);
+    return new Response(null, { status: 101, webSocket: client });
   }
 
   override onMessage(connection: RealtimeConnection, message: WSMessage): void {

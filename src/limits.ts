@@ -28,3 +28,33 @@ export const QUEUED_RUN_QUOTA: Record<string, number | null> = { free: 1_000, st
 export const STORAGE_QUOTA_BYTES: Record<string, number> = { free: 1_000_000_000, standard: 100_000_000_000, premium: 1_000_000_000_000 };
 /** Largest per-project storage quota the operator may set (100 TB). */
 export const MAX_STORAGE_QUOTA_BYTES = 100_000_000_000_000;
+
+/**
+ * Flood control (issue 26, docs/limits.md): requests a caller may make per FLOOD_PERIOD_SECONDS, counted
+ * by the Workers Rate Limiting bindings of wrangler.toml ([[ratelimits]]). A binding's figure is fixed per
+ * namespace, so each figure an owner may pick is a namespace of its own: the steps below, in order, name
+ * the bindings FLOOD_<LADDER>_1, _2, _3 (a test holds wrangler.toml to these figures).
+ */
+export const FLOOD_PERIOD_SECONDS = 10;
+/** Consumptions (and dry runs) of one ticket from one address. */
+export const TICKET_CALLER_STEPS: readonly number[] = [50, 500, 5_000];
+export const TICKET_CALLER_DEFAULT = 500;
+/** Consumptions (and dry runs) of all of one project's tickets, from every address together. */
+export const TICKET_PROJECT_STEPS: readonly number[] = [1_000, 10_000, 100_000];
+export const TICKET_PROJECT_DEFAULT = 10_000;
+/** Fixed figures of the other public routes, per project and address (one namespace each). */
+export const FLOOD_FIXED = {
+  /** Forwarding (dispatch, poll, history, queue count, cancel, finalize), realtime joins, a signed-in user's listings. */
+  FLOOD_CALLER: 2_000,
+  /** secureRequest calls (each may send up to 50 requests), on top of FLOOD_CALLER. */
+  FLOOD_SECURE: 300,
+  /** The owner's routes (owner key), and /v1/owner. */
+  FLOOD_OWNER: 5_000,
+} as const;
+
+/**
+ * Outbound calls carry this deployment's hop marker (x-svc-hop: how many calls deep they are); a request
+ * arriving more than this many calls deep is refused, so a ticket or forward aimed at the gateway itself
+ * cannot multiply itself.
+ */
+export const MAX_HOPS = 2;

@@ -1,6 +1,7 @@
 import { createRouter, renderError } from './app';
 import { corsMiddleware } from './http/cors';
 import { SvcHttpError } from './http/errors';
+import { refuseLoop } from './http/loops';
 import { ownerResourcesRouter } from './routes/owner-resources';
 import { projectsRouter } from './routes/projects';
 import { consumeRoutes } from './routes/consume';
@@ -24,6 +25,11 @@ import pkg from '../package.json';
 export const app = createRouter();
 
 app.use('*', corsMiddleware);
+// A request past the hop limit is refused before anything else; the consume routes check it themselves (their refusals carry stage).
+app.use('/v1/*', async (c, next) => {
+  refuseLoop(c.req.raw.headers);
+  await next();
+});
 
 app.get('/v1/health', (c) => c.json({ ok: true }));
 let openApi: Record<string, unknown> | undefined;

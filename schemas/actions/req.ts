@@ -7,7 +7,7 @@ import type { ExeScope } from './scope';
 import { templated } from './templated';
 
 /** Set by the engine on every call, so a ticket may not set them. */
-const ENGINE_HEADERS = new Set(['host', 'x-svc-ticket']);
+const ENGINE_HEADERS = new Set(['host', 'x-svc-ticket', 'x-svc-hop']);
 // Line breaks, NUL and anything above Latin-1 cannot travel in an HTTP header value.
 const BAD_HEADER_VALUE_CHAR = /[\r\n\0]|[^\u0000-\u00ff]/;
 

@@ -13,6 +13,7 @@ import { CLIENT_SECRET_TEXT, fillRequestSecret } from '../outbound/client-secret
 import { OutboundError } from '../outbound/errors';
 import { checkDestination, sendOutbound, type OutboundEnv } from '../outbound/fetch';
 import { buildHeaders, headerValueText } from '../outbound/headers';
+import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { appendParams, normalizeUrl, percentEncodeValue } from '../outbound/url';
 import { loadSecretKey, type SecretKey } from '../platform/secrets';
 import type { ActionModule, ActionResult, ActionRun } from './types';
@@ -109,7 +110,7 @@ export const reqAction: ActionModule = {
         headers.set('content-type', encoded.contentType);
       }
       const response = await sendOutbound(
-        { method, url: appendParams(url, filled.params).href, headers, body },
+        { method, url: appendParams(url, filled.params).href, headers, body, hops: hopsOf(run.ctx.headers[HOP_HEADER]) },
         {
           env: services.env as OutboundEnv,
           deadline: services.deadline,

@@ -3,7 +3,8 @@ import { IsolateCache } from '../platform/isolate-cache';
 import { STORED_BYTES_SQL } from '../platform/project-storage';
 import { activeOrRefused } from '../platform/projects';
 import { type ProjectStorage, refuseOverStorageQuota, storageQuotaOf } from '../platform/storage-quota';
-import type { IdentitySettings } from '../platform/types';
+import { floodLimitsOf } from '../platform/flood-limits';
+import type { FloodLimits, IdentitySettings } from '../platform/types';
 
 /** What a consumption needs of its project. receipt_key keys the receipt hash (see receipt.ts). */
 export interface ConsumingProject {
@@ -15,6 +16,8 @@ export interface ConsumingProject {
   identity: IdentitySettings | null;
   /** What its tickets' logs store, as last reported, against its quota. */
   storage: ProjectStorage;
+  /** The limits its consume routes count callers in (src/http/flood.ts). */
+  flood: FloodLimits;
 }
 
 /**
@@ -34,12 +37,13 @@ interface ProjectRow {
   identity: string | null;
   storage_quota_bytes: number | null;
   stored_bytes: number;
+  flood_limits: string | null;
 }
 
 /** The project and what it stores: one D1 query. */
 async function readProject(env: Env, serviceId: string): Promise<ConsumingProject | null> {
   const row = await env.DB.prepare(
-    `SELECT p.service_id, p.owner_id, p.owner_key_hash, p.plan, p.active, p.identity, p.storage_quota_bytes, ${STORED_BYTES_SQL} AS stored_bytes
+    `SELECT p.service_id, p.owner_id, p.owner_key_hash, p.plan, p.active, p.identity, p.storage_quota_bytes, p.flood_limits, ${STORED_BYTES_SQL} AS stored_bytes
        FROM projects p WHERE p.service_id = ?`,
   )
     .bind(serviceId)
@@ -53,6 +57,7 @@ async function readProject(env: Env, serviceId: string): Promise<ConsumingProjec
         active: row.active === 1,
         identity: row.identity ? (JSON.parse(row.identity) as IdentitySettings) : null,
         storage: { stored_bytes: row.stored_bytes, quota_bytes: storageQuotaOf(row.plan, row.storage_quota_bytes) },
+        flood: floodLimitsOf(row.flood_limits),
       }
     : null;
 }

@@ -31,6 +31,8 @@ export interface ForwardContext {
   queues: () => ForwardQueueStore;
   /** Keeps work going after the answer. */
   waitUntil(promise: Promise<unknown>): void;
+  /** How many calls deep the dispatch arrived (src/outbound/hops.ts). */
+  hops: number;
 }
 
 export type DispatchAnswer =
@@ -167,7 +169,7 @@ async function sendDirect(context: ForwardContext, request: OutboundRequest, key
 
 export async function dispatchForward(context: ForwardContext, dispatch: ForwardDispatch): Promise<DispatchAnswer> {
   const { env, serviceId, caller } = context;
-  const prepared = prepareRequest(dispatch, caller, serviceId);
+  const prepared = prepareRequest(dispatch, caller, serviceId, context.hops);
   const name = prepared.secretName;
   const key = name === undefined ? null : await loadSecretKeyCached(env, serviceId, name);
   const now = Date.now();

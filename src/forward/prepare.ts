@@ -22,6 +22,8 @@ export interface PreparedRequest {
   multipart?: { content_type: string; base64: string };
   /** The Secret Key whose value replaces the token; absent when the token appears nowhere. */
   secretName?: string;
+  /** How many calls deep the dispatch arrived (its hop marker); absent on requests queued before it was kept: 0. */
+  hops?: number;
 }
 
 /** Whether the token stands in a string anywhere in the value (object keys are not looked at). */
@@ -44,7 +46,7 @@ function identityHeaders(dispatch: ForwardDispatch, caller: ForwardCaller, servi
   };
 }
 
-export function prepareRequest(dispatch: ForwardDispatch, caller: ForwardCaller, serviceId: string): PreparedRequest {
+export function prepareRequest(dispatch: ForwardDispatch, caller: ForwardCaller, serviceId: string, hops: number): PreparedRequest {
   const named = dispatch.secretName ?? dispatch.clientSecretName;
   const places = [dispatch.url, dispatch.headers, dispatch.data, dispatch.params];
   return {
@@ -55,6 +57,7 @@ export function prepareRequest(dispatch: ForwardDispatch, caller: ForwardCaller,
     ...(dispatch.data !== undefined ? { data: dispatch.data } : {}),
     ...(dispatch.multipart !== undefined ? { multipart: dispatch.multipart } : {}),
     ...(named !== undefined && places.some(mentionsToken) ? { secretName: named } : {}),
+    hops,
   };
 }
 
@@ -71,7 +74,7 @@ const base64Bytes = (text: string) => Uint8Array.from(atob(text), (ch) => ch.cha
 export function outboundOf(prepared: PreparedRequest, secret: string | undefined): OutboundRequest {
   const filled = secret === undefined ? prepared : fillRequestSecret(prepared, { secret, token: FORWARD_SECRET_TOKEN, inUrl: true });
   const url = appendParams(normalizeUrl(filled.url), filled.params, 'repeat');
-  const request: OutboundRequest = { method: prepared.method, url: url.href, headers: buildHeaders(filled.headers) };
+  const request: OutboundRequest = { method: prepared.method, url: url.href, headers: buildHeaders(filled.headers), hops: prepared.hops ?? 0 };
   if (BODILESS_FORWARD_METHODS.has(prepared.method)) return request;
   if (prepared.multipart) {
     request.headers.set(CONTENT_TYPE, prepared.multipart.content_type);

@@ -5,6 +5,7 @@ import { loadActiveProject, loadActiveProjectCached } from '../platform/projects
 import type { Caller, Project } from '../platform/types';
 import { type OwnerCaller, requireOperator, requireOwner, resolveCaller } from './auth';
 import { SvcHttpError } from './errors';
+import { takeRouteFlood } from './flood';
 
 /** The path every project route starts with; the guard reads its `:service_id`. */
 export const PROJECT_PATH = '/v1/projects/:service_id';
@@ -21,6 +22,8 @@ type GuardedEnv<C extends Caller> = { Bindings: Env; Variables: { project: Proje
  * - 'user': the owner or a signed-in user; no credential is 401 UNAUTHORIZED `refusal`;
  * - 'visitor': anyone, anonymous included (the project read through a 5-second cache: a public route).
  * With 'user' and 'visitor' a wrong owner key or an id token that does not verify is 401 AUTH_REQUIRED.
+ * Before all that, the caller's address is counted (src/http/flood.ts): in the owner routes' limit for
+ * 'owner', else in the callers' limit.
  */
 export function guard(who: 'owner', refusal: string): MiddlewareHandler<GuardedEnv<OwnerCaller>>;
 export function guard(who: 'user', refusal: string): MiddlewareHandler<GuardedEnv<SignedInCaller>>;
@@ -31,6 +34,7 @@ export function guard(
 ): MiddlewareHandler<GuardedEnv<OwnerCaller>> | MiddlewareHandler<GuardedEnv<SignedInCaller>> | MiddlewareHandler<GuardedEnv<Caller>> {
   return createMiddleware<GuardedEnv<Caller>>(async (c, next) => {
     const serviceId = c.req.param('service_id') ?? '';
+    await takeRouteFlood(c.env, who === 'owner' ? 'FLOOD_OWNER' : 'FLOOD_CALLER', serviceId, c.req.raw.headers);
     // Public routes read the project through a short cache, as the consume path does.
     const project = await (who === 'visitor' ? loadActiveProjectCached : loadActiveProject)(c.env, serviceId);
     const header = c.req.header('authorization');

@@ -6,6 +6,7 @@ import { renderError, type AppEnv } from '../app';
 import { readCapped } from '../bytes/read-capped';
 import { projectOfOwnerCredential } from '../http/auth';
 import { SvcHttpError } from '../http/errors';
+import { takeRouteFlood } from '../http/flood';
 import { MAX_BODY_BYTES } from '../limits';
 import pkg from '../../package.json';
 import { ownerApi, type AppFetch } from './owner-api';
@@ -33,6 +34,7 @@ export function mcpHandler(appFetch: AppFetch) {
     if (c.req.method !== 'POST') return jsonRpcError(405, 'Method not allowed.', { allow: 'POST' });
     let project;
     try {
+      await takeRouteFlood(c.env, 'FLOOD_OWNER', '', c.req.raw.headers);
       project = await projectOfOwnerCredential(c.env, c.req.header('authorization'));
     } catch (err) {
       const refused = renderError(err);
@@ -49,7 +51,7 @@ export function mcpHandler(appFetch: AppFetch) {
     }
     const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body });
     const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-    registerTools(server, ownerApi(appFetch, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.header('authorization')!));
+    registerTools(server, ownerApi(appFetch, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.raw.headers));
     registerResources(server);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
     await server.connect(transport);

@@ -10,16 +10,18 @@ export interface HttpAnswer {
   json: unknown;
 }
 
-/** Calls the project's owner routes (paths under /v1/projects/{service_id}) with the caller's own Authorization header. */
+/** Calls the project's owner routes (paths under /v1/projects/{service_id}) with the caller's own Authorization header (and address, which the routes' flood limit counts). */
 export type OwnerApi = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) => Promise<HttpAnswer>;
 
 /**
  * The owner API dispatched in-process through the Worker's router: every refusal is the registry's
  * own code and message, and no request leaves the isolate.
  */
-export function ownerApi(appFetch: AppFetch, env: Env, ctx: ExecutionContext, origin: string, serviceId: string, authorization: string): OwnerApi {
+export function ownerApi(appFetch: AppFetch, env: Env, ctx: ExecutionContext, origin: string, serviceId: string, caller: Headers): OwnerApi {
   return async (method, path, body) => {
-    const headers: Record<string, string> = { authorization };
+    const headers: Record<string, string> = { authorization: caller.get('authorization') ?? '' };
+    const address = caller.get('cf-connecting-ip');
+    if (address !== null) headers['cf-connecting-ip'] = address;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const request = new Request(`${origin}/v1/projects/${serviceId}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const response = await appFetch(request, env, ctx);

@@ -37,6 +37,9 @@ export const projectAnswer = z.object({
   secure_request_destinations: z
     .array(z.string())
     .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match; [] allows any public url."),
+  flood_limits: z
+    .object({ per_caller_per_ticket: z.int(), per_project: z.int(), tickets: z.record(z.string(), z.int()) })
+    .describe('The consume routes\' flood limits in force, requests every 10 seconds (defaults filled in; docs/limits.md).'),
   created: ms('Created'),
   updated: ms('Last changed'),
 });
@@ -217,6 +220,7 @@ export const ownerProjectAnswer = projectAnswer.pick({
   identity: true,
   secure_request_key_set: true,
   secure_request_destinations: true,
+  flood_limits: true,
 });
 export const ticketDeletedAnswer = z.object({ deleted: z.literal(true), ticket_id: z.string() });
 export const logClearingAnswer = z.object({ message: z.string(), ticket_id: z.string(), before: ms('Rows before this time are deleted') });

@@ -29,7 +29,7 @@ export interface RouteDoc {
   notFound?: boolean;
   /** The route never refuses input (no parameter, body or credential to get wrong). */
   noRefusals?: boolean;
-  /** The route answers 429 with Retry-After when a limit is reached. */
+  /** The route answers 429 with Retry-After when a limit other than the flood limits is reached (a Secret Key's). */
   tooMany?: boolean;
   /** A WebSocket route: success is 101 Switching Protocols, and a request without `Upgrade: websocket` is 426. */
   upgrade?: boolean;
@@ -68,7 +68,7 @@ const ERROR_WHEN: Record<number, string> = {
   403: 'INVALID_REQUEST: a signed-in user (admins included) on an owner-only route.',
   404: 'NOT_FOUND (TICKET_NOT_FOUND for a ticket): the named thing does not exist.',
   426: 'INVALID_REQUEST: a WebSocket route called without Upgrade: websocket.',
-  429: "TOO_MANY_REQUESTS: over a Secret Key's limit; Retry-After says when to try again.",
+  429: "TOO_MANY_REQUESTS: over a flood limit of the caller's address (docs/limits.md) or a Secret Key's limit; Retry-After says when to try again.",
 };
 const CONSUME_REFUSAL =
   'The ticket refused the consumption: the flat error body with stage, ticket_id and, at stage action, action { act, path }. ' +
@@ -76,16 +76,19 @@ const CONSUME_REFUSAL =
 
 const isConsumeRoute = (route: RouteDoc) => route.tag === 'consume';
 
+/** Routes that count the caller's address in a flood limit (docs/limits.md): all but the operator's and the bare ones. */
+const isFloodLimited = (route: RouteDoc) => route.tooMany === true || isConsumeRoute(route) || (route.auth !== 'none' && route.auth !== 'operator');
+
 /** The 4XX statuses a route answers with the flat error body. */
 export function errorStatuses(route: RouteDoc): number[] {
   if (route.noRefusals) return [];
-  if (isConsumeRoute(route)) return [400];
+  if (isConsumeRoute(route)) return [400, 429];
   const statuses = [400];
   if (route.auth !== 'none') statuses.push(401);
-  if (route.tooMany) statuses.push(429);
   if (route.auth === 'owner') statuses.push(403);
   if (route.notFound) statuses.push(404);
   if (route.upgrade) statuses.push(426);
+  if (isFloodLimited(route)) statuses.push(429);
   return statuses;
 }
 
@@ -166,7 +169,7 @@ function operation(route: RouteDoc, nameOf: Map<z.ZodType, string>): Record<stri
     [route.success.status]: { description: route.success.description, content: json(ref(nameOf.get(route.success.schema) as string)) },
   };
   for (const status of errorStatuses(route)) {
-    responses[status] = { description: isConsumeRoute(route) ? CONSUME_REFUSAL : ERROR_WHEN[status], content: json(ref('Error')) };
+    responses[status] = { description: isConsumeRoute(route) && status !== 429 ? CONSUME_REFUSAL : ERROR_WHEN[status], content: json(ref('Error')) };
   }
   responses.default = { description: 'An unexpected failure (500 INTERNAL_ERROR), with the flat error body.', content: json(ref('Error')) };
   return {

@@ -7,7 +7,7 @@ const BODY_METHODS: OutboundMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** What /echo-bytes received: the method, the content-type and the body bytes. */
 async function bytesReceived(method: OutboundMethod, body: Uint8Array, contentType: string) {
-  const response = await sendOutbound({ method, url: `${origin}/echo-bytes`, headers: new Headers({ 'content-type': contentType }), body }, options());
+  const response = await sendOutbound({ method, url: `${origin}/echo-bytes`, headers: new Headers({ 'content-type': contentType }), body, hops: 0 }, options());
   const echoed = JSON.parse(response.body) as { method: string; contentType: string; base64: string };
   return { method: echoed.method, contentType: echoed.contentType, bytes: Uint8Array.from(atob(echoed.base64), (ch) => ch.charCodeAt(0)) };
 }
@@ -16,21 +16,21 @@ describe('one send function for every method and body', () => {
   it('sends POST, PUT, PATCH and DELETE to the destination with their text body', async () => {
     for (const method of BODY_METHODS) {
       const body = `body of ${method} ✓`;
-      const response = await sendOutbound({ method, url: `${origin}/echo`, headers: new Headers({ 'content-type': 'text/plain' }), body }, options());
+      const response = await sendOutbound({ method, url: `${origin}/echo`, headers: new Headers({ 'content-type': 'text/plain' }), body, hops: 0 }, options());
       expect(JSON.parse(response.body), method).toMatchObject({ method, path: '/echo', body });
     }
   });
 
   it('sends GET without a body', async () => {
-    const response = await sendOutbound({ method: 'GET', url: `${origin}/echo`, headers: new Headers() }, options());
+    const response = await sendOutbound({ method: 'GET', url: `${origin}/echo`, headers: new Headers(), hops: 0 }, options());
     expect(JSON.parse(response.body)).toMatchObject({ method: 'GET', body: '' });
   });
 
   it('sends HEAD and answers its status and headers with no body read', async () => {
-    const response = await sendOutbound({ method: 'HEAD', url: `${origin}/echo-bytes`, headers: new Headers() }, options());
+    const response = await sendOutbound({ method: 'HEAD', url: `${origin}/echo-bytes`, headers: new Headers(), hops: 0 }, options());
     expect(response).toMatchObject({ status: 200, body: '' });
     expect(response.headers['x-method']).toBe('HEAD');
-    const streamed = await sendOutbound({ method: 'HEAD', url: `${origin}/echo`, headers: new Headers() }, { ...options(), answer: 'streamed' });
+    const streamed = await sendOutbound({ method: 'HEAD', url: `${origin}/echo`, headers: new Headers(), hops: 0 }, { ...options(), answer: 'streamed' });
     expect(streamed.headers['x-echo']).toBe('yes');
     expect(await streamed.body.getReader().read()).toMatchObject({ done: true });
   });
@@ -38,7 +38,7 @@ describe('one send function for every method and body', () => {
   it('refuses a body on GET or HEAD before anything is sent', async () => {
     const path = `/echo/body-on-get-${crypto.randomUUID()}`;
     for (const method of ['GET', 'HEAD'] as const) {
-      await expect(sendOutbound({ method, url: `${origin}${path}`, headers: new Headers(), body: 'x' }, options()), method).rejects.toThrow(TypeError);
+      await expect(sendOutbound({ method, url: `${origin}${path}`, headers: new Headers(), body: 'x', hops: 0 }, options()), method).rejects.toThrow(TypeError);
     }
     const received = (await (await fetch(`${origin}/received?path=${encodeURIComponent(path)}`)).json()) as { count: number };
     expect(received.count).toBe(0);

@@ -9,6 +9,7 @@ import type { Env } from '../env';
 import { isTrue } from '../env';
 import { OUTBOUND_CALL_MS } from '../limits';
 import { privateHostRefusal } from './address-guard';
+import { markHop } from './hops';
 import { readCapped } from '../bytes/read-capped';
 import { cappedStream } from './capped-stream';
 import { destinationVerdict } from './destinations';
@@ -37,6 +38,8 @@ export interface OutboundRequest {
    * None on GET or HEAD.
    */
   body?: string | Uint8Array;
+  /** How many calls deep the request that caused this call arrived (0: a caller, not the gateway); the call carries one more (hops.ts). */
+  hops: number;
 }
 
 export interface OutboundOptions {
@@ -173,9 +176,11 @@ export async function sendOutbound(
   const signal = options.signal ? AbortSignal.any([clock.signal, options.signal]) : clock.signal;
   const failed = (error: unknown) => (error instanceof OutboundError ? error : clock.signal.aborted ? timeoutError() : unreachableError());
 
+  const headers = new Headers(request.headers);
+  markHop(headers, request.hops);
   let response: Response;
   try {
-    response = await fetch(url.href, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal });
+    response = await fetch(url.href, { method: request.method, headers, body: request.body, redirect: 'manual', signal });
   } catch (error) {
     clearTimeout(timer);
     throw failed(error);

@@ -1,8 +1,9 @@
 /** Header rules of outbound calls (spec 2.4 req headers). */
 import { OutboundError } from './errors';
+import { HOP_HEADER } from './hops';
 
 /** Set by the engine on every call; a ticket may not set them (registration refuses them too). */
-const ENGINE_HEADERS: ReadonlySet<string> = new Set(['host', 'x-svc-ticket']);
+const ENGINE_HEADERS: ReadonlySet<string> = new Set(['host', 'x-svc-ticket', HOP_HEADER]);
 
 /** An HTTP token (RFC 9110 field-name): ASCII, no ':', space, line break or NUL. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

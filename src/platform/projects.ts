@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair } from 'jose';
+import { floodLimitsOf } from './flood-limits';
 import { IsolateCache } from './isolate-cache';
 import type { Env } from '../env';
 import { type Stage, SvcHttpError } from '../http/errors';
@@ -24,12 +25,13 @@ interface ProjectRow {
   identity: string | null;
   secure_request_key_set: number;
   secure_request_destinations: string | null;
+  flood_limits: string | null;
   created: number;
   updated: number;
 }
 
 const PROJECT_COLUMNS =
-  'service_id, owner_id, name, active, plan, identity, secure_request_key_enc IS NOT NULL AS secure_request_key_set, secure_request_destinations, created, updated';
+  'service_id, owner_id, name, active, plan, identity, secure_request_key_enc IS NOT NULL AS secure_request_key_set, secure_request_destinations, flood_limits, created, updated';
 
 /** The stored list of Destinations (a JSON text, NULL when none is set). */
 const destinationsOf = (column: string | null): string[] => (column ? (JSON.parse(column) as string[]) : []);
@@ -44,6 +46,7 @@ function toProject(row: ProjectRow): Project {
     identity: row.identity ? (JSON.parse(row.identity) as IdentitySettings) : null,
     secure_request_key_set: row.secure_request_key_set === 1,
     secure_request_destinations: destinationsOf(row.secure_request_destinations),
+    flood_limits: floodLimitsOf(row.flood_limits),
     created: row.created,
     updated: row.updated,
   };
@@ -127,6 +130,7 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
     set('secure_request_key_enc', sealed);
   }
   if (patch.storage_quota_bytes !== undefined) set('storage_quota_bytes', patch.storage_quota_bytes);
+  if (patch.flood_limits !== undefined) set('flood_limits', patch.flood_limits === null ? null : JSON.stringify(patch.flood_limits));
   if (patch.secure_request_destinations !== undefined) {
     const list = patch.secure_request_destinations ?? [];
     set('secure_request_destinations', list.length > 0 ? JSON.stringify(list) : null);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { destinationTextProblem } from '../outbound/destinations';
-import { MAX_STORAGE_QUOTA_BYTES } from '../limits';
+import { FLOOD_PERIOD_SECONDS, MAX_STORAGE_QUOTA_BYTES, TICKET_CALLER_STEPS, TICKET_PROJECT_STEPS } from '../limits';
+import { TICKET_ID_PATTERN } from '../../schemas/ticket';
 import { DEV_ISSUER_PREFIX, RESERVED_CLAIMS } from './claims';
 
 /**
@@ -56,6 +57,27 @@ const IdentitySettingsBody = z.strictObject({
   jwks_url: httpsUrl,
 });
 
+/** One step of a flood-control ladder (src/limits.ts): requests every FLOOD_PERIOD_SECONDS. */
+const floodStep = (steps: readonly number[]) =>
+  z.int().refine((figure) => steps.includes(figure), `must be one of ${steps.join(', ')} (requests every ${FLOOD_PERIOD_SECONDS} seconds)`);
+const MAX_FLOOD_TICKETS = 100;
+
+const floodLimitsBody = z
+  .strictObject({
+    per_caller_per_ticket: floodStep(TICKET_CALLER_STEPS).optional().describe('Consumptions and dry runs of one ticket from one address.'),
+    per_project: floodStep(TICKET_PROJECT_STEPS).optional().describe("Consumptions and dry runs of all the project's tickets, from every address together."),
+    tickets: z
+      .record(z.string().regex(TICKET_ID_PATTERN, 'must be a ticket id'), floodStep(TICKET_CALLER_STEPS))
+      .refine((tickets) => Object.keys(tickets).length <= MAX_FLOOD_TICKETS, `must name at most ${MAX_FLOOD_TICKETS} tickets`)
+      .optional()
+      .describe('Per ticket id, a per_caller_per_ticket of its own.'),
+  })
+  .nullable()
+  .optional()
+  .describe(
+    `The consume routes' flood limits, steps of requests every ${FLOOD_PERIOD_SECONDS} seconds (docs/limits.md). The object replaces the stored one: a field left out, or null for all, is its default.`,
+  );
+
 export const UpdateProjectBody = z.strictObject({
   name: z.string().max(100).optional(),
   active: z.boolean().optional(),
@@ -73,11 +95,12 @@ export const UpdateProjectBody = z.strictObject({
     .nullable()
     .optional()
     .describe("The project's storage quota in bytes (its tickets' logs), instead of its plan's; null goes back to the plan's (docs/api.md, Storage quota)."),
+  flood_limits: floodLimitsBody,
 });
 export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
 
 /** What the owner changes of its own project: UpdateProjectBody without plan and active (billing and suspension stay the operator's). */
-export const OwnerSettingsBody = UpdateProjectBody.pick({ name: true, identity: true, secure_request_key: true, secure_request_destinations: true });
+export const OwnerSettingsBody = UpdateProjectBody.pick({ name: true, identity: true, secure_request_key: true, secure_request_destinations: true, flood_limits: true });
 export type OwnerSettingsBody = z.infer<typeof OwnerSettingsBody>;
 
 /** Fields of UpdateProjectBody the owner settings refuse with a message of their own (the operator changes them). */

@@ -7,6 +7,17 @@ export interface IdentitySettings {
   jwks_url: string;
 }
 
+/**
+ * A project's limits on its consume routes, each a step of its ladder in src/limits.ts (requests every
+ * FLOOD_PERIOD_SECONDS): from one address at one ticket, and from every address at all its tickets.
+ */
+export interface FloodLimits {
+  per_caller_per_ticket: number;
+  per_project: number;
+  /** Per ticket id, a per_caller_per_ticket of its own. */
+  tickets: Record<string, number>;
+}
+
 export interface Project {
   service_id: string;
   owner_id: string;
@@ -18,6 +29,8 @@ export interface Project {
   secure_request_key_set: boolean;
   /** Where secureRequest may send: every url of a call must match one (Secret Key Destinations rules); [] for any public url. */
   secure_request_destinations: string[];
+  /** The flood limits of its consume routes, as the owner chose them within the steps (defaults filled in). */
+  flood_limits: FloodLimits;
   created: number;
   updated: number;
 }

@@ -5,6 +5,8 @@ import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
+import { takeTicketFlood } from '../http/flood';
+import { refuseLoop } from '../http/loops';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
 import { ticketStub } from '../../durable-objects/ticket-do';
@@ -50,7 +52,10 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const serviceId = c.req.param('service') ?? '';
   const ticketId = c.req.param('ticket') ?? '';
   const ownerId = c.req.param('owner');
+  refuseLoop(c.req.raw.headers, 'ticket');
+  // The project read is cached (5 s per isolate) and holds the owner's limits; nothing else is read or written before they are counted.
   const project = await consumingProject(c.env, serviceId);
+  await takeTicketFlood(c.env, project.flood, project.service_id, ticketId, c.req.raw.headers);
   if (c.req.header('x-svc-ticket') !== undefined) {
     throw ticketError('INVALID_REQUEST', 'A request carrying an X-Svc-Ticket header cannot consume a ticket.');
   }

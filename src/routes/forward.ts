@@ -19,6 +19,7 @@ import { callerOfRequest, type ForwardCaller } from '../forward/caller';
 import { dispatchForward } from '../forward/dispatch';
 import { listHistory, type HistoryOwner } from '../forward/history';
 import { cancelRequest, finalizeRequest, pollRequest, readRequest, withdrawRequest, type RequestPlaces } from '../forward/requests';
+import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import type { Env } from '../env';
 import type { Caller, Project } from '../platform/types';
@@ -76,6 +77,7 @@ forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
       caller,
       queues: () => forwardQueueStub(c.env, { serviceId, callerKey: caller.key }),
       waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+      hops: hopsOf(c.req.header(HOP_HEADER)),
     },
     dispatch.value,
   );

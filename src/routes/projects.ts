@@ -1,6 +1,7 @@
 import { createRouter } from '../app';
 import { projectOfOwnerCredential } from '../http/auth';
 import { invalidParameter } from '../http/errors';
+import { takeRouteFlood } from '../http/flood';
 import { PROJECT_PATH, guard, operatorOnly } from '../http/guards';
 import { forgetProject } from '../consume/project-cache';
 import { createProject, updateProject } from '../platform/projects';
@@ -34,10 +35,14 @@ const ownerView = (p: Project) => ({
   identity: p.identity,
   secure_request_key_set: p.secure_request_key_set,
   secure_request_destinations: p.secure_request_destinations,
+  flood_limits: p.flood_limits,
 });
 
 /** Which project an owner key opens: how the CLI and other automation learn the service id from the key alone. */
-projectsRouter.get('/v1/owner', async (c) => c.json(ownerView(await projectOfOwnerCredential(c.env, c.req.header('authorization')))));
+projectsRouter.get('/v1/owner', async (c) => {
+  await takeRouteFlood(c.env, 'FLOOD_OWNER', '', c.req.raw.headers);
+  return c.json(ownerView(await projectOfOwnerCredential(c.env, c.req.header('authorization'))));
+});
 
 /** The owner changes its project's own settings; plan and active stay the operator's. */
 projectsRouter.patch(`${PROJECT_PATH}/settings`, guard('owner', 'Only the project owner can change its settings.'), async (c) => {

@@ -3,6 +3,7 @@ import { realtimeStub } from '../../durable-objects/realtime-do';
 import { createRouter } from '../app';
 import { resolveCaller } from '../http/auth';
 import { SvcHttpError } from '../http/errors';
+import { takeRouteFlood } from '../http/flood';
 import { PROJECT_PATH } from '../http/guards';
 import { callerOfRequest } from '../forward/caller';
 import { loadActiveProjectCached } from '../platform/projects';
@@ -14,6 +15,7 @@ import { loadActiveProjectCached } from '../platform/projects';
 export const realtimeRoutes = createRouter();
 
 realtimeRoutes.get(`${PROJECT_PATH}${REALTIME_ROUTE}`, async (c) => {
+  await takeRouteFlood(c.env, 'FLOOD_CALLER', c.req.param('service_id'), c.req.raw.headers);
   const project = await loadActiveProjectCached(c.env, c.req.param('service_id'));
   // A browser WebSocket cannot send headers: a signed-in caller's id token comes on the URL instead.
   const token = c.req.query(REALTIME_TOKEN_PARAM);

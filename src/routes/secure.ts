@@ -1,10 +1,13 @@
 import { parseSecureRequest } from '../../schemas/secure';
 import { MAX_SECURE_BODY_BYTES, SECURE_REQUEST_ROUTE } from '../../schemas/secure-rules';
 import { checked } from '../../schemas/field-issue';
-import { createRouter } from '../app';
+import { createMiddleware } from 'hono/factory';
+import { createRouter, type AppEnv } from '../app';
 import { SvcHttpError } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { authRequired } from '../platform/identity';
+import { takeRouteFlood } from '../http/flood';
+import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import { secureRequest } from '../secure/mirror';
 
@@ -14,13 +17,19 @@ export const secureRoutes = createRouter();
 const SIGN_IN = 'secureRequest needs a signed-in user of the project: send their id token in Authorization.';
 const NOT_A_USER = 'secureRequest needs a signed-in user of the project; the owner key is not a user: send a user\'s id token.';
 
+/** secureRequest's own limit (each call may send up to 50 requests), counted before the guard's. */
+const secureFlood = createMiddleware<AppEnv>(async (c, next) => {
+  await takeRouteFlood(c.env, 'FLOOD_SECURE', c.req.param('service_id') ?? '', c.req.raw.headers);
+  await next();
+});
+
 // 'visitor' lets every caller through to this handler, which then answers AUTH_REQUIRED (not UNAUTHORIZED) to all but a user.
-secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, guard('visitor'), async (c) => {
+secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, secureFlood, guard('visitor'), async (c) => {
   const caller = c.get('caller');
   if (caller.kind !== 'user') throw authRequired(caller.kind === 'owner' ? NOT_A_USER : SIGN_IN);
   const body = await readJsonBody(c, undefined, { maxBytes: MAX_SECURE_BODY_BYTES });
   const call = await checked(() => parseSecureRequest(body));
   if (!call.ok) throw new SvcHttpError(call.issue.code, call.issue.message, { detail: { field: call.issue.field } });
-  const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user }, call.value);
+  const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user, hops: hopsOf(c.req.header(HOP_HEADER)) }, call.value);
   return new Response(answer, { headers: { 'content-type': 'application/json' } });
 });

@@ -22,6 +22,8 @@ export interface SecureContext {
   env: Env;
   serviceId: string;
   user: ProjectUser;
+  /** How many calls deep the call arrived (src/outbound/hops.ts). */
+  hops: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function secureRequest(context: SecureContext, call: SecureRequestC
   const settings = await loadSecureRequestSettings(env, context.serviceId);
   checkUrls(call, env, settings.destinations);
   const key: SecureKey | null = settings.key === null ? null : { value: settings.key, signing: await importSigningKey(settings.key) };
-  const mirror = { env, key, deadline: Date.now() + CONSUMPTION_BUDGET_MS, maxBytes: secureAnswerCap(call.items.length) };
+  const mirror = { env, key, deadline: Date.now() + CONSUMPTION_BUDGET_MS, maxBytes: secureAnswerCap(call.items.length), hops: context.hops };
   const outcomes = await runScheduled(call.items, (item) => mirrorOne(mirror, item.url, mirroredBody(context.user, item.data, key?.value ?? null)));
   if (call.single) {
     const [outcome] = outcomes;

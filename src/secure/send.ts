@@ -21,6 +21,8 @@ export interface MirrorContext {
   deadline: number;
   /** Largest answer this request may read, in bytes. */
   maxBytes: number;
+  /** How many calls deep the secureRequest call arrived (src/outbound/hops.ts). */
+  hops: number;
   now?: () => number;
 }
 
@@ -52,7 +54,7 @@ export async function mirrorOne(context: MirrorContext, url: string, body: strin
   }
   try {
     const answer = await sendOutbound(
-      { method: 'POST', url, headers, body },
+      { method: 'POST', url, headers, body, hops: context.hops },
       {
         env: context.env,
         deadline: context.deadline,

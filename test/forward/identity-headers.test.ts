@@ -13,11 +13,12 @@ beforeAll(async () => {
   user = await mintUser(project, {});
 });
 
-/** The x-svc-* headers the destination received for a direct request sent with these options. */
+/** The x-svc-* headers the destination received for a direct request sent with these options, but the hop marker every call carries. */
 async function identitySent(svcHeaders: unknown, token?: string): Promise<Record<string, string>> {
   const res = await forward(project, { url: `${origin}/echo/identity`, method: 'GET', svcHeaders }, token ? { token } : {});
   expect(res.status, res.text).toBe(200);
-  return Object.fromEntries(Object.entries(res.json.headers as Record<string, string>).filter(([name]) => name.startsWith('x-svc-')));
+  expect(res.json.headers['x-svc-hop']).toBe('1');
+  return Object.fromEntries(Object.entries(res.json.headers as Record<string, string>).filter(([name]) => name.startsWith('x-svc-') && name !== 'x-svc-hop'));
 }
 
 describe('identity headers', () => {

@@ -14,7 +14,7 @@ const KEY = 'sr-key-never-answered-7f3a';
 const settings = (project: TestProject, body: unknown, token = project.owner_key) =>
   call('PATCH', `/v1/projects/${project.service_id}/settings`, { token, body });
 
-const OWNER_VIEW_KEYS = ['active', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id'];
+const OWNER_VIEW_KEYS = ['active', 'flood_limits', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id'];
 
 describe("PATCH /v1/projects/{service_id}/settings: the owner changes its project's own settings", () => {
   afterEach(() => setJwksFetch(undefined));

@@ -69,7 +69,7 @@ describe('projects (operator routes)', () => {
     expect(res.json).toMatchObject({ service_id: created.service_id, owner_id: created.owner_id, active: false, plan: 'premium', name: 'Renamed', identity, secure_request_key_set: true });
     expect(res.text).not.toContain('srk-secret-1');
     expect(res.text).not.toContain(created.owner_key);
-    expect(Object.keys(res.json).sort()).toEqual(['active', 'created', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id', 'updated']);
+    expect(Object.keys(res.json).sort()).toEqual(['active', 'created', 'flood_limits', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id', 'updated']);
   });
 
   it('leaves fields out of a change as they are', async () => {

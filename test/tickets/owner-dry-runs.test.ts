@@ -33,6 +33,7 @@ describe('GET /v1/owner: the owner key alone names its project', () => {
       identity: null,
       secure_request_key_set: false,
       secure_request_destinations: [],
+      flood_limits: { per_caller_per_ticket: 500, per_project: 10_000, tickets: {} },
     });
   });
 
