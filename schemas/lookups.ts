@@ -14,9 +14,15 @@ export interface ExistenceCheck {
   exists(lookups: RegistrationLookups): Promise<boolean>;
 }
 
-/** Looks every name up at once; the first one missing is refused at its path. */
+/** Lookups in flight at once: an invocation holds at most 6 connections open (Workers limits). */
+const LOOKUPS_AT_ONCE = 6;
+
+/** Looks every name up, a few at once; the first one missing is refused at its path. */
 export async function requireExisting(checks: readonly ExistenceCheck[], lookups: RegistrationLookups): Promise<void> {
-  const found = await Promise.all(checks.map((check) => check.exists(lookups)));
+  const found: boolean[] = [];
+  for (let i = 0; i < checks.length; i += LOOKUPS_AT_ONCE) {
+    found.push(...(await Promise.all(checks.slice(i, i + LOOKUPS_AT_ONCE).map((check) => check.exists(lookups)))));
+  }
   const missing = checks.find((_, i) => !found[i]);
   if (missing) throw invalidField(missing.path, missing.message);
 }

@@ -5,6 +5,7 @@
  * state may trail it, one call per caller on the page, and only for those rows.
  */
 import type { RequestAddress } from '../../schemas/forward-rules';
+import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import type { HistoryOwner } from './history';
 import type { ForwardQueueStore, LiveState } from './queue-store';
 import type { ForwardRecord } from './record';
@@ -13,7 +14,7 @@ import type { ForwardRecord } from './record';
 export type LiveLookup = (owner: HistoryOwner) => Pick<ForwardQueueStore, 'current'>;
 
 /** Objects asked at once by one listing (an invocation opens at most 6 connections). */
-const CONCURRENT_LOOKUPS = 6;
+const CONCURRENT_LOOKUPS = OPEN_CONNECTIONS;
 /**
  * Callers asked per page at most, so a page of the owner's view stays within the Free plan's 50
  * subrequests with its D1 and R2 reads; rows of further callers show D1's state (behind by the export delay).
@@ -45,12 +46,6 @@ export interface HistoryPlace {
 
 const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
 
-async function inBatches<T>(tasks: Array<() => Promise<T>>, width: number): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < tasks.length; i += width) out.push(...(await Promise.all(tasks.slice(i, i + width).map((task) => task()))));
-  return out;
-}
-
 /**
  * Each row as it is now: the object's state where D1 may trail it; null for a request its object no longer
  * holds while D1 still says it is unresolved, unless D1 settled it meanwhile (`reread`): it was removed.
@@ -68,21 +63,19 @@ export async function freshen(
     at.push(i);
     byCaller.set(place.owner.callerKey, at);
   });
-  const lookups = [...byCaller.values()].slice(0, MAX_CALLERS_ASKED).map((at) => async () => {
+  // One object call per caller, then its rows D1 is read again for one at a time: within the 6 connections.
+  await mapWithin([...byCaller.values()].slice(0, MAX_CALLERS_ASKED), CONCURRENT_LOOKUPS, async (at) => {
     const states = await live(places[at[0]].owner).current(at.map((i) => addressOf(places[i].record)));
-    await Promise.all(
-      at.map(async (i, k) => {
-        const state = states[k];
-        const kept = places[i].record;
-        if (state) out[i] = withLive(kept, state);
-        else if (isUnresolved(kept.status)) {
-          const now = await reread(places[i]);
-          out[i] = now && !isUnresolved(now.status) ? now : null;
-        }
-      }),
-    );
+    await mapWithin(at, 1, async (i, k) => {
+      const state = states[k];
+      const kept = places[i].record;
+      if (state) out[i] = withLive(kept, state);
+      else if (isUnresolved(kept.status)) {
+        const now = await reread(places[i]);
+        out[i] = now && !isUnresolved(now.status) ? now : null;
+      }
+    });
   });
-  await inBatches(lookups, CONCURRENT_LOOKUPS);
   return out;
 }
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OPEN_CONNECTIONS } from '../platform/open-connections';
+import { tracked } from '../platform/open-connections.test';
 import { runScheduled } from './schedule';
 
 /** A run whose requests settle only when the test says so; `started` lists them in the order they began. */
@@ -53,5 +55,18 @@ describe('sync: a request with sync starts once the one before it has settled; o
     expect(started).toEqual(['a', 'b', 'c']);
     for (const name of ['c', 'b', 'a']) settle.get(name)!.resolve(name.toUpperCase());
     expect(await all).toEqual(['A', 'B', 'C']);
+  });
+
+  it('a secureRequest call of 50 requests runs at most 6 at once, in order, sync ones after the one before', async () => {
+    const { task, most } = tracked();
+    const started: number[] = [];
+    const items = Array.from({ length: 50 }, (_, i) => ({ sync: i === 10 }));
+    const results = await runScheduled(items, (_item, i) => {
+      started.push(i);
+      return task(i);
+    });
+    expect(results).toEqual(items.map((_, i) => i));
+    expect(most()).toBe(OPEN_CONNECTIONS);
+    expect(started.indexOf(10)).toBeGreaterThan(started.indexOf(9));
   });
 });
