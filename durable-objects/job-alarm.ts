@@ -2,6 +2,7 @@
  * The one alarm of a Durable Object, serving its JobTable with one handler per job kind. The alarm
  * is always set to the earliest job. A building block any object uses with its `ctx.storage`.
  */
+import { OPEN_CONNECTIONS } from '../src/platform/open-connections';
 import type { Job, JobTable } from './job-table';
 
 export interface JobHandler<K extends string> {
@@ -17,6 +18,13 @@ export interface JobHandler<K extends string> {
 const TAKES_NEW_BACKGROUND_JOBS_MS = 10 * 60_000;
 /** While background jobs run, how often the alarm looks for jobs that fell due meanwhile. */
 const LOOKS_FOR_DUE_JOBS_MS = 25;
+/**
+ * Background jobs running at once in one invocation. Each holds a connection for its send (a stream's
+ * for minutes) and may open another to push pieces, and one invocation holds at most 6
+ * (OPEN_CONNECTIONS): past that the platform queues a call while its time limit runs. Further due jobs
+ * wait here, their time not yet started. (Issue 25 item 2 gives each run an invocation of its own.)
+ */
+const BACKGROUND_AT_ONCE = Math.floor(OPEN_CONNECTIONS / 2);
 /** While background jobs run, how long a failed foreground job waits before it is tried again. */
 const FOREGROUND_RETRY_MS = 1_000;
 
@@ -68,6 +76,7 @@ export class JobAlarm<K extends string> {
       if (now - started < TAKES_NEW_BACKGROUND_JOBS_MS) {
         for (const job of jobs) {
           if (!this.handlers[job.kind].background || job.run_at > now || this.running.has(job.id)) continue;
+          if (runs.size >= BACKGROUND_AT_ONCE) break;
           runs.set(job.id, this.runBackground(job).finally(() => runs.delete(job.id)));
         }
       }
