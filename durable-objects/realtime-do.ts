@@ -2,6 +2,7 @@ import { type Connection, Server, type WSMessage } from 'partyserver';
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
+import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { readClientFrame } from './realtime-frames';
 
 /** What each socket remembers, kept in its WebSocket attachment so it survives hibernation. */
@@ -39,6 +40,11 @@ function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): 
  */
 export class RealtimeDO extends Server {
   static override options = { hibernate: true };
+
+  constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof Server>[1]) {
+    super(ctx, strictEnv(env));
+    strictObject(this, ctx, env);
+  }
 
   override onConnect(connection: RealtimeConnection): void {
     connection.setState({ room: null });
