@@ -6,11 +6,11 @@
 import { currentBudget } from './strict-context';
 import { checkQueueMessage, checkSendBatch, checkStatement } from './strict-limits';
 
-/** Counts one call to a Cloudflare service, holding a connection while it is pending when `connection`. */
-async function serviceCall<T>(connection: boolean, call: () => Promise<T>): Promise<T> {
+/** Counts one call (`what`) to a Cloudflare service, holding a connection while it is pending. */
+async function serviceCall<T>(what: string, call: () => Promise<T>): Promise<T> {
   const budget = currentBudget();
-  budget?.subrequest(false);
-  const close = connection ? budget?.openConnection() : undefined;
+  budget?.subrequest(false, what);
+  const close = budget?.openConnection(what);
   try {
     return await call();
   } finally {
@@ -50,7 +50,7 @@ class StrictStatement {
   private async run1<T>(call: () => Promise<T>): Promise<T> {
     checkStatement(this.sql, this.params, where('D1'));
     currentBudget()?.d1Queries(1);
-    return serviceCall(true, call);
+    return serviceCall(`D1 ${this.sql.slice(0, 60)}`, call);
   }
 }
 
@@ -70,14 +70,14 @@ class StrictD1 {
       if (statement instanceof StrictStatement) checkStatement(statement.sql, statement.params, where('D1'));
     }
     currentBudget()?.d1Queries(statements.length);
-    return serviceCall(true, () => this.real.batch<T>(statements.map(unwrap)));
+    return serviceCall(`D1 batch of ${statements.length}`, () => this.real.batch<T>(statements.map(unwrap)));
   }
 
   async exec(sql: string): Promise<D1ExecResult> {
     const statements = sql.split(/;\s*(?:\n|$)/).filter((text) => text.trim() !== '');
     for (const statement of statements) checkStatement(statement, [], where('D1'));
     currentBudget()?.d1Queries(statements.length);
-    return serviceCall(true, () => (this.real as D1Database).exec(sql));
+    return serviceCall('D1 exec', () => (this.real as D1Database).exec(sql));
   }
 
   withSession(constraint?: string): D1DatabaseSession {
@@ -89,7 +89,7 @@ class StrictD1 {
   }
 
   dump(): Promise<ArrayBuffer> {
-    return serviceCall(true, () => (this.real as D1Database).dump());
+    return serviceCall('D1 dump', () => (this.real as D1Database).dump());
   }
 }
 
@@ -100,7 +100,7 @@ function strictR2(real: R2Bucket): R2Bucket {
   const bucket: Record<string, unknown> = { resumeMultipartUpload: real.resumeMultipartUpload.bind(real) };
   for (const name of R2_METHODS) {
     const method = (real[name] as (...args: unknown[]) => Promise<unknown>).bind(real);
-    bucket[name] = (...args: unknown[]) => serviceCall(true, () => method(...args));
+    bucket[name] = (...args: unknown[]) => serviceCall(`R2 ${name}`, () => method(...args));
   }
   return bucket as unknown as R2Bucket;
 }
@@ -110,7 +110,7 @@ function strictQueue<T>(real: Queue<T>, name: string): Queue<T> {
   return {
     send: async (body: T, options?: QueueSendOptions) => {
       checkQueueMessage(body, `${where(name)}: ${name}.send`);
-      return serviceCall(true, () => real.send(body, options));
+      return serviceCall(`${name}.send`, () => real.send(body, options));
     },
     sendBatch: async (messages: Iterable<MessageSendRequest<T>>, options?: QueueSendBatchOptions) => {
       const list = [...messages];
@@ -118,7 +118,7 @@ function strictQueue<T>(real: Queue<T>, name: string): Queue<T> {
         list.map((message) => message.body),
         `${where(name)}: ${name}.sendBatch`,
       );
-      return serviceCall(true, () => real.sendBatch(list, options));
+      return serviceCall(`${name}.sendBatch`, () => real.sendBatch(list, options));
     },
   } as Queue<T>;
 }
@@ -131,7 +131,7 @@ function strictStub<S extends DurableObjectStub>(stub: S): S {
       if (typeof property === 'symbol' || property === 'id' || property === 'name' || property === 'then') return value;
       return (...args: unknown[]) => {
         try {
-          currentBudget()?.subrequest(false);
+          currentBudget()?.subrequest(false, `Durable Object ${String(property)}`);
         } catch (err) {
           return Promise.reject(err);
         }
@@ -155,22 +155,40 @@ function strictNamespace<T extends Rpc.DurableObjectBranded | undefined>(real: D
 const has = (value: unknown, ...methods: string[]): boolean =>
   typeof value === 'object' && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
 
+function strictBinding(name: string, value: unknown): unknown {
+  if (has(value, 'prepare', 'batch')) return new StrictD1(value as D1Database);
+  if (has(value, 'createMultipartUpload', 'head')) return strictR2(value as R2Bucket);
+  if (has(value, 'send', 'sendBatch')) return strictQueue(value as Queue, name);
+  if (has(value, 'idFromName', 'get')) return strictNamespace(value as DurableObjectNamespace);
+  return value;
+}
+
 const wrapped = new WeakMap<object, object>();
 
-/** `env` with its D1, R2, Queue and Durable Object bindings wrapped; other values as they are. */
+/**
+ * `env` with its D1, R2, Queue and Durable Object bindings wrapped. A view, not a copy: the other values
+ * are read from `env` when used (tests change settings on it between calls).
+ */
 export function strictBindings<E extends object>(env: E): E {
   const known = wrapped.get(env);
   if (known) return known as E;
-  const result: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (has(value, 'prepare', 'batch')) result[name] = new StrictD1(value as D1Database);
-    else if (has(value, 'createMultipartUpload', 'head')) result[name] = strictR2(value as R2Bucket);
-    else if (has(value, 'send', 'sendBatch')) result[name] = strictQueue(value as Queue, name);
-    else if (has(value, 'idFromName', 'get')) result[name] = strictNamespace(value as DurableObjectNamespace);
-    else result[name] = value;
-  }
-  wrapped.set(env, result);
-  return result as E;
+  const bindings = new Map<PropertyKey, { real: unknown; strict: unknown }>();
+  const read = (property: PropertyKey): unknown => {
+    const value = Reflect.get(env, property);
+    if (typeof property !== 'string' || typeof value !== 'object' || value === null) return value;
+    let binding = bindings.get(property);
+    if (binding?.real !== value) bindings.set(property, (binding = { real: value, strict: strictBinding(property, value) }));
+    return binding.strict;
+  };
+  const view = new Proxy(env, {
+    get: (_target, property) => read(property),
+    getOwnPropertyDescriptor: (target, property) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target, property);
+      return descriptor && 'value' in descriptor ? { ...descriptor, value: read(property) } : descriptor;
+    },
+  });
+  wrapped.set(env, view);
+  return view;
 }
 
 /** A Durable Object's SQLite: every statement checked like D1's (not counted: it is the object's own storage). */
@@ -228,8 +246,9 @@ export function countFetches(): void {
     if (!budget) return real(input, init);
     let close: () => void;
     try {
-      budget.subrequest(true);
-      close = budget.openConnection();
+      const what = `fetch ${input instanceof Request ? input.url : String(input)}`.slice(0, 100);
+      budget.subrequest(true, what);
+      close = budget.openConnection(what);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -199,12 +199,13 @@ export class InvocationBudget {
     this.started = now();
   }
 
-  /** One subrequest: a fetch to the Internet, or a call to D1, R2, a Queue or a Durable Object. */
-  subrequest(internet: boolean): void {
+  /** One subrequest (`what`): a fetch to the Internet, or a call to D1, R2, a Queue or a Durable Object. */
+  subrequest(internet: boolean, what = 'a call'): void {
     this.checkWallTime();
     const limits = PLAN_LIMITS[this.plan];
-    if (internet) check('Internet subrequests per invocation', ++this.internet, limits.internetSubrequests, this.where);
-    check('subrequests per invocation', ++this.subrequests, limits.subrequests, this.where);
+    const where = `${this.where}, at ${what}`;
+    if (internet) check('Internet subrequests per invocation', ++this.internet, limits.internetSubrequests, where);
+    check('subrequests per invocation', ++this.subrequests, limits.subrequests, where);
   }
 
   /** D1 queries, each statement of a batch one. */
@@ -213,9 +214,9 @@ export class InvocationBudget {
     check('D1 queries per invocation', this.queries, PLAN_LIMITS[this.plan].d1Queries, this.where);
   }
 
-  /** Opens one connection; answers the function that closes it (once). */
-  openConnection(): () => void {
-    check('simultaneous open connections', this.open + 1, LIMITS.openConnections, this.where);
+  /** Opens one connection (for `what`); answers the function that closes it (once). */
+  openConnection(what = 'a call'): () => void {
+    check('simultaneous open connections', this.open + 1, LIMITS.openConnections, `${this.where}, at ${what}`);
     this.open += 1;
     let closed = false;
     return () => {
