@@ -20,6 +20,8 @@ export default defineConfig({
           FORWARD_STREAM_MS: '10000',
           OPERATOR_TOKEN: 'test-operator-token',
           SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+          // Strict limits: every invocation counted against Cloudflare's Paid-plan limits (docs/limits.md).
+          SVC_STRICT_LIMITS: '1',
         },
       },
     }),

@@ -17,6 +17,7 @@ import { settled, settledStream } from '../src/forward/settle';
 import type { EnqueueAnswer, ForwardQueueStore, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
+import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { JobAlarm } from './job-alarm';
 import { type Job, JobTable } from './job-table';
 import { Outbox } from './outbox';
@@ -106,10 +107,11 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly inFlight = new Map<number, AbortController>();
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    super(ctx, strictEnv(env));
+    strictObject(this, ctx, env);
     migrateSchema(ctx.storage.sql, SCHEMA);
     this.jobs = new JobTable(ctx.storage.sql);
-    this.streams = new ForwardStreams(ctx.storage.sql, env);
+    this.streams = new ForwardStreams(ctx.storage.sql, this.env);
     this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
       exportKind: 'export-history',
       delayMs: HISTORY_EXPORT_DELAY_MS,

@@ -2,6 +2,7 @@ import { type Connection, type ConnectionContext, Server, type WSMessage } from 
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
+import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { readClientFrame } from './realtime-frames';
 
 /** What each socket remembers, kept in its WebSocket attachment so it survives hibernation. */
@@ -44,6 +45,11 @@ export class RealtimeDO extends Server {
 
   /** The upgrade requests whose socket was set up; partyserver answers any other with its error socket. */
   readonly #connected = new WeakSet<Request>();
+
+  constructor(ctx: DurableObjectState, env: ConstructorParameters<typeof Server>[1]) {
+    super(ctx, strictEnv(env));
+    strictObject(this, ctx, env);
+  }
 
   override onConnect(connection: RealtimeConnection, ctx: ConnectionContext): void {
     connection.setState({ room: null });

@@ -9,6 +9,7 @@ import { closeContinuation, closingLogStatement, type ContinuationJob } from '..
 import { logStatements } from '../src/consume/log-export';
 import { consumedIndexStatement } from '../src/logs/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
+import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import type { KeptRequest } from '../src/logs/kept-request';
 import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/consume/legacy-log';
 import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/consume/log-body';
@@ -54,9 +55,10 @@ export class TicketDO extends DurableObject<Env> {
   private reportedBytes?: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.data = new TicketStore(ctx.storage.sql, env.BODIES);
-    this.secrets = new SecretCache(env);
+    super(ctx, strictEnv(env));
+    strictObject(this, ctx, env);
+    this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
+    this.secrets = new SecretCache(this.env);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true },
       'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entry) => this.exportStatements(entry), LOG_EXPORT_BATCH) },

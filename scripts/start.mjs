@@ -1,6 +1,7 @@
 // `npm start`: runs the Worker locally (wrangler dev, local D1/Durable Objects/Queues, migrations
 // applied), seeds a demo project if none exists, and prints how to use it: its ids, an `export` line
-// for the README's examples and a curl line. Honours PORT and OPERATOR_TOKEN from the environment.
+// for the README's examples and a curl line. Honours PORT, OPERATOR_TOKEN and SVC_STRICT_LIMITS ("1" or
+// "free": Cloudflare's limits enforced, docs/limits.md) from the environment.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, ensureDevVars, startLocalWorker } from './local-worker.mjs';
@@ -13,7 +14,8 @@ const demoFile = path.join(ROOT, '.wrangler', 'demo-project.json');
 const stopping = new AbortController();
 process.on('SIGINT', () => stopping.abort());
 process.on('SIGTERM', () => stopping.abort());
-const worker = await startLocalWorker({ port, quiet: false, timeoutMs: 120_000, signal: stopping.signal }).catch((err) => {
+const strict = process.env.SVC_STRICT_LIMITS ? { SVC_STRICT_LIMITS: process.env.SVC_STRICT_LIMITS } : {};
+const worker = await startLocalWorker({ port, quiet: false, timeoutMs: 120_000, signal: stopping.signal, vars: strict }).catch((err) => {
   if (!stopping.signal.aborted) throw err;
   process.exit(0);
 });

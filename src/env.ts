@@ -24,6 +24,8 @@ export interface Env extends GeneratedEnv {
   OUTBOUND_CALL_MS?: string;
   /** Longest time a streamed answer is relayed in ms (default and most MAX_STREAM_MS; tests shorten it). */
   FORWARD_STREAM_MS?: string;
+  /** "1" (Paid plan) or "free": counts each invocation against Cloudflare's limits (docs/limits.md); unset in production. */
+  SVC_STRICT_LIMITS?: string;
 }
 
 /** A message on the work queue; each kind has an idempotent consumer (src/queue/messages.ts validates it). */

@@ -4,14 +4,16 @@ import { pastRateWindows } from './forward/rate-limits';
 import { runRetention } from './logs/retention';
 import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';
+import { strictHandlers } from './platform/strict-entry';
 import { app } from './router';
 
 export { TicketDO } from '../durable-objects/ticket-do';
 export { ForwardQueueDO } from '../durable-objects/forward-queue-do';
 export { RealtimeDO } from '../durable-objects/realtime-do';
 
-export default {
-  fetch: app.fetch,
+// With SVC_STRICT_LIMITS set, each invocation counts against Cloudflare's limits (docs/limits.md).
+export default strictHandlers<Env, WorkMessage>({
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   queue: (batch: MessageBatch<WorkMessage>, env: Env) => consumeWorkBatch(batch, env),
   // The cron of wrangler.toml [triggers]: ticket log retention by plan, cut off at the scheduled time;
   // expired forwarded requests and spent rate-limit counters; expired mail and its bodies.
@@ -21,4 +23,4 @@ export default {
     ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime));
     ctx.waitUntil(pastRateWindows(env.DB, controller.scheduledTime).run());
   },
-} satisfies ExportedHandler<Env, WorkMessage>;
+});

@@ -62,7 +62,8 @@ export async function startTestWorker(): Promise<TestWorker> {
   const worker = await startLocalWorker({
     persistTo,
     timeoutMs: 120_000,
-    vars: { DEV_IDENTITY: 'true', ALLOW_PRIVATE_DESTINATIONS: 'true', OPERATOR_TOKEN, SECRETS_KEY: randomBytes(32).toString('base64') },
+    // SVC_STRICT_LIMITS: each invocation counted against Cloudflare's limits (docs/limits.md).
+    vars: { DEV_IDENTITY: 'true', ALLOW_PRIVATE_DESTINATIONS: 'true', OPERATOR_TOKEN, SECRETS_KEY: randomBytes(32).toString('base64'), SVC_STRICT_LIMITS: '1' },
   });
   // Last resort if the test process ends without afterAll: wrangler runs in its own process group.
   const killOnExit = () => {
