@@ -9,7 +9,7 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import { historyDelete, historyUpsert } from '../src/forward/history';
+import { historyDelete, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
 import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
@@ -122,7 +122,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       run: { run: (job) => this.runQueue(job), background: true },
       'export-history': {
         run: (job) =>
-          this.outbox.export(job, this.env.DB, (change) => this.historyStatements(change), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+          this.outbox.export(job, this.env.DB, (changes) => this.historyStatements(changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
@@ -431,8 +431,19 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return Promise.resolve();
   }
 
-  private historyStatements(change: HistoryChange): D1PreparedStatement[] {
-    return change.op === 'put' ? historyUpsert(this.env.DB, [{ owner: change.owner, record: change.record }]) : [historyDelete(this.env.DB, change.owner, change.address)];
+  /** The changes in order, each run of puts as few statements as their size allows (a delete is one each). */
+  private historyStatements(changes: HistoryChange[]): D1PreparedStatement[] {
+    const statements: D1PreparedStatement[] = [];
+    let puts: HistoryEntry[] = [];
+    for (const change of changes) {
+      if (change.op === 'put') {
+        puts.push({ owner: change.owner, record: change.record });
+        continue;
+      }
+      statements.push(...historyUpsertAll(this.env.DB, puts), historyDelete(this.env.DB, change.owner, change.address));
+      puts = [];
+    }
+    return [...statements, ...historyUpsertAll(this.env.DB, puts)];
   }
 
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */

@@ -65,19 +65,20 @@ export class Outbox<T, K extends string> {
 
   /**
    * The export job's run: writes up to `batch` entries to D1 in one batch and drops them. The job stays
-   * due while more wait. The statements must be idempotent (a retried export writes each row once).
-   * `exported` hears of the values that reached D1.
+   * due while more wait. `statementsOf` turns the entries, in order, into as few statements as it can
+   * (each counts against an invocation's D1 queries); they must be idempotent (a retried export writes
+   * each row once). `exported` hears of the values that reached D1.
    */
   async export(
     job: Job<K>,
     db: D1Database,
-    statementsOf: (value: T) => D1PreparedStatement[],
+    statementsOf: (values: T[]) => D1PreparedStatement[],
     batch: number,
     exported?: (values: T[]) => void,
   ): Promise<void> {
     const entries = this.pending(batch);
     if (entries.length > 0) {
-      await db.batch(entries.flatMap((entry) => statementsOf(entry.value)));
+      await db.batch(statementsOf(entries.map((entry) => entry.value)));
       this.dropThrough(entries[entries.length - 1].id);
       exported?.(entries.map((entry) => entry.value));
     }

@@ -61,7 +61,7 @@ export class TicketDO extends DurableObject<Env> {
     this.secrets = new SecretCache(this.env);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true },
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entry) => this.exportStatements(entry), LOG_EXPORT_BATCH) },
+      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => entries.flatMap((entry) => this.exportStatements(entry)), LOG_EXPORT_BATCH) },
       'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()) },
       'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })) },
       'take-in-logs': { run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))) },

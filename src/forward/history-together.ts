@@ -8,16 +8,13 @@
  * request's I/O settles would resume it in that request's context, where its own I/O fails. The request
  * that starts a write keeps it alive (waitUntil), so no row is left behind when the isolate goes idle.
  */
-import { historyUpsert, type HistoryEntry } from './history';
+import { historyUpsert, historyUpsertAll, type HistoryEntry } from './history';
 
 /** The first write waits this long, so requests settling together start in one. */
 const GATHER_MS = 1;
 /** How often a waiting request looks at its entry, and how long before it writes its row itself. */
 const WATCH_MS = 1;
 const WAIT_LIMIT_MS = 5_000;
-/** Rows per statement are cut at about this much JSON: a D1 value holds at most 2 MB. */
-const STATEMENT_CHARS = 1_000_000;
-
 interface Waiting {
   entry: HistoryEntry;
   written: boolean;
@@ -25,23 +22,6 @@ interface Waiting {
 
 let waiting: Waiting[] = [];
 let writing = false;
-
-const entryChars = (entry: HistoryEntry) => (entry.record.request_body?.length ?? 0) + (entry.record.response_body?.length ?? 0) + (entry.record.request_headers?.length ?? 0) + entry.record.url.length + 200;
-
-/** The entries in groups of at most STATEMENT_CHARS of JSON (a larger row goes alone). */
-function groups(entries: HistoryEntry[]): HistoryEntry[][] {
-  const out: HistoryEntry[][] = [];
-  let size = 0;
-  for (const entry of entries) {
-    if (out.length === 0 || size + entryChars(entry) > STATEMENT_CHARS) {
-      out.push([]);
-      size = 0;
-    }
-    out[out.length - 1].push(entry);
-    size += entryChars(entry);
-  }
-  return out;
-}
 
 /** Writes what waits, then what arrived meanwhile, until nothing waits. */
 async function writeAll(db: D1Database): Promise<void> {
@@ -52,7 +32,7 @@ async function writeAll(db: D1Database): Promise<void> {
       const taken = waiting;
       waiting = [];
       try {
-        await db.batch(groups(taken.map((w) => w.entry)).flatMap((group) => historyUpsert(db, group)));
+        await db.batch(historyUpsertAll(db, taken.map((w) => w.entry)));
       } catch (error) {
         // The requests were sent: a failed history write is logged, not answered.
         console.error('forward history write failed', error instanceof Error ? error.message : String(error));

@@ -180,6 +180,25 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
   ];
 }
 
+/** Rows per statement are cut at about this much JSON: a D1 value holds at most 2 MB. */
+const STATEMENT_CHARS = 1_000_000;
+const entryChars = (entry: HistoryEntry) => bodyChars(entry.record) + entry.record.url.length + 200;
+
+/** Writes any number of rows in as few statements as their size allows (one row over the size goes alone). */
+export function historyUpsertAll(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement[] {
+  const groups: HistoryEntry[][] = [];
+  let size = 0;
+  for (const entry of entries) {
+    if (groups.length === 0 || size + entryChars(entry) > STATEMENT_CHARS) {
+      groups.push([]);
+      size = 0;
+    }
+    groups[groups.length - 1].push(entry);
+    size += entryChars(entry);
+  }
+  return groups.flatMap((group) => historyUpsert(db, group));
+}
+
 /** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
 export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement[] {
   return [

@@ -87,8 +87,8 @@ export const finalize = (project: TestProject, body: Record<string, unknown>, as
  * Reads a streamed request's pieces from `since` until it settled and no page is left (at most 30 s):
  * the text, every seq in order of arrival, and the last envelope.
  */
-export async function readStream(project: TestProject, address: { id: string; url: string; method: string }, since = 0, as: As = {}) {
-  const until = Date.now() + 30_000;
+export async function readStream(project: TestProject, address: { id: string; url: string; method: string }, since = 0, as: As = {}, waitMs = 30_000) {
+  const until = Date.now() + waitMs;
   let cursor = since;
   let text = '';
   const seqs: number[] = [];
