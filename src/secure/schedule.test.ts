@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPEN_CONNECTIONS } from '../platform/open-connections';
-import { tracked } from '../platform/open-connections.test';
+import { tracked } from '../../test/helpers/concurrency';
 import { runScheduled } from './schedule';
 
 /** A run whose requests settle only when the test says so; `started` lists them in the order they began. */

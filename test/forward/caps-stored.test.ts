@@ -4,34 +4,20 @@
  * 2,031,616-character multipart body; a streamed answer of 64 MiB (to within one line) relayed, moved
  * to R2 once settled, and read back whole.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORWARD_DATA_BYTES, MAX_MULTIPART_CHARS, MAX_STREAM_BYTES } from '../../schemas/forward-rules';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
-import { forwardCaller } from '../../src/forward/caller';
 import { createProject, type TestProject } from '../helpers/api';
 import { generatedText } from './generated-text';
-import { forward, history, origin, readStream, uniquePath } from './support';
+import { forward, history, origin, readStream, runCallerJobsNow } from './support';
 
 let project: TestProject;
 beforeAll(async () => {
   project = await createProject();
 });
 
-async function visitor() {
-  const caller = await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '');
-  return { serviceId: project.service_id, callerKey: caller.key };
-}
-
-/** Runs the caller's due and scheduled jobs now (compaction and stream moves wait a minute). */
-async function runJobsNow(): Promise<void> {
-  const stub = forwardQueueStub(env, await visitor());
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec("UPDATE jobs SET run_at = 0 WHERE kind IN ('compact-history', 'move-stream')");
-  });
-  await runDurableObjectAlarm(stub);
-}
+/** Runs the caller's compaction and stream moves now (they wait a minute). */
+const runJobsNow = () => runCallerJobsNow(project, ['compact-history', 'move-stream']);
 
 const listed = async (url: string) => {
   const res = await history(project, { url, method: 'POST', limit: '10' });

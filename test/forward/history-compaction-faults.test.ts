@@ -6,17 +6,16 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardCaller } from '../../src/forward/caller';
 import { compactHistory } from '../../src/forward/history-segments';
 import { createProject, type TestProject } from '../helpers/api';
 import { failingBucket } from '../mail/helpers';
-import { forward, history, origin, uniquePath } from './support';
+import { forward, history, origin, uniquePath, visitorOwner } from './support';
 
 let project: TestProject;
 let url: string;
 const big = (i: number) => ({ i, text: `${'ü'.repeat(120)} ${'y'.repeat(300)} ${i}` });
 
-const owner = async () => ({ serviceId: project.service_id, callerKey: (await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '')).key });
+const owner = () => visitorOwner(project);
 const waiting = async () =>
   (await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, url).first<{ n: number }>())!.n;
 const segmentKeys = async () => (await env.BODIES.list({ prefix: `fwd/segments/${project.service_id}/` })).objects.map((o) => o.key);

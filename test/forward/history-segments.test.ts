@@ -5,14 +5,11 @@
  * distinct segment once, rows written the old way (bodies in D1) are still served, and the cleanup deletes
  * segments whose rows all expired.
  */
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
-import { forwardCaller } from '../../src/forward/caller';
 import { runHistoryCleanup } from '../../src/forward/history-cleanup';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
-import { eventually, forward, history, origin, poll, uniquePath } from './support';
+import { eventually, forward, history, origin, poll, runCallerJobsNow, uniquePath, visitorOwner } from './support';
 
 let project: TestProject;
 let url: string;
@@ -21,19 +18,9 @@ const ids: string[] = [];
 const SECRET = 'sk-segment-3kQz9Vw2Lp';
 const big = (i: number) => ({ i, text: `${'é'.repeat(150)} ${'x'.repeat(200)} ${i}` });
 
-async function visitor() {
-  const caller = await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '');
-  return { serviceId: project.service_id, callerKey: caller.key };
-}
-
+const visitor = () => visitorOwner(project);
 /** Runs the caller's compaction now (it runs a minute after the rows were written). */
-async function compactNow(): Promise<void> {
-  const stub = forwardQueueStub(env, await visitor());
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec("UPDATE jobs SET run_at = 0 WHERE kind = 'compact-history'");
-  });
-  await runDurableObjectAlarm(stub);
-}
+const compactNow = () => runCallerJobsNow(project, ['compact-history']);
 
 const ownerList = (query: Record<string, string>) =>
   call('GET', `/v1/projects/${project.service_id}/forward/requests?${new URLSearchParams(query)}`, { token: project.owner_key });

@@ -1,5 +1,9 @@
 /** Calls of the forwarding routes through the real Worker, and waiting for a queued request to settle. */
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { forwardCaller } from '../../src/forward/caller';
 import { call, type TestProject } from '../helpers/api';
 
 export const origin = inject('loopbackOrigin');
@@ -105,4 +109,19 @@ export async function readStream(project: TestProject, address: { id: string; ur
     if (Date.now() > until) throw new Error(`stream did not settle: ${res.text.slice(0, 300)}`);
     if (!res.json.more) await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The history owner of the tests' default caller (a visitor with no address or user agent). */
+export async function visitorOwner(project: TestProject) {
+  const caller = await forwardCaller({ kind: 'anonymous' }, '0.0.0.0', '');
+  return { serviceId: project.service_id, callerKey: caller.key };
+}
+
+/** Runs the visitor's object's jobs of these kinds now (compaction and stream moves wait a minute). */
+export async function runCallerJobsNow(project: TestProject, kinds: string[]): Promise<void> {
+  const stub = forwardQueueStub(env, await visitorOwner(project));
+  await runInDurableObject(stub, (_instance, state) => {
+    state.storage.sql.exec('UPDATE jobs SET run_at = 0 WHERE kind IN (SELECT value FROM json_each(?))', JSON.stringify(kinds));
+  });
+  await runDurableObjectAlarm(stub);
 }
