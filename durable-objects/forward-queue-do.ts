@@ -9,7 +9,7 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import { historyDelete, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
+import { historyDeleteAll, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
 import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
@@ -128,14 +128,16 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.jobs, {
       run: { run: (job) => this.runQueue(job), background: true },
+      // d1Queries: the most each run makes (job-alarm.ts); the others make none.
       'export-history': {
         run: (job) =>
           this.outbox.export(job, this.env.DB, (changes) => this.historyStatements(changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+        d1Queries: 4,
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
       'drop-stream': { run: (job) => this.dropMoved(job) },
-      'compact-history': { run: (job) => this.compactHistory(job) },
+      'compact-history': { run: (job) => this.compactHistory(job), d1Queries: 4 },
     }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
@@ -453,18 +455,31 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** The changes in order, each run of puts as few statements as their size allows (a delete is one each). */
   private historyStatements(changes: HistoryChange[]): D1PreparedStatement[] {
+    // Writes and deletes gather into one statement each, until a change meets a request the other holds.
     const statements: D1PreparedStatement[] = [];
     let puts: HistoryEntry[] = [];
-    for (const change of changes) {
-      if (change.op === 'put') {
-        puts.push({ owner: change.owner, record: change.record });
-        continue;
-      }
-      statements.push(...historyUpsertAll(this.env.DB, puts), historyDelete(this.env.DB, change.owner, change.address));
+    let deletes: { owner: HistoryOwner; address: RequestAddress }[] = [];
+    const keys = { put: new Set<string>(), delete: new Set<string>() };
+    const keyOf = (owner: HistoryOwner, address: RequestAddress) => JSON.stringify([owner.callerKey, address.method, address.url, address.id]);
+    const flush = () => {
+      statements.push(...historyUpsertAll(this.env.DB, puts), ...(deletes.length > 0 ? [historyDeleteAll(this.env.DB, deletes)] : []));
       puts = [];
+      deletes = [];
+      keys.put.clear();
+      keys.delete.clear();
+    };
+    for (const change of changes) {
+      const op = change.op === 'put' ? 'put' : 'delete';
+      const key = keyOf(change.owner, change.op === 'put' ? addressOf(change.record) : change.address);
+      if (keys[op === 'put' ? 'delete' : 'put'].has(key)) flush();
+      keys[op].add(key);
+      if (change.op === 'put') puts.push({ owner: change.owner, record: change.record });
+      else deletes.push({ owner: change.owner, address: change.address });
     }
-    return [...statements, ...historyUpsertAll(this.env.DB, puts)];
+    flush();
+    return statements;
   }
+
 
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {

@@ -21,6 +21,8 @@ export interface JobHandler<K extends string> {
    * longest run) so a step lost with its instance is taken up again after the lease.
    */
   background?: boolean;
+  /** The most D1 queries one run makes (a foreground job): one alarm runs as many as fit in ALARM_D1_QUERIES. */
+  d1Queries?: number;
 }
 
 /** How the object starts a background step in an invocation of its own. */
@@ -40,6 +42,8 @@ export interface JobDispatch {
 const STARTS_PER_INVOCATION = 100;
 /** Foreground jobs one alarm invocation runs; the rest run in the next alarm, set at once. */
 const FOREGROUND_PER_ALARM = 16;
+/** D1 queries the foreground jobs of one alarm may make together: the Free plan's 50 per invocation, less a margin. */
+const ALARM_D1_QUERIES = 45;
 /** How long a failed foreground job waits before it is tried again. */
 const FOREGROUND_RETRY_MS = 1_000;
 
@@ -66,11 +70,14 @@ export class JobAlarm<K extends string> {
   }
 
   /**
-   * Sets the alarm to the earliest job it must start (not one running; no background job while as many
-   * run as may), unless it is already set earlier; a no-op when no job changed.
+   * Starts the background jobs due now, then sets the alarm to the earliest job it must start (not one
+   * running; no background job while as many run as may), unless it is already set earlier; a no-op
+   * when no job changed.
    */
   async arm(force = false): Promise<void> {
     if (!this.jobs.takeChanged() && !force) return;
+    // A background job due now starts at once, from the invocation that made it due, not the alarm's.
+    this.startDue(this.jobs.due(Date.now()), Date.now());
     const next = this.jobs.nextAt([...this.claimed], this.full() ? this.backgroundKinds : []);
     if (next === null) return;
     const at = Math.max(next, Date.now());
@@ -94,11 +101,15 @@ export class JobAlarm<K extends string> {
     const jobs = this.jobs.all().filter((job) => this.known(job));
     this.startDue(jobs, now);
     let ran = 0;
+    let queries = 0;
     for (const job of jobs) {
-      if (this.handlers[job.kind].background || (this.claimed.size > 0 && job.run_at > now)) continue;
-      if (ran++ === FOREGROUND_PER_ALARM) break;
+      const handler = this.handlers[job.kind];
+      if (handler.background || (this.claimed.size > 0 && job.run_at > now)) continue;
+      queries += handler.d1Queries ?? 0;
+      if (ran > 0 && (ran === FOREGROUND_PER_ALARM || queries > ALARM_D1_QUERIES)) break;
+      ran++;
       try {
-        await this.handlers[job.kind].run(job);
+        await handler.run(job);
       } catch (err) {
         console.error(`${job.kind} failed; retrying`, err instanceof Error ? err.message : String(err));
         if (this.jobs.get(job.id)) this.jobs.reschedule(job.id, Date.now() + FOREGROUND_RETRY_MS);
@@ -131,10 +142,8 @@ export class JobAlarm<K extends string> {
     }
     const after = this.jobs.get(id);
     if (after && after.run_at <= Date.now()) this.start(id);
-    else {
-      this.claimed.delete(id);
-      this.startDue(this.jobs.due(Date.now()), Date.now());
-    }
+    else this.claimed.delete(id);
+    // Its place, if it left one, goes to the next due job.
     await this.arm(true);
   }
 

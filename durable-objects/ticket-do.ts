@@ -69,10 +69,14 @@ export class TicketDO extends DurableObject<Env> {
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true },
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH) },
-      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()) },
-      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })) },
-      'take-in-logs': { run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))) },
+      // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
+      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2 },
+      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()), d1Queries: 1 },
+      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })), d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1 },
+      'take-in-logs': {
+        run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),
+        d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
+      },
     }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
     // After an eviction or a restart, jobs left in storage keep their alarm.
     void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
