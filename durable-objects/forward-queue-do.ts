@@ -9,7 +9,7 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import { historyDelete, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
+import { historyDeleteAll, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
 import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
@@ -92,6 +92,13 @@ const INTERRUPTED: ForwardError = {
 };
 
 /**
+ * Queued requests running at once in one caller's object, each in an invocation of its own. A step holds
+ * its request (at most the 2,031,616-character multipart cap) and its answer (1 MiB; a stream's pieces
+ * pass through): 24 of them stay well inside an isolate's 128 MB.
+ */
+const BACKGROUND_AT_ONCE = 24;
+
+/**
  * One object per project + caller: the caller's queues of forwarded requests. Requests of one queue run one
  * at a time in the order they were made, each queue served by a background job of the object's one alarm.
  * A request is marked running (and that is on disk) before it is sent, so a runner that dies fails it and
@@ -118,17 +125,20 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       now: () => Date.now(),
       encode: (change) => JSON.stringify(change),
     });
+    const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.jobs, {
       run: { run: (job) => this.runQueue(job), background: true },
+      // d1Queries: the most each run makes (job-alarm.ts); the others make none.
       'export-history': {
         run: (job) =>
           this.outbox.export(job, this.env.DB, (changes) => this.historyStatements(changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+        d1Queries: 4,
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
       'drop-stream': { run: (job) => this.dropMoved(job) },
-      'compact-history': { run: (job) => this.compactHistory(job) },
-    });
+      'compact-history': { run: (job) => this.compactHistory(job), d1Queries: 4 },
+    }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
       this.scheduleUnmovedStreams();
@@ -252,6 +262,11 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     await this.alarms.serve();
   }
 
+  /** One step of a background job (a queued request's run), in an invocation of its own (job-alarm.ts). */
+  async runJob(id: number): Promise<void> {
+    await this.alarms.runStarted(id);
+  }
+
   private find(address: RequestAddress): RequestRow | null {
     return (
       this.ctx.storage.sql
@@ -359,37 +374,44 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     for (const job of this.jobs.all()) if (job.kind === 'run') this.jobs.reschedule(job.id, now);
   }
 
-  /** The queue's runner: sends its requests one at a time, oldest first, until none waits. */
+  /**
+   * One step of the queue's runner: sends the oldest request waiting, in this invocation, and leaves the
+   * job due while others wait, so the next one runs in an invocation of its own (job-alarm.ts).
+   */
   private async runQueue(job: Job<ForwardJobKind>): Promise<void> {
     const { queue } = JSON.parse(job.payload) as { queue: string };
-    for (;;) {
-      const head = this.ctx.storage.sql
-        .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
-        .toArray()[0];
-      if (!head) {
-        this.jobs.delete(job.id);
-        return;
-      }
-      const pending = JSON.parse(head.record) as ForwardRecord;
-      if (head.status === 'running') {
-        this.save(head, this.interrupted(head, Date.now()));
-        continue;
-      }
-      const started = Date.now();
-      const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
-      this.jobs.reschedule(job.id, started + (pending.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
-      this.save(head, running);
-      const controller = new AbortController();
-      this.inFlight.set(head.seq, controller);
+    const head = this.ctx.storage.sql
+      .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
+      .toArray()[0];
+    if (!head) {
+      this.jobs.delete(job.id);
+      return;
+    }
+    const pending = JSON.parse(head.record) as ForwardRecord;
+    if (head.status === 'running') {
+      this.save(head, this.interrupted(head, Date.now()));
+      this.jobs.reschedule(job.id, Date.now());
+      return;
+    }
+    const started = Date.now();
+    const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
+    this.jobs.reschedule(job.id, started + (pending.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
+    this.save(head, running);
+    const controller = new AbortController();
+    this.inFlight.set(head.seq, controller);
+    try {
       // On disk before anything is sent: from here a crash can fail this request, never send it again.
       await this.ctx.storage.sync();
       // Cancelled or expired while that was written: never sent.
-      if (controller.signal.aborted) continue;
+      if (controller.signal.aborted) return;
       const plan = JSON.parse(head.plan) as QueuedPlan;
       const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
-      this.inFlight.delete(head.seq);
-      if (controller.signal.aborted) continue;
+      if (controller.signal.aborted) return;
       this.save(head, running.stream ? settledStream(running, outcome as StreamOutcome, this.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome));
+    } finally {
+      this.inFlight.delete(head.seq);
+      // The next request of the queue, if any, in an invocation of its own.
+      this.jobs.reschedule(job.id, Date.now());
     }
   }
 
@@ -433,18 +455,31 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** The changes in order, each run of puts as few statements as their size allows (a delete is one each). */
   private historyStatements(changes: HistoryChange[]): D1PreparedStatement[] {
+    // Writes and deletes gather into one statement each, until a change meets a request the other holds.
     const statements: D1PreparedStatement[] = [];
     let puts: HistoryEntry[] = [];
-    for (const change of changes) {
-      if (change.op === 'put') {
-        puts.push({ owner: change.owner, record: change.record });
-        continue;
-      }
-      statements.push(...historyUpsertAll(this.env.DB, puts), historyDelete(this.env.DB, change.owner, change.address));
+    let deletes: { owner: HistoryOwner; address: RequestAddress }[] = [];
+    const keys = { put: new Set<string>(), delete: new Set<string>() };
+    const keyOf = (owner: HistoryOwner, address: RequestAddress) => JSON.stringify([owner.callerKey, address.method, address.url, address.id]);
+    const flush = () => {
+      statements.push(...historyUpsertAll(this.env.DB, puts), ...(deletes.length > 0 ? [historyDeleteAll(this.env.DB, deletes)] : []));
       puts = [];
+      deletes = [];
+      keys.put.clear();
+      keys.delete.clear();
+    };
+    for (const change of changes) {
+      const op = change.op === 'put' ? 'put' : 'delete';
+      const key = keyOf(change.owner, change.op === 'put' ? addressOf(change.record) : change.address);
+      if (keys[op === 'put' ? 'delete' : 'put'].has(key)) flush();
+      keys[op].add(key);
+      if (change.op === 'put') puts.push({ owner: change.owner, record: change.record });
+      else deletes.push({ owner: change.owner, address: change.address });
     }
-    return [...statements, ...historyUpsertAll(this.env.DB, puts)];
+    flush();
+    return statements;
   }
+
 
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {

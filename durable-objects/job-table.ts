@@ -77,9 +77,15 @@ export class JobTable<K extends string> {
     return this.sql.exec<Job<K>>('SELECT id, kind, run_at, payload FROM jobs ORDER BY run_at, id').toArray();
   }
 
-  /** When the alarm must next fire; null when nothing is scheduled. */
-  nextAt(): number | null {
-    return this.sql.exec<{ at: number | null }>('SELECT MIN(run_at) AS at FROM jobs').one().at;
+  /** When the alarm must next fire for the jobs other than `running` and of no kind in `waiting`; null when none is. */
+  nextAt(running: readonly number[] = [], waiting: readonly K[] = []): number | null {
+    return this.sql
+      .exec<{ at: number | null }>(
+        'SELECT MIN(run_at) AS at FROM jobs WHERE id NOT IN (SELECT value FROM json_each(?)) AND kind NOT IN (SELECT value FROM json_each(?))',
+        JSON.stringify(running),
+        JSON.stringify(waiting),
+      )
+      .one().at;
   }
 
   /** Whether the table changed since the last call (the alarm may need to move). */

@@ -42,6 +42,13 @@ const LEGACY_CHUNKS_PER_CALL = 10;
 const CONTINUATION_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS + 4_000;
 
 /**
+ * Continuations running at once in one ticket's object, each in an invocation of its own. A step reads
+ * at most one `req` answer at a time (5 MiB, MAX_RESPONSE_BYTES) and keeps what the log keeps: 16 of
+ * them stay inside an isolate's 128 MB beside the consumptions it serves.
+ */
+const BACKGROUND_AT_ONCE = 16;
+
+/**
  * One object per project + ticket: the definition the engine runs, the remaining count, the
  * per-user counters, the log outbox and the scheduled jobs. Everything that must never
  * double-spend is serialized here. One alarm serves the table of jobs (the log export and the
@@ -59,13 +66,18 @@ export class TicketDO extends DurableObject<Env> {
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
     this.secrets = new SecretCache(this.env);
+    const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true },
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => entries.flatMap((entry) => this.exportStatements(entry)), LOG_EXPORT_BATCH) },
-      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()) },
-      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })) },
-      'take-in-logs': { run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))) },
-    });
+      // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
+      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2 },
+      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()), d1Queries: 1 },
+      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })), d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1 },
+      'take-in-logs': {
+        run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),
+        d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
+      },
+    }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
     // After an eviction or a restart, jobs left in storage keep their alarm.
     void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
   }
@@ -193,6 +205,11 @@ export class TicketDO extends DurableObject<Env> {
     await this.alarms.serve();
   }
 
+  /** One continuation, in an invocation of its own (job-alarm.ts). */
+  async runJob(id: number): Promise<void> {
+    await this.alarms.runStarted(id);
+  }
+
   /**
    * Goes on with a run after resp, with a fresh 25-second budget. Progress is saved after every
    * action, so a run cut short by an eviction goes on from the action it was at (which may run again).
@@ -216,10 +233,18 @@ export class TicketDO extends DurableObject<Env> {
     this.data.jobs.delete(job.id);
   }
 
-  /** An outbox entry's D1 statements; idempotent, so a retried export writes each row once. */
-  private exportStatements(entry: LogExport): D1PreparedStatement[] {
-    if ('consumed' in entry) return [consumedIndexStatement(this.env.DB, entry.consumed)];
-    // An entry of the old shape, stored before an upgrade: to D1's old log, which the log takes in from there.
+  /**
+   * An export's D1 statements, idempotent so a retried export writes each row once: the signed-in
+   * consumptions' index rows together in one statement.
+   */
+  private exportStatements(entries: LogExport[]): D1PreparedStatement[] {
+    const consumed = entries.flatMap((entry) => ('consumed' in entry ? [entry.consumed] : []));
+    return [...(consumed.length > 0 ? [consumedIndexStatement(this.env.DB, consumed)] : []), ...entries.flatMap((entry) => this.legacyStatements(entry))];
+  }
+
+  /** An entry of the old shape, stored before an upgrade: to D1's old log, which the log takes in from there. */
+  private legacyStatements(entry: LogExport): D1PreparedStatement[] {
+    if ('consumed' in entry) return [];
     const { row, actionRows, final } = entry;
     return [...logStatements(this.env.DB, row, actionRows), ...(final ? [closingLogStatement(this.env.DB, row)] : [])];
   }

@@ -16,11 +16,13 @@ export default strictHandlers<Env, WorkMessage>({
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   queue: (batch: MessageBatch<WorkMessage>, env: Env) => consumeWorkBatch(batch, env),
   // The cron of wrangler.toml [triggers]: ticket log retention by plan, cut off at the scheduled time;
-  // expired forwarded requests and spent rate-limit counters; expired mail and its bodies.
+  // expired forwarded requests and spent rate-limit counters; expired mail and its bodies. The four
+  // share one invocation's 50 D1 queries (Free): 20 + 2×4 + (10+2) + 1 = 41; each continues in
+  // work-queue messages, one per invocation, with a full share.
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
-    ctx.waitUntil(runRetention(env, controller.scheduledTime));
-    ctx.waitUntil(runMailCleanup(env, controller.scheduledTime));
-    ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime));
+    ctx.waitUntil(runRetention(env, controller.scheduledTime, '', 20));
+    ctx.waitUntil(runMailCleanup(env, controller.scheduledTime, { roundTrips: 2, pages: 2 }));
+    ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime, 10));
     ctx.waitUntil(pastRateWindows(env.DB, controller.scheduledTime).run());
   },
 });

@@ -16,6 +16,9 @@
  *   /gate/hold/<k>   holds the request until /gate/open/<k> answers every held one 200 { released: true };
  *                    /gate/waiting/<k> answers { waiting: n }, the requests held now
  *   /redirect        answers 302 to http://127.0.0.1:<port>/echo
+ *   /delay/<ms>/<k>  answers 200 { delayed: ms } <ms> milliseconds after the request arrived (at most 10 s);
+ *                    /delay-state/<k> answers { arrived, answered, most }: the requests of <k> so far and
+ *                    the most that were open at once
  *   /stall           never answers (the socket stays open until the caller gives up)
  *   /stall-body      sends 200 and its headers, then never sends the body
  *   /huge            streams 64 KiB chunks of 'x' without end, until the caller disconnects
@@ -220,6 +223,24 @@ function handleGenerated(res: http.ServerResponse, key: string, url: URL): void 
   next();
 }
 
+/** Arrivals, answers and the most open at once of /delay/<ms>/<key>. */
+const delays = new Map<string, { arrived: number; answered: number; open: number; most: number }>();
+
+function handleDelay(res: http.ServerResponse, [, , ms, key]: string[]): void {
+  const state = delays.get(key) ?? { arrived: 0, answered: 0, open: 0, most: 0 };
+  delays.set(key, state);
+  state.arrived++;
+  state.open++;
+  state.most = Math.max(state.most, state.open);
+  const delayed = Math.min(Number(ms), 10_000);
+  setTimeout(() => {
+    state.open--;
+    state.answered++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ delayed }));
+  }, delayed);
+}
+
 /** Arrival order and concurrency of /seq/<key>/<n>. */
 const sequences = new Map<string, { order: number[]; inFlight: number; maxInFlight: number }>();
 
@@ -329,6 +350,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     } else if (/^\/seq-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(sequences.get(url.pathname.slice('/seq-state/'.length)) ?? { order: [], inFlight: 0, maxInFlight: 0 }));
+    } else if (/^\/delay\/\d+\/[^/]+$/.test(url.pathname)) {
+      handleDelay(res, url.pathname.split('/'));
+    } else if (/^\/delay-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(delays.get(url.pathname.slice('/delay-state/'.length)) ?? null));
     } else if (url.pathname === '/stall') {
       // Never answers.
     } else if (url.pathname === '/stall-body') {

@@ -51,8 +51,8 @@ export interface HistoryCleanupMessage extends WorkMessage {
  * One run of the cleanup: expired rows, then the segments of bodies whose rows all expired (at most 1,000,
  * two statements and one R2 call); what does not fit continues in a work-queue message.
  */
-export async function runHistoryCleanup(env: Env, now: number): Promise<void> {
-  const rows = await sweepExpiredHistory(env.DB, now);
+export async function runHistoryCleanup(env: Env, now: number, statements = STATEMENTS_PER_RUN): Promise<void> {
+  const rows = await sweepExpiredHistory(env.DB, now, statements);
   const segments = await sweepExpiredSegments(env.DB, env.BODIES, now);
   if (rows.more || segments.removed === 1000) await env.WORK_QUEUE.send({ kind: HISTORY_CLEANUP_KIND, now } satisfies HistoryCleanupMessage);
 }

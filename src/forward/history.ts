@@ -215,6 +215,17 @@ export function historyDelete(db: D1Database, owner: HistoryOwner, address: Requ
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id);
 }
 
+/** Deletes these requests' rows in one statement (each statement is one of the invocation's D1 queries). */
+export function historyDeleteAll(db: D1Database, rows: readonly { owner: HistoryOwner; address: RequestAddress }[]): D1PreparedStatement {
+  const keys = rows.map(({ owner, address }) => [owner.serviceId, owner.callerKey, address.method, address.url, address.id]);
+  return db
+    .prepare(
+      `DELETE FROM forward_requests WHERE (service_id, caller_key, method, url, id) IN
+         (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?))`,
+    )
+    .bind(JSON.stringify(keys));
+}
+
 /** The caller's request at this address, with its bodies, unless it expired. */
 export async function findHistory(db: D1Database, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
   const row = await db

@@ -11,11 +11,19 @@ export interface ConsumedIndexRow {
   log_key: string;
 }
 
-/** Idempotent: a repeated export writes the row once. */
-export function consumedIndexStatement(db: D1Database, row: ConsumedIndexRow): D1PreparedStatement {
+/**
+ * The rows of one export in one statement (each statement is a D1 query of the invocation: the Free
+ * plan allows 50). Idempotent: a repeated export writes each row once.
+ */
+export function consumedIndexStatement(db: D1Database, rows: ConsumedIndexRow[]): D1PreparedStatement {
+  const tuples = rows.map((row) => [row.service_id, row.user_id, row.timestamp, row.ticket_id, row.log_key]);
+  // WHERE true: SQLite reads an ON CONFLICT after a bare SELECT … FROM as a join's ON.
   return db
-    .prepare('INSERT INTO user_consumptions (service_id, user_id, timestamp, ticket_id, log_key) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
-    .bind(row.service_id, row.user_id, row.timestamp, row.ticket_id, row.log_key);
+    .prepare(
+      `INSERT INTO user_consumptions (service_id, user_id, timestamp, ticket_id, log_key)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
+    )
+    .bind(JSON.stringify(tuples));
 }
 
 /** Up to `count` of a user's signed-in consumptions (optionally of one ticket) after `after`, newest first. */

@@ -10,10 +10,15 @@ const DAY_MS = 86_400_000;
 /** Ticket log retention by plan (spec 8); null = kept until the owner clears it. */
 export const RETENTION_DAYS: Record<Plan, number | null> = { free: 30, standard: 90, premium: null };
 
-/** Projects handled per D1 round trip. */
+/** Projects (and tickets) read per page. */
 const PROJECTS_PER_PAGE = 50;
-/** D1 round trips one run (the cron, or one continuation message) may spend. */
-const ROUND_TRIPS_PER_RUN = 25;
+/**
+ * D1 statements plus ticket-object calls one continuation message may spend: each statement of a batch
+ * is one of the invocation's D1 queries, 50 on the Free plan (docs/limits.md). The cron spends less.
+ */
+export const STEPS_PER_RUN = 40;
+/** The D1 statements deleting one project's old rows (two log tables and the per-user index). */
+const STATEMENTS_PER_PROJECT = 3;
 
 /** Log rows of a project on `plan` older than this are deleted at `now`; null = never. */
 export function retentionCutoff(plan: string, now: number): number | null {
@@ -43,10 +48,10 @@ export type LogRetainer = (ticket: { service_id: string; ticket_id: string; plan
 /**
  * One bounded pass of the retention sweep, cut off at `now`: the rows D1 still keeps per project (the
  * log rows written before the log moved into the tickets' objects, and the per-user index), then
- * every ticket's log object. Each D1 round trip or object call spends one of `roundTrips`. Returns
+ * every ticket's log object. Each D1 statement or object call spends one of `roundTrips`. Returns
  * the cursor to resume after, or null when everything is done.
  */
-export async function sweepRetention(env: Env, now: number, after: string, roundTrips = ROUND_TRIPS_PER_RUN, retain?: LogRetainer): Promise<string | null> {
+export async function sweepRetention(env: Env, now: number, after: string, roundTrips = STEPS_PER_RUN, retain?: LogRetainer): Promise<string | null> {
   const db = env.DB;
   let cursor = readCursor(after);
   let trips = 0;
@@ -69,11 +74,14 @@ export async function sweepRetention(env: Env, now: number, after: string, round
       return before === null ? [] : [{ service_id: p.service_id, before }];
     });
     while (pending.length > 0) {
+      const room = Math.floor((roundTrips - trips) / STATEMENTS_PER_PROJECT);
       // Out of budget mid-page: resume at this page; deleting again by the same rule is harmless.
-      if (trips >= roundTrips) return writeCursor(cursor);
-      const results = await db.batch(pending.flatMap((scope) => [...deleteChunkStatements(db, scope), deleteConsumedIndexStatement(db, scope)]));
-      trips++;
-      pending = pending.filter((_, index) => mayHaveMore(results.filter((_, i) => i % 3 !== 2), index) || results[3 * index + 2].meta.changes >= DELETE_CHUNK);
+      if (room < 1) return writeCursor(cursor);
+      const batch = pending.slice(0, room);
+      const results = await db.batch(batch.flatMap((scope) => [...deleteChunkStatements(db, scope), deleteConsumedIndexStatement(db, scope)]));
+      trips += STATEMENTS_PER_PROJECT * batch.length;
+      const left = batch.filter((_, index) => mayHaveMore(results.filter((_, i) => i % 3 !== 2), index) || results[3 * index + 2].meta.changes >= DELETE_CHUNK);
+      pending = [...left, ...pending.slice(room)];
     }
     cursor = { phase: 'd1', after: projects[projects.length - 1].service_id };
   }
@@ -121,9 +129,9 @@ export interface RetentionMessage extends WorkMessage {
   after: string;
 }
 
-/** Runs the sweep from `after`; what does not fit in one run continues in a work-queue message. */
-export async function runRetention(env: Env, now: number, after = ''): Promise<void> {
-  const next = await sweepRetention(env, now, after);
+/** Runs the sweep from `after` within `steps`; what does not fit continues in a work-queue message. */
+export async function runRetention(env: Env, now: number, after = '', steps = STEPS_PER_RUN): Promise<void> {
+  const next = await sweepRetention(env, now, after, steps);
   if (next !== null) {
     const message: RetentionMessage = { kind: RETENTION_KIND, now, after: next };
     await env.WORK_QUEUE.send(message);

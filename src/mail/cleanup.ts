@@ -81,11 +81,11 @@ export async function sweepMailBodies(bucket: R2Bucket, now: number, pages = R2_
   return { removed, more: listed.truncated };
 }
 
-/** One run of the cleanup at `now`; what does not fit continues in a work-queue message. */
-export async function runMailCleanup(env: Env, now: number): Promise<{ rows: number; bodies: number; more: boolean }> {
+/** One run of the cleanup at `now` (the cron's within a smaller share); what does not fit continues in a work-queue message. */
+export async function runMailCleanup(env: Env, now: number, share = { roundTrips: ROUND_TRIPS_PER_RUN, pages: R2_PAGES_PER_RUN }): Promise<{ rows: number; bodies: number; more: boolean }> {
   // Rows first: a body outlives the rows that read it.
-  const rows = await sweepMailRows(env.DB, now);
-  const bodies = await sweepMailBodies(env.BODIES, now);
+  const rows = await sweepMailRows(env.DB, now, share.roundTrips);
+  const bodies = await sweepMailBodies(env.BODIES, now, share.pages);
   const more = rows.more || bodies.more;
   if (more) {
     const message: CleanupMessage = { kind: MAIL_CLEANUP_KIND, now };

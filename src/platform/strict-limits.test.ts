@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, InvocationBudget, LimitBreach, rowGroups, utf8Bytes } from './strict-limits';
+import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups, utf8Bytes } from './strict-limits';
 
 /** The breach `run` throws (and logs), as { limit, count, max }. */
 function breachOf(run: () => unknown): { limit: string; count: number; max: number } {
@@ -69,6 +69,22 @@ describe('per-invocation counts', () => {
     expect(breachOf(() => alarm.checkWallTime()).limit).toBe('alarm wall time (ms)');
     request.subrequest(false);
     request.checkWallTime();
+  });
+});
+
+describe('the most an invocation spent', () => {
+  it('is kept per place, each figure its own maximum, so a test under Paid can show a Free fit', () => {
+    forgetSpent();
+    const first = new InvocationBudget('alarm X.alarm', 'alarm', 'paid', null);
+    first.d1Queries(40);
+    first.subrequest(false);
+    const second = new InvocationBudget('alarm X.alarm', 'alarm', 'paid', null);
+    for (let i = 0; i < 3; i++) second.subrequest(true);
+    second.d1Queries(2);
+    new InvocationBudget('rpc X.runJob', 'rpc', 'paid', null).d1Queries(70);
+    expect(mostSpentIn('alarm X.')).toEqual({ subrequests: 3, internet: 3, d1Queries: 40, open: 0 });
+    expect(mostSpentIn('rpc X.').d1Queries).toBe(70);
+    expect(mostSpentIn('alarm Y.').d1Queries).toBe(0);
   });
 });
 

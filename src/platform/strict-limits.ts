@@ -180,6 +180,33 @@ export type InvocationKind = 'request' | 'queue' | 'scheduled' | 'alarm' | 'rpc'
 /** Invocations with a wall-time limit: an alarm, a queue consumer, a cron trigger. */
 const TIMED: ReadonlySet<InvocationKind> = new Set(['alarm', 'queue', 'scheduled']);
 
+export interface Spent {
+  subrequests: number;
+  internet: number;
+  d1Queries: number;
+  open: number;
+}
+
+/**
+ * The most any invocation spent, by where it ran (`alarm TicketDO.alarm`, `queue batch of …`): so a test
+ * run under one plan shows its work fits the other's limits too (the Free plan's 50 D1 queries).
+ */
+const mostSpent = new Map<string, Spent>();
+
+/** The most spent by the invocations whose `where` starts with `prefix` (each figure its own maximum). */
+export function mostSpentIn(prefix: string): Spent {
+  const most: Spent = { subrequests: 0, internet: 0, d1Queries: 0, open: 0 };
+  for (const [where, spent] of mostSpent) {
+    if (!where.startsWith(prefix)) continue;
+    for (const key of Object.keys(most) as (keyof Spent)[]) most[key] = Math.max(most[key], spent[key]);
+  }
+  return most;
+}
+
+export function forgetSpent(): void {
+  mostSpent.clear();
+}
+
 /** What one invocation (a request, an alarm, a queue batch, one RPC call) has spent. */
 export class InvocationBudget {
   private readonly started: number;
@@ -206,18 +233,21 @@ export class InvocationBudget {
     const where = `${this.where}, at ${what}`;
     if (internet) check('Internet subrequests per invocation', ++this.internet, limits.internetSubrequests, where);
     check('subrequests per invocation', ++this.subrequests, limits.subrequests, where);
+    this.note();
   }
 
   /** D1 queries, each statement of a batch one. */
   d1Queries(statements: number): void {
     this.queries += statements;
     check('D1 queries per invocation', this.queries, PLAN_LIMITS[this.plan].d1Queries, this.where);
+    this.note();
   }
 
   /** Opens one connection (for `what`); answers the function that closes it (once). */
   openConnection(what = 'a call'): () => void {
     check('simultaneous open connections', this.open + 1, LIMITS.openConnections, `${this.where}, at ${what}`);
     this.open += 1;
+    this.note();
     let closed = false;
     return () => {
       if (!closed) this.open -= 1;
@@ -226,8 +256,17 @@ export class InvocationBudget {
   }
 
   /** What the invocation has spent so far, and the connections open now. */
-  spent(): { subrequests: number; internet: number; d1Queries: number; open: number } {
+  spent(): Spent {
     return { subrequests: this.subrequests, internet: this.internet, d1Queries: this.queries, open: this.open };
+  }
+
+  private note(): void {
+    const most = mostSpent.get(this.where);
+    const spent = this.spent();
+    // Requests are named by their paths: a long `npm start` would otherwise keep one entry per path.
+    if (!most && mostSpent.size >= 10_000) mostSpent.clear();
+    if (!most) mostSpent.set(this.where, spent);
+    else for (const key of Object.keys(spent) as (keyof Spent)[]) most[key] = Math.max(most[key], spent[key]);
   }
 
   checkWallTime(): void {
