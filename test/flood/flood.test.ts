@@ -94,4 +94,11 @@ describe(`a flood of ${FLOOD} bad signatures at one ticket of project A (issue 2
     const counted = entries.reduce((n, row) => n + (JSON.parse(row.description).sampled?.more ?? 1), 0);
     expect(counted).toBe(floodStatuses.filter((s) => s === 400).length);
   });
+
+  it("A's flood counts show, per minute, the failures counted instead of kept", async () => {
+    const res = await call('GET', `/v1/projects/${a.service_id}/tickets/flooded/flood`, { token: a.owner_key });
+    const entries = await ticketStub(env, a.service_id, 'flooded').logEntries();
+    const more = entries.reduce((n, row) => n + (JSON.parse(row.description).sampled?.more ?? 0), 0);
+    expect(res.json.minutes.reduce((n: number, m: { sampled: number }) => n + m.sampled, 0)).toBe(more);
+  });
 });
