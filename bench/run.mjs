@@ -10,6 +10,8 @@
 //   npm run bench -- --assets=both      both Workers behind wrangler's local static-assets routing (gateway: as shipped)
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
 //   npm run bench -- --only=s1,s2,sp,s3 --s-pieces=200 --s-gap=20 --s3-sockets=50 --s3-pieces=1000 --s3-gaps=0,10
+//   npm run bench -- --only=fl   the flood of issue 26: 20,000 bad signatures at one ticket of project A while B is
+//     consumed at 20/s; B's p50/p99 during the flood against B alone (bench/flood.mjs; one run, not rounds)
 //   npm run bench -- --only=la,lh,lb --rounds=3   a 100-row page of the owner's ticket log (la) and of a caller's
 //     forward history (lh), seeded through the routes, beside the bare route (lb) (bench/listing-scenarios.mjs)
 import { randomBytes } from 'node:crypto';
@@ -25,6 +27,7 @@ import { machine } from './machine.mjs';
 import { summarizeProfile } from './profile.mjs';
 import { measureRound, SLICE_SETTLE_MS } from './round.mjs';
 import { measureQueueRound } from './queue-latency.mjs';
+import { FLOOD_ID, measureFlood } from './flood.mjs';
 import { LISTING_IDS, listingScenarios, printListingBaseline } from './listing-scenarios.mjs';
 import { newStripeSecret, scenarios, setupGateway } from './scenarios.mjs';
 import { median, quantile } from './stats.mjs';
@@ -39,7 +42,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     'max-requests': { type: 'string', default: '100000' },
-    only: { type: 'string', default: 'a,b,c,d,e,f,g,h,s1,s2,sp,s3,la,lh,lb' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g,h,s1,s2,sp,s3,la,lh,lb,fl' },
     'h-idle': { type: 'string', default: '20' },
     'h-bursts': { type: 'string', default: '2' },
     'h-burst-size': { type: 'string', default: '10' },
@@ -106,14 +109,16 @@ const STARTUP_BUDGET_MS = 150_000;
  */
 // (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
 // The streaming scenarios share one phase: both Workers and the destination, latency rather than load.
-const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS, LISTING_IDS].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS, LISTING_IDS, [FLOOD_ID]].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
 const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
-const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id));
+const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id) && id !== FLOOD_ID);
+/** (fl): 20 s alone, the flood (under a minute where the machine allows), the logs read back. */
+const FLOOD_BUDGET_MS = ONLY.has(FLOOD_ID) ? 240_000 : 0;
 /** Generous: 0.5 s per idle sample, 5 s per burst. */
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
 const STREAM_BUDGET_MS = (ROUNDS + MAX_REPEATS) * streamingRoundBudgetMs([...ONLY], STREAM);
 const budgetMs =
-  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + (SLICES * SLICE_SETTLE_MS) / 1000 + 10) * 1000;
+  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + FLOOD_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + (SLICES * SLICE_SETTLE_MS) / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
@@ -243,14 +248,21 @@ async function main() {
   if (FORWARDING) destination = await startDestination();
   const results = {};
   let queueRounds = [];
+  let floodResult;
   let streamRounds = [];
   let list = [];
   for (const [phase, ids] of PHASES.entries()) {
     const t0 = performance.now();
     const queueOnly = ids.length === 1 && ids[0] === 'h';
-    const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret, !queueOnly);
+    const floodOnly = ids.length === 1 && ids[0] === FLOOD_ID;
+    const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret, !queueOnly && !floodOnly);
     console.log(`bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
     const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret, destination);
+    if (floodOnly) {
+      floodResult = await measureFlood(gateway, operatorToken);
+      await stopWorkers();
+      continue;
+    }
     if (queueOnly) {
       queueRounds = await measureQueue(gateway, serviceId);
       await stopWorkers();
@@ -362,7 +374,7 @@ async function main() {
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
   const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
   console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H, stream: STREAM }, machine: info, results, summary, ratios, queue, streaming: streaming && { summary: streaming, rounds: streamRounds } }, null, 2));
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H, stream: STREAM }, machine: info, results, summary, ratios, queue, streaming: streaming && { summary: streaming, rounds: streamRounds }, flood: floodResult }, null, 2));
   console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
 }
 

@@ -20,7 +20,9 @@ import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
 import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
+import { ENTRY_OVERHEAD_BYTES, MINUTE_MS } from '../src/logs/log-sampling';
 import { JobAlarm } from './job-alarm';
+import type { FloodMinute } from './log-sampler';
 import type { Job } from './job-table';
 import type { LogScope } from './ticket-log';
 
@@ -186,6 +188,24 @@ export class TicketDO extends DurableObject<Env> {
       code: body.code,
       actions: actionListingRows(ticketId, index.timestamp, body),
     }));
+  }
+
+  /** The bytes the log stores (src/logs/log-sampling.ts counts them so; for tests and operations). */
+  async logBytes(): Promise<number> {
+    return this.data.log.storedBytes(ENTRY_OVERHEAD_BYTES);
+  }
+
+  /**
+   * Refusals (429) the Worker counted at this ticket, minute → count, flushed at most once a minute per
+   * isolate (docs/decisions.md); a ticket that does not exist keeps none.
+   */
+  async addLimited(counts: [number, number][]): Promise<void> {
+    if (this.data.ticket() !== null) this.data.sampler.addLimited(counts);
+  }
+
+  /** The minutes since `from` (ms) in which the ticket refused callers or counted entries instead of keeping them. */
+  async floodMinutes(from: number): Promise<FloodMinute[]> {
+    return this.data.sampler.minutes(Math.floor(from / MINUTE_MS));
   }
 
   /** The scheduled jobs, and whether each is running now (for tests and operations). */

@@ -144,6 +144,34 @@ export class TicketLog {
     return this.compactionDue();
   }
 
+  /** Writes a summary of counted entries (durable-objects/log-sampler.ts): held open, so never packed, while its minute counts on. */
+  openSummary(logKey: string, timestamp: number, cls: number, body: LogBody): void {
+    this.put(logKey, timestamp, cls, body, true, false);
+  }
+
+  /** Sets the counts of an open summary in place; false when it is no longer held open here (closed, packed or cleared). */
+  countInSummary(logKey: string, update: [path: string, value: string | number][]): boolean {
+    return (
+      this.sql.exec(
+        `UPDATE log_bodies SET body = json_set(body, ${update.map(() => '?, ?').join(', ')}) WHERE log_key = ? AND open = 1`,
+        ...update.flat(),
+        logKey,
+      ).rowsWritten > 0
+    );
+  }
+
+  /** The summaries of a minute that ended: packed like any entry from now on. */
+  closeSummaries(logKeys: string[]): void {
+    this.sql.exec('UPDATE log_bodies SET open = 0 WHERE log_key IN (SELECT value FROM json_each(?))', JSON.stringify(logKeys));
+    this.tail = undefined;
+  }
+
+  /** The bytes the log stores: bodies in SQLite (UTF-8) and in R2, and a fixed `overhead` per entry for its index row. */
+  storedBytes(overhead: number): number {
+    const bodies = this.sql.exec<{ n: number }>('SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) AS n FROM log_bodies').one().n;
+    return bodies + this.segmentBytes() + this.count() * overhead;
+  }
+
   /** Entries of runs that went on after resp are no longer held open (the ticket was deleted with its runs). */
   releaseOpen(): void {
     this.sql.exec('UPDATE log_bodies SET open = 0 WHERE open = 1');

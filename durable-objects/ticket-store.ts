@@ -7,6 +7,7 @@ import type { ConsumedIndexRow } from '../src/logs/consumed-index';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
+import { LOG_SAMPLING_SCHEMA, LogSampler } from './log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog } from './ticket-log';
 
 const SCHEMA = [
@@ -68,6 +69,8 @@ const SCHEMA = [
   // The outbox now carries signed-in consumptions to D1's per-user index; entries it still holds in
   // the old shape go to D1's ticket_logs as before, and the log takes them in from there.
   TICKET_LOG_SCHEMA,
+  // Failed consumptions and dry runs past a rate are counted, not kept whole (issue 26 item 2), with the per-minute counts.
+  LOG_SAMPLING_SCHEMA,
 ];
 
 /**
@@ -113,6 +116,7 @@ export class TicketStore implements ConsumeStore {
   readonly jobs: JobTable<TicketJobKind>;
   readonly outbox: Outbox<LogExport, TicketJobKind>;
   readonly log: TicketLog;
+  readonly sampler: LogSampler;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
@@ -128,6 +132,7 @@ export class TicketStore implements ConsumeStore {
     this.jobs = new JobTable(sql);
     this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeExport });
     this.log = new TicketLog(sql, bucket, now);
+    this.sampler = new LogSampler(sql, this.log);
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */
@@ -235,8 +240,9 @@ export class TicketStore implements ConsumeStore {
     );
   }
 
-  /** Writes the entry into the log; a signed-in consumption also goes to D1's per-user index. */
+  /** Writes the entry into the log (or counts it, past the rate of its kind); a signed-in consumption also goes to D1's per-user index. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final = false): void {
+    if (!final && !this.sampler.keep(row, actionRows)) return;
     if (this.log.write(row, actionRows, final)) this.scheduleCompaction();
     if (!final && row.signed && !row.is_check) {
       this.outbox.add({ consumed: { service_id: row.service_id, user_id: row.user_id, timestamp: row.timestamp, ticket_id: row.ticket_id, log_key: row.log_key } });

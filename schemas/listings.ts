@@ -60,6 +60,22 @@ export interface OwnerLogRow extends ConsumedRow {
   request?: unknown;
   /** The consume_id this consumption or dry run replays. */
   replay_of?: string;
+  /** An entry that counts failures or dry runs of one kind past their rate in one minute (docs/limits.md, issue 26). */
+  sampled?: SampledSummary;
+}
+
+/** What a summary entry counted: `more` entries of one kind in the minute, and the first of them as an example. */
+export interface SampledSummary {
+  more: number;
+  /** "N more failed with CONDITION_FAILED (signature) in this minute" */
+  text: string;
+  /** The failure's code; null for dry runs that passed, 'other' for kinds past the first 16 of the minute. */
+  code: string | null;
+  field?: string;
+  minute_from: number;
+  minute_to: number;
+  last_at: number;
+  example: Record<string, unknown>;
 }
 
 /** One action that ran in a consumption: what it sent, what came back, its error. */

@@ -83,6 +83,7 @@ export const paths = (serviceId: string) => {
     ticket,
     plan: (id: string) => `${ticket(id)}/plan`,
     check: (id: string) => `${ticket(id)}/check`,
+    flood: (id: string) => `${ticket(id)}/flood`,
     secrets: `${project}/secrets`,
     secret: (name: string) => `${project}/secrets/${encodeURIComponent(name)}`,
   };

@@ -21,10 +21,11 @@ export function outcomeOf(row: Pick<LogRow, 'description' | 'failed'>): { ok: bo
   return { ok, text: typeof outcome?.message === 'string' ? `${code}: ${outcome.message}` : code };
 }
 
-/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts. */
+/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts; a summary of counted entries says how many. */
 export function formatLogRow(row: LogRow, color: Colors): string {
   const { ok, text } = outcomeOf(row);
-  const parts = [color.dim(time(row.timestamp)), row.consume_id, ok ? color.green(text) : color.red(text)];
+  const shown = row.sampled ? `${row.sampled.text} (counted, not kept)` : text;
+  const parts = [color.dim(time(row.timestamp)), row.consume_id, row.sampled ? color.yellow(shown) : ok ? color.green(shown) : color.red(shown)];
   if (row.check) parts.push(color.cyan('[dry run]'));
   if (row.user_id) parts.push(`user=${row.user_id}`);
   if (row.attempts !== undefined && row.attempts > 1) parts.push(`attempts=${row.attempts}`);
@@ -48,4 +49,19 @@ export function formatActionRow(row: ActionRow, color: Colors): string[] {
   if (row.error !== undefined) lines.push(color.red(`    error:    ${brief(row.error)}`));
   if (row.warning) lines.push(color.yellow(`    warning:  ${row.warning}`));
   return lines;
+}
+
+/** One minute in which a ticket was limited (GET …/tickets/{id}/flood). */
+export interface FloodMinute {
+  minute: number;
+  limited: number;
+  sampled: number;
+}
+
+/** `<minute>  limited: N refused (429), M failures counted, not kept`: what a ticket under a flood went through. */
+export function formatFloodMinute(m: FloodMinute, color: Colors): string {
+  const parts = [color.dim(time(m.minute)), color.yellow('limited:')];
+  if (m.limited > 0) parts.push(`${m.limited}+ refused (429)`);
+  if (m.sampled > 0) parts.push(`${m.sampled} failures or dry runs counted, not kept`);
+  return parts.join('  ');
 }

@@ -201,6 +201,25 @@ describe('svc against wrangler dev', () => {
     expect(actions.code).toBe(0);
   });
 
+  it('logs shows the minutes a ticket was limited (issue 26 item 6): refusals past its flood limit, above the log', async () => {
+    expect((await worker.ownerCall('PATCH', '/settings', { flood_limits: { tickets: { flooded: 50 } } })).status).toBe(200);
+    expect((await worker.ownerCall('PUT', '/tickets/flooded', ticket('flooded'))).status).toBe(201);
+    let refused = 0;
+    // Two 10-second windows at most: at least 20 of 120 are past the limit of 50.
+    for (let i = 0; i < 120; i++) {
+      const res = await fetch(`${worker.url}/tg/${worker.project.service_id}/flooded`, { headers: { 'cf-connecting-ip': '192.0.2.99' } });
+      if (res.status === 429) refused++;
+      await res.arrayBuffer();
+    }
+    expect(refused).toBeGreaterThanOrEqual(20);
+    let out = '';
+    for (let tries = 0; tries < 20 && !out.includes('refused (429)'); tries++) {
+      out = (await svc(['logs', 'flooded'])).stdout;
+      if (!out.includes('refused (429)')) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(out).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z  limited:  \d+\+ refused \(429\)$/m);
+  });
+
   it('secrets put reads the value from stdin; list shows the name and never the value', async () => {
     const put = await svc(['secrets', 'put', 'demo', '--destination', 'https://api.example.com/v1', '--locked'], { stdin: `${SECRET_VALUE}\n` });
     expect(put.stderr).toBe('');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkBody } from '../src/check-body';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
-import { outcomeOf } from '../src/logs-format';
+import { formatFloodMinute, formatLogRow, outcomeOf } from '../src/logs-format';
 import { LOOKBACK_MS, emptyFollowState, nextFrom, takeNew, type LogRow } from '../src/logs-follow';
 import { errorReport } from '../src/messages';
 import { colorEnabled, redact } from '../src/output';
@@ -199,5 +199,31 @@ describe('output', () => {
     expect(usage.exitCode).toBe(EXIT_USAGE);
     const crash = errorReport(new TypeError('boom'), false);
     expect(crash).toEqual({ text: 'svc: boom\n', exitCode: EXIT_FAILED });
+  });
+});
+
+describe('svc logs under a flood (issue 26 item 6)', () => {
+  it('a minute the ticket was limited shows its refusals and the failures counted instead of kept', () => {
+    expect(formatFloodMinute({ minute: Date.UTC(2026, 10, 26, 20, 1), limited: 3, sampled: 19_750 }, plain)).toBe(
+      '2026-11-26T20:01:00.000Z  limited:  3+ refused (429)  19750 failures or dry runs counted, not kept',
+    );
+    expect(formatFloodMinute({ minute: Date.UTC(2026, 10, 26, 20, 2), limited: 1, sampled: 0 }, plain)).toBe('2026-11-26T20:02:00.000Z  limited:  1+ refused (429)');
+  });
+
+  it('a summary entry reads "N more failed with CODE (field) in this minute", not as one failure', () => {
+    const text = '50 more failed with CONDITION_FAILED (signature) in this minute';
+    const row = {
+      ticket_id: 't',
+      consume_id: 'abc:MORE',
+      log_key: 'abc:MORE',
+      user_id: '',
+      is_test: false,
+      timestamp: Date.UTC(2026, 10, 26, 20, 1, 5),
+      description: JSON.stringify({ outcome: { ok: false, code: 'CONDITION_FAILED', message: text } }),
+      failed: true,
+      attempts: 1,
+      sampled: { more: 50, text, code: 'CONDITION_FAILED', field: 'signature', minute_from: 0, minute_to: 59_999, last_at: 0, example: {} },
+    } as LogRow;
+    expect(formatLogRow(row, plain)).toBe(`2026-11-26T20:01:05.000Z  abc:MORE  ${text} (counted, not kept)`);
   });
 });

@@ -381,6 +381,27 @@ describe('the owner dashboard', () => {
     expect(await page.content()).not.toContain(KEY);
   });
 
+  it('shows when a ticket is being limited (issue 26 item 6): refusals and counted failures per minute, and the summary of what was counted', async () => {
+    expect((await worker.ownerCall('PATCH', '/settings', { flood_limits: { tickets: { besieged: 50 } } })).status).toBe(200);
+    await worker.registerTicket('besieged', { condition: { method: 'POST' }, actions: [] });
+    const get = (ip: string) => fetch(`${worker.url}/tg/${worker.project.service_id}/besieged`, { headers: { 'cf-connecting-ip': ip } }).then((res) => res.status);
+    // 240 failures from 6 addresses (under the limit of 50 each every 10 s), then one address past it.
+    const failed = await Promise.all(Array.from({ length: 240 }, (_, i) => get(`192.0.2.${100 + (i % 6)}`)));
+    expect(failed.filter((s) => s === 400).length).toBeGreaterThan(200);
+    let refused = 0;
+    for (let i = 0; i < 120; i++) if ((await get('192.0.2.120')) === 429) refused++;
+    expect(refused).toBeGreaterThanOrEqual(20);
+
+    await page.goto(`${worker.url}/#/tickets/besieged/logs`);
+    await page.waitForSelector('#flood');
+    const sum = (label: string) => page.locator(`#flood td[data-label=${label}]`).evaluateAll((cells) => cells.reduce((n, c) => n + Number(c.textContent), 0));
+    await expect.poll(() => sum('limited'), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(await sum('sampled')).toBeGreaterThanOrEqual(1);
+    await page.selectOption('#log-outcome', 'failed');
+    await expect.poll(() => page.locator('.log-row .sampled').first().textContent()).toMatch(/^ \d+ more failed with \w+/);
+    await screenshot(page, 'logs-flood');
+  });
+
   it('lists Secret Keys without their values, stores one write-only and deletes one after a confirmation', async () => {
     await page.goto(`${worker.url}/#/secrets`);
     await expect.poll(() => page.locator('tr[data-secret=stripe]').count()).toBe(1);

@@ -7,7 +7,7 @@
  * but could not be counted or marked sent).
  */
 
-import type { ActionListingRow, ConsumedRow, OwnerLogRow } from '../../schemas/listings';
+import type { ActionListingRow, ConsumedRow, OwnerLogRow, SampledSummary } from '../../schemas/listings';
 import type { LogOutcome } from './listing-query';
 
 /** A ticket_logs row as selected by the listing queries. */
@@ -91,7 +91,8 @@ export function toConsumedRow(row: StoredLogRow): ConsumedRow {
 }
 
 export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[], replay: { request: string | null; replay_of: string | null } = { request: null, replay_of: null }): OwnerLogRow {
-  const { attempts, retried, warning } = summarizeRetries(parseObject(row.description), actions);
+  const description = parseObject(row.description);
+  const { attempts, retried, warning } = summarizeRetries(description, actions);
   const out: OwnerLogRow = { ...toConsumedRow(row), log_key: row.log_key, attempts };
   if (row.failed) out.failed = true;
   if (row.is_check) out.check = true;
@@ -99,6 +100,7 @@ export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[], replay:
   if (warning) out.warning = warning;
   if (replay.request) out.request = parseObject(replay.request);
   if (replay.replay_of) out.replay_of = replay.replay_of;
+  if (description.sampled && typeof description.sampled === 'object') out.sampled = description.sampled as SampledSummary;
   return out;
 }
 

@@ -158,6 +158,29 @@ const ticketLogAnswer = consumedAnswer.extend({
     .optional()
     .describe('The request the consumption received (not on a dry run).'),
   replay_of: z.string().optional().describe('The consume_id this row replays or re-checks.'),
+  sampled: z
+    .object({
+      more: z.int().describe('How many entries of this kind were counted instead of kept, in this minute.'),
+      text: z.string().describe("'N more failed with CONDITION_FAILED (signature) in this minute'"),
+      code: z.string().nullable().describe("The failure's code; null for dry runs that passed; 'other' for kinds past the first 16 of the minute."),
+      field: z.string().optional().describe("What failed: the condition's field or the action's path."),
+      minute_from: ms('The minute starts'),
+      minute_to: ms('The minute ends'),
+      last_at: ms('The last one counted'),
+      example: z.record(z.string(), z.unknown()).describe('The first one counted: consume_id, user_id, timestamp, outcome.'),
+    })
+    .optional()
+    .describe('Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).'),
+});
+export const ticketFloodAnswer = z.object({
+  ticket_id: z.string(),
+  minutes: z.array(
+    z.object({
+      minute: ms('The minute starts'),
+      limited: z.int().describe('Requests refused 429 by the flood limits (counted per isolate, at least this many).'),
+      sampled: z.int().describe('Failed consumptions and dry runs counted in a summary entry instead of kept whole.'),
+    }),
+  ),
 });
 const actionRowAnswer = z.object({
   ...loggedConsumption,

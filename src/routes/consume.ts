@@ -5,7 +5,8 @@ import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
-import { takeTicketFlood } from '../http/flood';
+import { floodKey, takeTicketFlood } from '../http/flood';
+import { countRefusal } from '../http/limited-counts';
 import { refuseLoop } from '../http/loops';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
@@ -55,7 +56,15 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   refuseLoop(c.req.raw.headers, 'ticket');
   // The project read is cached (5 s per isolate) and holds the owner's limits; nothing else is read or written before they are counted.
   const project = await consumingProject(c.env, serviceId);
-  await takeTicketFlood(c.env, project.flood, project.service_id, ticketId, c.req.raw.headers);
+  try {
+    await takeTicketFlood(c.env, project.flood, project.service_id, ticketId, c.req.raw.headers);
+  } catch (err) {
+    if (err instanceof SvcHttpError && err.code === 'TOO_MANY_REQUESTS' && TICKET_ID.test(ticketId)) {
+      const due = countRefusal(floodKey(project.service_id, ticketId), Date.now());
+      if (due) c.executionCtx.waitUntil(ticketStub(c.env, project.service_id, ticketId).addLimited(due).catch((e) => console.error('refusal counts not kept', String(e))));
+    }
+    throw err;
+  }
   if (c.req.header('x-svc-ticket') !== undefined) {
     throw ticketError('INVALID_REQUEST', 'A request carrying an X-Svc-Ticket header cannot consume a ticket.');
   }

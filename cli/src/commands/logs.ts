@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Ctx, Session } from '../context';
 import { CliError, ServiceError, usageError } from '../errors';
-import { formatActionRow, formatLogRow, type ActionRow } from '../logs-format';
+import { formatActionRow, formatFloodMinute, formatLogRow, type ActionRow, type FloodMinute } from '../logs-format';
 import { emptyFollowState, nextFrom, takeNew, type LogRow } from '../logs-follow';
 
 type Context = (cmd: Command) => Ctx;
@@ -29,7 +29,7 @@ const pause = (ms: number, signal: AbortSignal) =>
 export function registerLogs(program: Command, context: Context): void {
   program
     .command('logs <ticket_id>')
-    .description("Print a ticket's newest consumptions (oldest first); --follow keeps printing new ones until Ctrl+C")
+    .description("Print a ticket's newest consumptions (oldest first), after the minutes of the last hour it was limited; --follow keeps printing new ones until Ctrl+C")
     .option('-f, --follow', 'keep polling and print new consumptions as they arrive')
     .option('--interval <ms>', 'time between polls with --follow', '2000')
     .option('--limit <n>', 'how many of the newest consumptions to print first (1 to 100)', '20')
@@ -44,6 +44,18 @@ export function registerLogs(program: Command, context: Context): void {
       if (options.consumption !== undefined) return printActions(ctx, session, ticketId, options.consumption);
 
       const first = await session.api.request<{ list: LogRow[] }>('GET', session.paths.tickets, { query: { ticket_id: `#${ticketId}#`, limit } });
+      // The minutes the ticket was limited in the last hour, above the log (not in --json, whose lines are log rows).
+      const flood = new Map<number, string>();
+      const showFlood = async () => {
+        if (ctx.io.json) return;
+        const { minutes } = await session.api.request<{ minutes: FloodMinute[] }>('GET', session.paths.flood(ticketId));
+        for (const m of minutes) {
+          const line = formatFloodMinute(m, ctx.io.color);
+          if (flood.get(m.minute) !== line) ctx.io.out(line);
+          flood.set(m.minute, line);
+        }
+      };
+      await showFlood();
       let { rows, state } = takeNew(emptyFollowState(), first.list);
       rows.forEach(show);
       if (!options.follow) {
@@ -63,6 +75,7 @@ export function registerLogs(program: Command, context: Context): void {
             const polled = await session.api.all<LogRow>(session.paths.tickets, { ticket_id: `#${ticketId}#`, from: nextFrom(state) });
             ({ rows, state } = takeNew(state, polled));
             rows.forEach(show);
+            await showFlood();
           } catch (err) {
             // A refusal is final; a connection that dropped may come back: say so and keep polling.
             if (err instanceof ServiceError || !(err instanceof CliError)) throw err;

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ActionListingRow, DatabaseResponse, LogClearAnswer, OwnerLogRow } from '../../../schemas/listings';
 import { errorText, type OwnerApi } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { FloodPanel } from '../components/FloodPanel';
 import { when } from '../components/when';
 import { outcomeOf, type Outcome } from '../logic/ticket-stats';
 import { StatusLine, type Status } from '../components/StatusLine';
@@ -28,6 +29,7 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
   const [open, setOpen] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
   const [clearing, setClearing] = useState(false);
+  const [reads, setReads] = useState(0);
 
   const query = (startKey: string | null) => {
     const q = new URLSearchParams({ ticket_id: `#${ticketId}#`, limit: String(PAGE) });
@@ -42,7 +44,10 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
       const page = await api.project<DatabaseResponse<OwnerLogRow>>('GET', query(startKey));
       setRows((current) => (startKey ? [...current, ...page.list] : page.list));
       setNext(page.endOfList ? null : page.startKey);
-      if (!startKey) setStatus({ text: `Read ${new Date().toLocaleTimeString()}.` });
+      if (!startKey) {
+        setStatus({ text: `Read ${new Date().toLocaleTimeString()}.` });
+        setReads((n) => n + 1);
+      }
     } catch (err) {
       setStatus({ text: errorText(err), error: true });
     }
@@ -98,6 +103,7 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
           Clear log…
         </button>
       </form>
+      <FloodPanel api={api} ticketId={ticketId} refresh={reads} />
       <ol class="log" aria-label="Consumptions, newest first">
         {rows.map((row) => (
           <LogRow key={row.log_key} api={api} ticketId={ticketId} row={row} open={open === row.log_key} toggle={() => setOpen(open === row.log_key ? null : row.log_key)} />
@@ -156,11 +162,12 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
         <span class="outcome">{OUTCOME_TEXT[outcome]}</span> <span>{when(row.timestamp)}</span> <code>{row.consume_id}</code>
         {row.replay_of && <span class="replay"> replay of {row.replay_of}</span>}
         {row.warning && <span class="warning"> {row.warning}</span>}
+        {row.sampled && <span class="sampled"> {row.sampled.text}</span>}
       </button>
       {open && (
         <div id={detailsId} class="log-details">
           <div class="buttons">
-            {!row.check && (
+            {!row.check && !row.sampled && (
               <>
                 <button type="button" onClick={() => again('recheck')}>
                   Re-check

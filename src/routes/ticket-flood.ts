@@ -1,0 +1,24 @@
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { createRouter } from '../app';
+import { invalidParameter } from '../http/errors';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { ticketIdOf } from './ticket-params';
+
+const MINUTE_MS = 60_000;
+/** The counts are kept a day; an hour is shown unless `from` asks for more. */
+const DEFAULT_SPAN_MS = 3_600_000;
+const KEPT_MS = 86_400_000;
+
+/** Issue 26 item 6: whether a ticket is being limited, per minute (docs/limits.md "Seeing a flood"). */
+export const ticketFloodRoutes = createRouter();
+
+ticketFloodRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/flood`, guard('owner', "Only the project owner can read a ticket's flood counts."), async (c) => {
+  const project = c.get('project');
+  const ticketId = ticketIdOf(c.req.param('ticket_id'));
+  const now = Date.now();
+  const raw = c.req.query('from');
+  const from = raw === undefined ? now - DEFAULT_SPAN_MS : Number(raw);
+  if (!/^\d+$/.test(raw ?? '0') || !Number.isSafeInteger(from)) throw invalidParameter('Invalid "from": a time in ms since the epoch.', { field: 'from' });
+  const minutes = await ticketStub(c.env, project.service_id, ticketId).floodMinutes(Math.max(from, now - KEPT_MS));
+  return c.json({ ticket_id: ticketId, minutes: minutes.map((m) => ({ minute: m.minute * MINUTE_MS, limited: m.limited, sampled: m.sampled })) });
+});

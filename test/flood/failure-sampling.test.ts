@@ -1,0 +1,117 @@
+/**
+ * Issue 26 item 2: failures cannot fill storage. Per ticket and minute, failed consumptions and dry runs are
+ * kept whole up to a count per kind and a byte budget, then counted in one summary entry per kind; successes
+ * are always kept. Driven on the ticket's store with a fixed clock, so a minute is exactly one.
+ */
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { TicketStore } from '../../durable-objects/ticket-store';
+import type { LogRow } from '../../src/consume/types';
+import {
+  ENTRY_OVERHEAD_BYTES,
+  FAILURE_LOG_BYTES_PER_MINUTE,
+  SAMPLED_BYTES_PER_MINUTE,
+  SAMPLED_KINDS_PER_MINUTE,
+  SAMPLED_WHOLE_PER_KIND,
+} from '../../src/logs/log-sampling';
+import { logRow } from '../logs/log-helpers';
+
+const MINUTE = 60_000;
+const T0 = 1_800_000 * MINUTE;
+let n = 0;
+const key = () => `K${String(n++).padStart(9, '0')}`;
+
+/** A failed consumption of `field` with `code`, its kept request carrying `pad` characters of body. */
+const failed = (at: number, field: string, code = 'CONDITION_FAILED', pad = 100): LogRow => {
+  const id = key();
+  return logRow('svc-sample', 'flooded', id, at, {
+    failed: true,
+    code,
+    description: { outcome: { ok: false, code, message: `The ${field} did not match.`, stage: 'condition', detail: { field } } },
+    request: { method: 'POST', headers: {}, search: '', body: { text: 'x'.repeat(pad) }, ip: '192.0.2.1', user_agent: 'flood', signed_route: false, long_form: false, received_at: at },
+  });
+};
+const passed = (at: number) => logRow('svc-sample', 'flooded', key(), at);
+const dryRun = (at: number) => {
+  const id = key();
+  return logRow('svc-sample', 'flooded', `${id}:CHK`, at, { consume_id: id, is_check: true, description: { outcome: { ok: true }, check: true } });
+};
+
+/** Runs `body` on a fresh ticket object's store. */
+const onStore = <T,>(body: (store: TicketStore) => T | Promise<T>) =>
+  runInDurableObject(env.TICKETS.get(env.TICKETS.newUniqueId()), async (_instance, state) => {
+    const store = new TicketStore(state.storage.sql, env.BODIES, () => T0);
+    store.log.bind({ service_id: 'svc-sample', ticket_id: 'flooded', plan: 'free' });
+    return body(store);
+  });
+
+const listed = async (store: TicketStore) => (await store.log.all()).map((e) => e.body);
+const summaries = async (store: TicketStore) => (await listed(store)).filter((b) => b.description.sampled !== undefined);
+
+describe('failed consumptions past their rate are counted, not kept (issue 26 item 2)', () => {
+  it(`the first ${SAMPLED_WHOLE_PER_KIND} failures of a kind in a minute are kept whole; the rest are one entry "N more failed with CONDITION_FAILED (signature) in this minute"`, async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 50; i++) store.enqueueLog(failed(T0 + i, 'signature'), []);
+      const bodies = await listed(store);
+      expect(bodies.filter((b) => b.description.sampled === undefined)).toHaveLength(SAMPLED_WHOLE_PER_KIND);
+      const [summary] = await summaries(store);
+      expect(summary.failed).toBe(true);
+      expect(summary.description.sampled).toMatchObject({ more: 50, text: '50 more failed with CONDITION_FAILED (signature) in this minute', code: 'CONDITION_FAILED', field: 'signature' });
+      expect(summary.description.outcome).toMatchObject({ ok: false, code: 'CONDITION_FAILED', message: '50 more failed with CONDITION_FAILED (signature) in this minute' });
+    });
+  });
+
+  it('every distinct failure kind keeps an example, even once the kinds of the minute are counted together', async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 1; i++) store.enqueueLog(failed(T0 + i, 'signature'), []);
+      store.enqueueLog(failed(T0 + 500, 'params'), []);
+      store.enqueueLog(failed(T0 + 501, 'body', 'TICKET_EXPIRED'), []);
+      const bodies = await listed(store);
+      expect(bodies.filter((b) => b.code === 'CONDITION_FAILED' && (b.description.outcome as { detail?: { field: string } }).detail?.field === 'params')).toHaveLength(1);
+      expect(bodies.filter((b) => b.code === 'TICKET_EXPIRED')).toHaveLength(1);
+      const [summary] = await summaries(store);
+      expect(summary.description.sampled).toMatchObject({ more: 1, example: { outcome: { code: 'CONDITION_FAILED', detail: { field: 'signature' } } } });
+    });
+  });
+
+  it('successful consumptions are always kept whole, however many arrive in a minute', async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < 3 * SAMPLED_WHOLE_PER_KIND; i++) store.enqueueLog(passed(T0 + i), []);
+      expect(store.log.count()).toBe(3 * SAMPLED_WHOLE_PER_KIND);
+      expect(await summaries(store)).toEqual([]);
+    });
+  });
+
+  it('dry runs likewise: past their rate, "N more dry runs passed in this minute"', async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 3; i++) store.enqueueLog(dryRun(T0 + i), []);
+      const [summary] = await summaries(store);
+      expect(summary.description).toMatchObject({ outcome: { ok: true }, check: true, sampled: { more: 3, text: '3 more dry runs passed in this minute', code: null } });
+      const page = await store.log.page({ from: 0, to: Number.MAX_SAFE_INTEGER, after: null, count: 10, outcome: 'check' });
+      expect(page.some((e) => e.body.description.sampled !== undefined)).toBe(true);
+    });
+  });
+
+  it('a new minute keeps failures whole again and closes the last minute’s summary; the counts per minute are kept', async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 10; i++) store.enqueueLog(failed(T0 + i, 'signature'), []);
+      store.enqueueLog(failed(T0 + MINUTE, 'signature'), []);
+      expect((await listed(store)).length).toBe(SAMPLED_WHOLE_PER_KIND + 1 + 1);
+      expect(store.sampler.minutes(0)).toEqual([{ minute: T0 / MINUTE, limited: 0, sampled: 10 }]);
+    });
+  });
+
+  it(`a flood of failures of ${SAMPLED_KINDS_PER_MINUTE + 4} kinds with 60 KiB bodies writes at most ${FAILURE_LOG_BYTES_PER_MINUTE} bytes in a minute`, async () => {
+    await onStore(async (store) => {
+      for (let i = 0; i < 3_000; i++) store.enqueueLog(failed(T0 + (i % MINUTE), `field${i % (SAMPLED_KINDS_PER_MINUTE + 4)}`, 'CONDITION_FAILED', 60 * 1024), []);
+      for (let i = 0; i < 300; i++) store.enqueueLog(dryRun(T0 + i), []);
+      const bytes = store.log.storedBytes(ENTRY_OVERHEAD_BYTES);
+      expect(bytes).toBeLessThanOrEqual(FAILURE_LOG_BYTES_PER_MINUTE);
+      // The budget was reached: the bound is not met by keeping nothing.
+      expect(bytes).toBeGreaterThan(SAMPLED_BYTES_PER_MINUTE - 62 * 1024);
+      const counted = (await summaries(store)).reduce((sum, b) => sum + (b.description.sampled as { more: number }).more, 0);
+      expect(counted + store.log.count() - (await summaries(store)).length).toBe(3_300);
+    });
+  });
+});
