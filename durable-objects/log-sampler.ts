@@ -17,9 +17,9 @@ import {
   SAMPLED_WHOLE_PER_KIND,
   summaryDescription,
   summaryText,
-  utf8Bytes,
   type SampleKind,
 } from '../src/logs/log-sampling';
+import { utf8Bytes } from '../schemas/utf8';
 import type { TicketLog } from './ticket-log';
 
 export const LOG_SAMPLING_SCHEMA = `

@@ -3,6 +3,7 @@
  * per ticket and minute, failed consumptions and dry runs are kept whole up to a count per kind and a
  * byte budget; past them each kind is counted in one summary entry. Pure: no I/O.
  */
+import { utf8Bytes } from '../../schemas/utf8';
 import { fitForLog } from './log-size';
 
 /** Whole entries kept per kind (outcome class, code, field) per ticket per minute. */
@@ -62,21 +63,6 @@ export const otherKind = (check: boolean): SampleKind => ({ key: `${check ? 'che
 export function summaryText(kind: SampleKind, more: number): string {
   const what = kind.code === null ? 'passed' : kind.code === 'other' ? 'failed with other codes' : `failed with ${kind.code}${kind.field ? ` (${kind.field})` : ''}`;
   return `${more} more ${kind.check ? 'dry runs ' : ''}${what} in this minute`;
-}
-
-/** The bytes of `text` in UTF-8 (what SQLite stores). */
-export function utf8Bytes(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** The description of a summary entry: the example's outcome, and what was counted (description.sampled). */

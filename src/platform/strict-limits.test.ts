@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups, utf8Bytes } from './strict-limits';
+import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups } from './strict-limits';
+import { utf8Bytes } from '../../schemas/utf8';
 
 /** The breach `run` throws (and logs), as { limit, count, max }. */
 function breachOf(run: () => unknown): { limit: string; count: number; max: number } {

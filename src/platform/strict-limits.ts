@@ -4,6 +4,7 @@
  * of strict-bindings.ts and strict-context.ts feed it. A breach throws a LimitBreach naming the limit
  * and the count, and logs it.
  */
+import { utf8Bytes } from '../../schemas/utf8';
 
 export type StrictPlan = 'free' | 'paid';
 
@@ -60,21 +61,6 @@ export function check(limit: string, count: number, max: number, where: string):
   const breach = new LimitBreach(limit, count, max, where);
   console.error(breach.message);
   throw breach;
-}
-
-/** Bytes of `text` in UTF-8, without encoding it. */
-export function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** Bytes of one bound SQL value as SQLite stores it: text in UTF-8, a BLOB's bytes, 8 for a number. */
