@@ -11,7 +11,7 @@ import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import { utf8Length } from '../bytes/text-pieces';
 import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
-import { type CompactTexts, type ForwardRecord, historyItemOf } from './record';
+import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
 export interface HistoryOwner {
@@ -42,6 +42,8 @@ export interface HistoryRow {
   compact: string | null;
   /** JSON [request_body, response_body, request_headers] from forward_bodies, while they wait there. */
   side_bodies: string | null;
+  /** In a compact read instead: JSON [request prefix, whole?, response prefix, whole?] of those bodies (COMPACT_COLUMNS). */
+  side_prefix?: string | null;
 }
 
 /** The columns a write sets (see entryValues). */
@@ -55,6 +57,14 @@ const SIDE_BODIES = `CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(b.
  * (history-segments.ts), and bodies waiting in their own table.
  */
 export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact, ${SIDE_BODIES}`;
+const prefixOf = (column: string) => `substr(b.${column}, 1, ${COMPACT_PREFIX_CHARS}), length(b.${column}) <= ${COMPACT_PREFIX_CHARS}`;
+/**
+ * The columns a compact listing reads: as COLUMNS, but of bodies waiting in forward_bodies only their first
+ * characters (what a compact item shows), not up to 2 MB each; inline bodies are 200 characters at most.
+ */
+export const COMPACT_COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact, NULL AS side_bodies,
+  CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(${prefixOf('request_body')}, ${prefixOf('response_body')}) FROM forward_bodies AS b
+  WHERE b.service_id = f.service_id AND b.caller_key = f.caller_key AND b.method = f.method AND b.url = f.url AND b.id = f.id) END AS side_prefix`;
 
 export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -80,6 +90,10 @@ export function recordOf(row: HistoryRow): ForwardRecord {
     if (request !== null) record.request_body = request;
     if (response !== null) record.response_body = response;
     if (headers !== null) record.request_headers = headers;
+  }
+  if (row.side_prefix !== undefined && row.side_prefix !== null) {
+    const [request, requestWhole, response, responseWhole] = JSON.parse(row.side_prefix) as [string | null, number | null, string | null, number | null];
+    record.side_texts = compactTextsOfPrefixes(request, requestWhole !== 0, response, responseWhole !== 0);
   }
   if (row.body_segment !== null) {
     record.body_ref = { segment: row.body_segment, at: row.body_at ?? 0, len: row.body_len ?? 0 };
@@ -320,7 +334,7 @@ export function listHistory(
   const read = async (after: Position | null, count: number) => {
     const { results } = await db
       .prepare(
-        `SELECT ${COLUMNS} FROM forward_requests AS f
+        `SELECT ${query.compact === true ? COMPACT_COLUMNS : COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
            ${after !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC LIMIT ?`,
