@@ -14,6 +14,11 @@ describe('textPieces', () => {
     }
   });
 
+  it('fills each piece: ASCII text of 2,031,616 characters is 3 pieces of 1,000,000 bytes or less', () => {
+    const pieces = textPieces('A'.repeat(2_031_616), 1_000_000);
+    expect(pieces.map((piece) => piece.length)).toEqual([1_000_000, 1_000_000, 31_616]);
+  });
+
   it('gives no piece for empty text and one piece for text that fits', () => {
     expect(textPieces('', 10)).toEqual([]);
     expect(textPieces('abc', 10)).toEqual(['abc']);

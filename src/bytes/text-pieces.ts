@@ -7,17 +7,21 @@
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
 
 /**
- * The text in pieces of at most `maxBytes` as UTF-8 each. A UTF-16 unit takes at most 3 bytes, so a piece
- * is maxBytes / 3 units; a cut never falls between the two halves of a surrogate pair (SQLite would store
- * each lone half as U+FFFD).
+ * The text in pieces of at most `maxBytes` as UTF-8 each, each as long as that allows (ASCII text fills a
+ * piece). A cut never falls between the two halves of a surrogate pair (SQLite would store each lone half
+ * as U+FFFD).
  */
 export function textPieces(text: string, maxBytes: number): string[] {
-  const units = Math.max(2, Math.floor(maxBytes / 3));
   const pieces: string[] = [];
   for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + units);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    let end = Math.min(text.length, at + maxBytes);
+    for (;;) {
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && end - at > 1 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      const bytes = utf8Length(text.slice(at, end));
+      if (bytes <= maxBytes || end - at <= 1) break;
+      end = at + Math.max(1, Math.floor(((end - at) * maxBytes) / bytes));
+    }
     pieces.push(text.slice(at, end));
     at = end;
   }
