@@ -162,8 +162,6 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       ...(data !== undefined && record.request_body !== undefined && !multipart ? { dataFromRecord: true as const } : {}),
     };
     if (data !== undefined && plan.dataFromRecord === undefined) plan.prepared.data = data;
-    for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
-    if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
     const { seq } = this.ctx.storage.sql
       .exec<{ seq: number }>(
         'INSERT INTO requests (method, url, id, queue, status, secret_name, record, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq',
@@ -177,6 +175,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         JSON.stringify(plan),
       )
       .one();
+    for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
+    if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);

@@ -101,7 +101,8 @@ export async function placeAlone(bucket: R2Bucket, owner: HistoryOwner, record: 
       request_headers: record.request_headers ?? null,
     },
   ]);
-  const segment = `fwd/segments/${owner.serviceId}/${await callerHash(owner.callerKey)}/${record.id}-${crypto.randomUUID()}`;
+  // `alone-` marks a segment of one row: migration 0018 expires it when its row moves on.
+  const segment = `fwd/segments/${owner.serviceId}/${await callerHash(owner.callerKey)}/alone-${record.id}-${crypto.randomUUID()}`;
   await bucket.put(segment, bytes, { httpMetadata: { contentType: 'application/octet-stream' } });
   return { segment, len: placed[0].len, compact: placed[0].compact };
 }

@@ -175,12 +175,23 @@ function bodiesStatement(db: D1Database, entries: readonly HistoryEntry[], confl
   ];
 }
 
-/** A placed entry's segment is registered for the cleanup (with its row's expiry), and bodies an earlier state left waiting go. */
+/**
+ * A placed entry's segment is registered for the cleanup, after the rows were written: with its row's expiry
+ * when the row points at it, else due at once (a later state in the same batch, or a row already written,
+ * won); and bodies an earlier state left waiting go.
+ */
 function placedStatements(db: D1Database, placed: readonly HistoryEntry[]): D1PreparedStatement[] {
   const rows = placed.map(({ owner, record, placed: at }) => [at!.segment, historyExpiry(record), owner.serviceId, owner.callerKey, record.method, record.url, record.id]);
   return [
     db
-      .prepare(`INSERT INTO forward_segments (key, expires_at) SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
+      .prepare(
+        `INSERT INTO forward_segments (key, expires_at)
+         SELECT json_extract(j.value, '$[0]'), CASE WHEN EXISTS (SELECT 1 FROM forward_requests AS f
+           WHERE f.service_id = json_extract(j.value, '$[2]') AND f.caller_key = json_extract(j.value, '$[3]') AND f.method = json_extract(j.value, '$[4]')
+             AND f.url = json_extract(j.value, '$[5]') AND f.id = json_extract(j.value, '$[6]') AND f.body_segment = json_extract(j.value, '$[0]'))
+           THEN json_extract(j.value, '$[1]') ELSE 0 END
+         FROM json_each(?) AS j WHERE true ON CONFLICT DO NOTHING`,
+      )
       .bind(JSON.stringify(rows)),
     db
       .prepare(

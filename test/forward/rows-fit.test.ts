@@ -87,6 +87,12 @@ describe('rows fit', () => {
       const row = (await d1Row(url, id))!;
       expect(row.body_segment).not.toBeNull();
       expect([row.request_body, row.response_body]).toEqual([null, null]);
+      // Each state written (queued: pending, running, settled) had a segment of its own; all but the row's are due for the cleanup.
+      const { results: segments } = await env.DB.prepare('SELECT key, expires_at FROM forward_segments WHERE key LIKE ?')
+        .bind(`%/alone-${id}-%`)
+        .all<{ key: string; expires_at: number }>();
+      if (queued) expect(segments.length).toBeGreaterThan(1);
+      expect(segments.filter((segment) => segment.expires_at > Date.now()).map((segment) => segment.key)).toEqual([row.body_segment]);
       const listed = await history(project, { url, method: 'POST', limit: '100' });
       expect(listed.status, listed.text.slice(0, 300)).toBe(200);
       const item = (listed.json.list as Array<Record<string, unknown>>).find((entry) => entry.id === id)!;
