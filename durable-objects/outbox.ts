@@ -33,10 +33,16 @@ const TABLES = `CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, paylo
 /** Largest payload kept in one row (a row holds at most 2,000,000 bytes). */
 export const PIECE_BYTES = 1_000_000;
 
-/** Whether an error says the statements can never be written as they are (a value, row or statement over its limit). */
+/**
+ * Whether an error says the statements can never be written as they are: a value, row, statement or its
+ * parameters over their limit (strict mode's `SQL …` breaches, or D1's own refusal). A per-invocation
+ * limit (D1 queries, subrequests) is not one: the next invocation has a fresh budget.
+ */
 export function neverFits(error: unknown): boolean {
-  const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
-  return /LimitBreach|string or blob too big|SQLITE_TOOBIG|too many SQL variables|statement too long|row size|too large/i.test(text);
+  if (!(error instanceof Error)) return false;
+  const limit = (error as { limit?: unknown }).limit;
+  if (error.name === 'LimitBreach') return typeof limit === 'string' && limit.startsWith('SQL ');
+  return /string or blob too big|SQLITE_TOOBIG|too many SQL variables|statement too long/i.test(error.message);
 }
 
 export class Outbox<T, K extends string> {

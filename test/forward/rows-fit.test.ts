@@ -7,7 +7,8 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forwardQueueStub, type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
-import type { Outbox } from '../../durable-objects/outbox';
+import { neverFits, type Outbox } from '../../durable-objects/outbox';
+import { LimitBreach } from '../../src/platform/strict-limits';
 import { MAX_FORWARD_ANSWER_BYTES, MAX_FORWARD_DATA_BYTES, MAX_MULTIPART_CHARS } from '../../schemas/forward-rules';
 import { createProject, type TestProject } from '../helpers/api';
 import { eventually, forward, heldAtGate, history, loopback, origin, settledEnvelope, uniquePath, visitorOwner } from './support';
@@ -131,4 +132,13 @@ describe('rows fit', () => {
     expect(after.dead[0].payload.record.url === tooLong).toBe(true);
     expect(after.dead[0].error).toContain('2000000');
   }, 60_000);
+
+  it('only a size an entry can never fit dead-letters it; a spent invocation budget or an unreachable D1 leaves the batch for the next export', () => {
+    expect(neverFits(new LimitBreach('SQL string or BLOB size (bytes)', 2_000_001, 2_000_000, 'alarm'))).toBe(true);
+    expect(neverFits(new LimitBreach('SQL bound parameters per query', 101, 100, 'alarm'))).toBe(true);
+    expect(neverFits(new Error('D1_ERROR: string or blob too big: SQLITE_TOOBIG'))).toBe(true);
+    expect(neverFits(new LimitBreach('D1 queries per invocation', 1001, 1000, 'alarm'))).toBe(false);
+    expect(neverFits(new LimitBreach('subrequests per invocation', 10_001, 10_000, 'alarm'))).toBe(false);
+    expect(neverFits(new Error('Network connection lost.'))).toBe(false);
+  });
 });
