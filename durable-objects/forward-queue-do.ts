@@ -9,7 +9,7 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import { historyDeleteAll, historyUpsertAll, type HistoryEntry } from '../src/forward/history';
+import { historyDeleteAll, historyUpsertAll, placeBodies, type HistoryEntry } from '../src/forward/history';
 import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
@@ -25,6 +25,7 @@ import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
 import { ForwardStreams, streamLimitMs } from './forward-streams';
 import { ARCHIVE_SCHEMA, archiveKey } from './stream-archive';
+import { RECORD_TEXTS, REQUEST_TEXTS_SCHEMA, RequestTexts, type TextName, type Texts } from './request-texts';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -51,6 +52,7 @@ const SCHEMA = [
    CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
   CHUNKS_SCHEMA,
   ARCHIVE_SCHEMA,
+  REQUEST_TEXTS_SCHEMA,
 ];
 
 type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history';
@@ -110,6 +112,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
   private readonly alarms: JobAlarm<ForwardJobKind>;
   private readonly streams: ForwardStreams;
+  private readonly texts: RequestTexts;
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -119,6 +122,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     migrateSchema(ctx.storage.sql, SCHEMA);
     this.jobs = new JobTable(ctx.storage.sql);
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
+    this.texts = new RequestTexts(ctx.storage.sql);
     this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
       exportKind: 'export-history',
       delayMs: HISTORY_EXPORT_DELAY_MS,
@@ -157,7 +161,17 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         return { ok: false, message: `Too many requests: at most ${dispatch.queuedLimit} queued requests per caller with this client secret.` };
       }
     }
-    const plan: QueuedPlan = { owner: dispatch.owner, caller: dispatch.caller, prepared };
+    // The bodies go beside the row, once: data is the record's request_body, a multipart body its own text.
+    const texts = crypto.randomUUID();
+    const { data, multipart, ...rest } = prepared;
+    const plan: QueuedPlan = {
+      owner: dispatch.owner,
+      caller: dispatch.caller,
+      prepared: { ...rest, ...(multipart ? { multipart: { content_type: multipart.content_type, base64: '' } } : {}) },
+      texts,
+      ...(data !== undefined && record.request_body !== undefined && !multipart ? { dataFromRecord: true as const } : {}),
+    };
+    if (data !== undefined && plan.dataFromRecord === undefined) plan.prepared.data = data;
     const { seq } = this.ctx.storage.sql
       .exec<{ seq: number }>(
         'INSERT INTO requests (method, url, id, queue, status, secret_name, record, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq',
@@ -167,10 +181,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         record.queue_name,
         record.status,
         prepared.secretName ?? null,
-        JSON.stringify(record),
+        JSON.stringify(withoutTexts(record)),
         JSON.stringify(plan),
       )
       .one();
+    for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
+    if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
@@ -184,7 +200,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async status(address: RequestAddress): Promise<ForwardStatusEnvelope | null> {
     const row = this.find(address);
     if (!row) return null;
-    const record = JSON.parse(row.record) as ForwardRecord;
+    const record = this.recordOf(row, ['response_body']);
     return envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
   }
 
@@ -192,7 +208,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async read(address: RequestAddress, since: number): Promise<PollAnswer | null> {
     const row = this.find(address);
     if (!row) return null;
-    const record = JSON.parse(row.record) as ForwardRecord;
+    const record = this.recordOf(row, ['response_body']);
     return await this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
   }
 
@@ -246,7 +262,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return addresses.map((address) => {
       const row = this.find(address);
       if (!row) return null;
-      const { request_body: _body, request_headers: _headers, ...state } = JSON.parse(row.record) as ForwardRecord;
+      const { request_body: _body, request_headers: _headers, ...state } = this.recordOf(row, ['response_body']);
       return state;
     });
   }
@@ -292,10 +308,40 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   /** Writes a new state of the request, here and (through the outbox) to the history. */
-  private save(row: RequestRow, record: ForwardRecord): void {
-    this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(record), row.seq);
-    this.outbox.add({ op: 'put', owner: (JSON.parse(row.plan) as QueuedPlan).owner, record });
+  private save(row: RequestRow, given: ForwardRecord): void {
+    const plan = JSON.parse(row.plan) as QueuedPlan;
+    const record = plan.texts === undefined ? given : this.keepTexts(plan.texts, given);
+    const stored = plan.texts === undefined ? record : withoutTexts(record);
+    this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(stored), row.seq);
+    this.outbox.add({ op: 'put', owner: plan.owner, record });
     if (record.stream && !record.finalized && !isUnresolved(record.status)) this.scheduleMove(row.seq, Date.now() + STREAM_MOVE_DELAY_MS);
+  }
+
+  /**
+   * The record with its texts: those it carries are stored (when they changed), those it lacks (a record
+   * read from its row) are read back.
+   */
+  private keepTexts(key: string, record: ForwardRecord): ForwardRecord {
+    const stored = this.texts.read(key, RECORD_TEXTS);
+    for (const name of RECORD_TEXTS) if (record[name] !== undefined && record[name] !== stored[name]) this.texts.write(key, name, record[name]);
+    return { ...stored, ...record };
+  }
+
+  /** A row's record with the named texts read back from beside it. */
+  private recordOf(row: RequestRow, names: readonly TextName[]): ForwardRecord {
+    const record = JSON.parse(row.record) as ForwardRecord;
+    const key = (JSON.parse(row.plan) as QueuedPlan).texts;
+    return key === undefined ? record : { ...(this.texts.read(key, names) as Omit<Texts, 'multipart'>), ...record };
+  }
+
+  /** The plan as it is sent: its body read back from beside its row. */
+  private sendable(plan: QueuedPlan): QueuedPlan {
+    if (plan.texts === undefined) return plan;
+    const texts = this.texts.read(plan.texts, ['request_body', 'multipart']);
+    const prepared = { ...plan.prepared };
+    if (prepared.multipart) prepared.multipart = { ...prepared.multipart, base64: texts.multipart ?? '' };
+    if (plan.dataFromRecord && texts.request_body !== undefined) prepared.data = JSON.parse(texts.request_body);
+    return { ...plan, prepared };
   }
 
   private scheduleMove(seq: number, at: number): void {
@@ -424,14 +470,16 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return refusal === undefined && key ? { key } : { refusal: refusal ?? missingKey(prepared.secretName) };
   }
 
-  private async send(plan: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
+  private async send(stored: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
+    const plan = this.sendable(stored);
     const checked = await this.keyFor(plan);
     if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal }, httpStatus: 400 };
     return sendPrepared(plan.prepared, checked.key, this.env, signal);
   }
 
   /** Sends and relays the answer into the chunk store; nothing is stored once the request is cancelled. */
-  private async sendStream(requestSeq: number, record: ForwardRecord, plan: QueuedPlan, signal: AbortSignal): Promise<StreamOutcome> {
+  private async sendStream(requestSeq: number, record: ForwardRecord, stored: QueuedPlan, signal: AbortSignal): Promise<StreamOutcome> {
+    const plan = this.sendable(stored);
     const checked = await this.keyFor(plan);
     if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal } };
     const store = this.streams.sink(requestSeq, record, plan.owner, signal);
@@ -453,16 +501,19 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return Promise.resolve();
   }
 
-  /** The changes in order, each run of puts as few statements as their size allows (a delete is one each). */
-  private historyStatements(changes: HistoryChange[]): D1PreparedStatement[] {
-    // Writes and deletes gather into one statement each, until a change meets a request the other holds.
+  /**
+   * The changes in order: puts and deletes gather into as few statements as their size allows (deletes
+   * into one), until a change meets a request the other kind holds; bodies too large for a D1 row are
+   * put in R2 first (placeBodies).
+   */
+  private async historyStatements(changes: HistoryChange[]): Promise<D1PreparedStatement[]> {
     const statements: D1PreparedStatement[] = [];
     let puts: HistoryEntry[] = [];
     let deletes: { owner: HistoryOwner; address: RequestAddress }[] = [];
     const keys = { put: new Set<string>(), delete: new Set<string>() };
     const keyOf = (owner: HistoryOwner, address: RequestAddress) => JSON.stringify([owner.callerKey, address.method, address.url, address.id]);
-    const flush = () => {
-      statements.push(...historyUpsertAll(this.env.DB, puts), ...(deletes.length > 0 ? [historyDeleteAll(this.env.DB, deletes)] : []));
+    const flush = async () => {
+      statements.push(...historyUpsertAll(this.env.DB, await placeBodies(this.env.BODIES, puts)), ...(deletes.length > 0 ? [historyDeleteAll(this.env.DB, deletes)] : []));
       puts = [];
       deletes = [];
       keys.put.clear();
@@ -471,12 +522,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     for (const change of changes) {
       const op = change.op === 'put' ? 'put' : 'delete';
       const key = keyOf(change.owner, change.op === 'put' ? addressOf(change.record) : change.address);
-      if (keys[op === 'put' ? 'delete' : 'put'].has(key)) flush();
+      if (keys[op === 'put' ? 'delete' : 'put'].has(key)) await flush();
       keys[op].add(key);
       if (change.op === 'put') puts.push({ owner: change.owner, record: change.record });
       else deletes.push({ owner: change.owner, address: change.address });
     }
-    flush();
+    await flush();
     return statements;
   }
 
@@ -498,6 +549,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
 
+
+/** A record as its row holds it when its texts are beside the row. */
+function withoutTexts(record: ForwardRecord): ForwardRecord {
+  const { request_body: _request, request_headers: _headers, response_body: _response, ...rest } = record;
+  return rest;
+}
 
 const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
 

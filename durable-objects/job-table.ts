@@ -1,7 +1,11 @@
 /**
  * The scheduled jobs of a Durable Object, in its own SQLite: one row per job, served by the object's
- * one alarm (job-alarm.ts). A building block any object uses by passing its `ctx.storage.sql`.
+ * one alarm (job-alarm.ts). A building block any object uses by passing its `ctx.storage.sql`. A payload
+ * over PIECE_BYTES (a continuation's state) is stored in pieces beside its row: a row holds at most
+ * 2,000,000 bytes.
  */
+import { textPieces, utf8Length } from '../src/bytes/text-pieces';
+
 
 // A type, not an interface: SQL rows must be assignable to an index signature.
 export type Job<K extends string = string> = {
@@ -18,7 +22,14 @@ const TABLE = `CREATE TABLE IF NOT EXISTS jobs (
      run_at INTEGER NOT NULL,
      payload TEXT NOT NULL DEFAULT '{}'
    );
-   CREATE INDEX IF NOT EXISTS jobs_by_time ON jobs (run_at);`;
+   CREATE INDEX IF NOT EXISTS jobs_by_time ON jobs (run_at);
+   CREATE TABLE IF NOT EXISTS job_pieces (id INTEGER NOT NULL, piece INTEGER NOT NULL, txt TEXT NOT NULL, PRIMARY KEY (id, piece)) WITHOUT ROWID;
+   CREATE TRIGGER IF NOT EXISTS jobs_drop_pieces AFTER DELETE ON jobs BEGIN DELETE FROM job_pieces WHERE id = old.id; END;`;
+
+/** Largest payload kept in the job's own row; the row of a longer one holds '' and the text is in job_pieces. */
+const PIECE_BYTES = 1_000_000;
+/** The columns a read takes: a payload in pieces joined in SQL would pass the value limit, so it is joined here. */
+const COLUMNS = 'id, kind, run_at, payload';
 
 export class JobTable<K extends string> {
   /** Set when the table changed, so the object re-arms its alarm only then. */
@@ -30,7 +41,28 @@ export class JobTable<K extends string> {
 
   add(kind: K, runAt: number, payload = '{}'): number {
     this.changed = true;
-    return this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, payload).one().id;
+    const fits = utf8Length(payload) <= PIECE_BYTES;
+    const { id } = this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, fits ? payload : '').one();
+    if (!fits) this.writePieces(id, payload);
+    return id;
+  }
+
+  private writePieces(id: number, payload: string): void {
+    this.sql.exec('DELETE FROM job_pieces WHERE id = ?', id);
+    textPieces(payload, PIECE_BYTES).forEach((txt, piece) => this.sql.exec('INSERT INTO job_pieces (id, piece, txt) VALUES (?, ?, ?)', id, piece, txt));
+  }
+
+  /** Rows as read, their payloads joined from their pieces where they have some. */
+  private joined(rows: Job<K>[]): Job<K>[] {
+    for (const row of rows) {
+      if (row.payload !== '') continue;
+      row.payload = this.sql
+        .exec<{ txt: string }>('SELECT txt FROM job_pieces WHERE id = ? ORDER BY piece', row.id)
+        .toArray()
+        .map((piece) => piece.txt)
+        .join('');
+    }
+    return rows;
   }
 
   /** Adds a job of this kind unless one is already scheduled (a job that gathers work, like an export). */
@@ -46,7 +78,10 @@ export class JobTable<K extends string> {
 
   /** Saves a job's progress (a continuation's state after each action). */
   update(id: number, payload: string): void {
-    this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', payload, id);
+    const fits = utf8Length(payload) <= PIECE_BYTES;
+    this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', fits ? payload : '', id);
+    if (fits) this.sql.exec('DELETE FROM job_pieces WHERE id = ?', id);
+    else this.writePieces(id, payload);
   }
 
   reschedule(id: number, runAt: number): void {
@@ -65,16 +100,16 @@ export class JobTable<K extends string> {
   }
 
   get(id: number): Job<K> | null {
-    return this.sql.exec<Job<K>>('SELECT id, kind, run_at, payload FROM jobs WHERE id = ?', id).toArray()[0] ?? null;
+    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, id).toArray())[0] ?? null;
   }
 
   /** Jobs whose time has come, oldest first. */
   due(now: number): Job<K>[] {
-    return this.sql.exec<Job<K>>('SELECT id, kind, run_at, payload FROM jobs WHERE run_at <= ? ORDER BY run_at, id', now).toArray();
+    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs WHERE run_at <= ? ORDER BY run_at, id`, now).toArray());
   }
 
   all(): Job<K>[] {
-    return this.sql.exec<Job<K>>('SELECT id, kind, run_at, payload FROM jobs ORDER BY run_at, id').toArray();
+    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs ORDER BY run_at, id`).toArray());
   }
 
   /** When the alarm must next fire for the jobs other than `running` and of no kind in `waiting`; null when none is. */

@@ -22,6 +22,7 @@
  *   /stall           never answers (the socket stays open until the caller gives up)
  *   /stall-body      sends 200 and its headers, then never sends the body
  *   /huge            streams 64 KiB chunks of 'x' without end, until the caller disconnects
+ *   /digest          answers JSON { method, contentType, bytes, sha256 } of the body it received (hex digest)
  *   /echo-bytes      answers JSON { method, contentType, base64 } of what it received (the body byte for
  *                    byte, as base64) and the method in an x-method header (a HEAD answer has no body)
  *   /drip/<k>        sends 200 and 'piece 1\n', then one more piece 'piece <n>\n' each time
@@ -48,6 +49,7 @@
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
@@ -368,6 +370,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       };
       res.on('drain', pump);
       pump();
+    } else if (url.pathname === '/digest') {
+      const bytes = Buffer.concat(chunks);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      res.end(JSON.stringify({ method: req.method, contentType: req.headers['content-type'] ?? null, bytes: bytes.length, sha256 }));
     } else if (url.pathname === '/echo-bytes') {
       const bytes = Buffer.concat(chunks);
       res.writeHead(200, { 'content-type': 'application/json', 'x-method': req.method });

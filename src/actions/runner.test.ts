@@ -3,6 +3,7 @@ import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
 import type { ActionContext } from '../engine/context';
 import { MAX_LOG_VALUE_CHARS } from '../logs/log-size';
+import { MAX_KEPT_ANSWER_CHARS } from './kept-answers';
 import { runActions, startRun, type RunnerDeps, type RunState } from './runner';
 import type { ActionModule, ActionResult } from './types';
 
@@ -75,9 +76,10 @@ describe('action runner', () => {
     expect(outcome.rows.map((r) => r.path)).toEqual(['actions[0]', 'actions[0].exe.actions[0]', 'actions[0].exe.actions[0].exe.actions[0]']);
   });
 
-  it('a row is cut as the log keeps it when it is recorded, while its Then chain still reads the whole answer', async () => {
+  it('a row is cut as the log keeps it when it is recorded, while its Then chain still reads the whole answer up to its cap', async () => {
     const { sent, module } = recorder();
-    const big = { text: 'z'.repeat(1024 * 1024) };
+    // The largest answer a Then chain keeps whole: {"text":"z…z"} of MAX_KEPT_ANSWER_CHARS characters.
+    const big = { text: 'z'.repeat(MAX_KEPT_ANSWER_CHARS - '{"text":""}'.length) };
     const then = [act('${response[text]}')];
     const outcome = await run(
       Array.from({ length: 5 }, () => act('x', { answer: big, then })),
@@ -89,6 +91,15 @@ describe('action runner', () => {
     expect(outcome.rows).toHaveLength(10);
     for (const row of outcome.rows) expect(JSON.stringify(row.detail).length).toBeLessThanOrEqual(MAX_LOG_VALUE_CHARS + 100);
     expect(outcome.rows[0].detail).toMatchObject({ truncated: true, attempts: 1 });
+  });
+
+  it('an answer over its cap is kept for the Then chain as the log keeps it: long strings cut', async () => {
+    const { sent, module } = recorder();
+    const big = { text: 'z'.repeat(MAX_KEPT_ANSWER_CHARS), id: 7 };
+    const outcome = await run([act('x', { answer: big, then: [act('${response[id]}'), act('${response[text]}')] })], deps({ pstr: module }));
+    expect(outcome.error).toBeUndefined();
+    expect(sent[1]).toBe(7);
+    expect(sent[2]).toMatch(/^z{4096}…\[\d+ more characters cut\]$/);
   });
 
   it('a failed action ends the run with an error body of stage action naming act and path', async () => {

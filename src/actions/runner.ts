@@ -10,6 +10,7 @@ import { renderValue, type TemplateScope } from '../engine/template';
 import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
 import { fitForLog } from '../logs/log-size';
 import { withinDeadline } from './budget';
+import { addKept, jsonChars, keptAnswer } from './kept-answers';
 import type { ActionContext, ErrorValue } from '../engine/context';
 import { checkAnswer } from './cond';
 import { ACTION_MODULES } from './registry';
@@ -93,14 +94,34 @@ function thenResponse(state: RunState, action: TicketAction, answer: unknown): u
   return (answer as { body?: unknown } | undefined)?.body;
 }
 
+/** What the run keeps now: its Then chains' answers and its rows, in JSON characters (see kept-answers.ts). */
+const keptChars = (state: RunState) =>
+  state.frames.reduce((sum, frame) => sum + (frame.kind === 'then' && frame.response ? jsonChars(frame.response.value) : 0), 0) + jsonChars(state.rows);
+
 /** Runs from where `state` stands until the run ends or a resp asks to go on later. Mutates state. */
 export async function runActions(state: RunState, deps: RunnerDeps): Promise<RunOutcome> {
+  const counted = { chars: keptChars(state) };
+  addKept(counted.chars);
+  try {
+    return await runSteps(state, deps, counted);
+  } finally {
+    addKept(-counted.chars);
+  }
+}
+
+async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: number }): Promise<RunOutcome> {
   const { services } = deps;
+  /** Counts a change of what the run keeps. */
+  const keep = (chars: number) => {
+    counted.chars += chars;
+    addKept(chars);
+  };
   for (;;) {
     const frame = state.frames.at(-1);
     if (!frame) return { rows: state.rows };
     if (frame.next >= frame.actions.length) {
       state.frames.pop();
+      if (frame.kind === 'then' && frame.response) keep(-jsonChars(frame.response.value));
       if (frame.kind === 'err') return { rows: state.rows, error: frame.failure };
       continue;
     }
@@ -110,7 +131,7 @@ export async function runActions(state: RunState, deps: RunnerDeps): Promise<Run
 
     if (services.now() >= services.deadline) {
       const failure: ActionFailure = { code: 'TIMEOUT', message: 'The action would start after the 25-second budget of the consumption ran out.' };
-      record(state, path, action, { ok: false, failure }, 0);
+      keep(record(state, path, action, { ok: false, failure }, 0));
       return { rows: state.rows, error: errorBody(action, path, failure) };
     }
 
@@ -118,7 +139,7 @@ export async function runActions(state: RunState, deps: RunnerDeps): Promise<Run
     if (action.act === 'resp') {
       const answered = await respond(state, frame, action, deps);
       if (!('failure' in answered)) {
-        record(state, path, action, { ok: true, row: { sent: answered.row } }, 1);
+        keep(record(state, path, action, { ok: true, row: { sent: answered.row } }, 1));
         state.responded = true;
         const reply = { status: answered.status, body: answered.body };
         if (answered.resumeAt !== undefined) return { rows: state.rows, respond: reply, continuation: { state, resumeAt: answered.resumeAt } };
@@ -133,17 +154,19 @@ export async function runActions(state: RunState, deps: RunnerDeps): Promise<Run
     }
 
     const { result, attempts } = step;
-    record(state, path, action, result, attempts);
+    keep(record(state, path, action, result, attempts));
     if (result.ok) {
       const then = action.exe.actions;
       if (then?.length) {
+        const answer = keptAnswer(thenResponse(state, action, result.answer));
+        keep(answer.chars);
         state.frames.push({
           kind: 'then',
           path: `${path}.exe.actions`,
           actions: then,
           next: 0,
           inThen: true,
-          response: { value: thenResponse(state, action, result.answer) },
+          response: { value: answer.value },
           ...(frame.error ? { error: frame.error } : {}),
           ...(frame.failure ? { failure: frame.failure } : {}),
         });
@@ -187,8 +210,8 @@ function fail(state: RunState, frame: RunFrame, action: TicketAction, path: stri
   return undefined;
 }
 
-/** One action row: what the module reported it sent and received, the error, the tries made. */
-function record(state: RunState, path: string, action: TicketAction, result: ActionResult, attempts: number): void {
+/** One action row: what the module reported it sent and received, the error, the tries made. Answers its size kept. */
+function record(state: RunState, path: string, action: TicketAction, result: ActionResult, attempts: number): number {
   const detail: Record<string, unknown> = { ...(result.row ?? {}) };
   if (result.ok && result.answer !== undefined && !Object.hasOwn(detail, 'received')) detail.received = result.answer;
   if (!result.ok) {
@@ -198,7 +221,9 @@ function record(state: RunState, path: string, action: TicketAction, result: Act
   detail.attempts = attempts;
   if (attempts > 1) detail.retried = true;
   // Cut as the log keeps it now, not when the run ends: a run of 50 actions never holds 50 whole answers.
-  state.rows.push({ seq: state.nextSeq++, path, act: action.act, detail: fitForLog(detail) });
+  const row = { seq: state.nextSeq++, path, act: action.act, detail: fitForLog(detail) };
+  state.rows.push(row);
+  return jsonChars(row) + 1;
 }
 
 const asFailure = (err: unknown): ActionResult => {

@@ -4,6 +4,7 @@
  */
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from './types';
+import { utf8Length } from '../bytes/text-pieces';
 import { fitForLog, MAX_LOG_VALUE_CHARS } from '../logs/log-size';
 import type { KeptRequest } from '../logs/kept-request';
 import type { LogListingRow, StoredActionRow, StoredLogRow } from '../logs/log-rows';
@@ -53,17 +54,41 @@ export function closedBody(body: LogBody, row: LogRow, actions: ActionRow[]): Lo
   return { ...body, failed: row.failed, code: row.code, description: row.description, actions: merged };
 }
 
+/** Largest stored body as UTF-8 (a row of the object's SQLite holds at most 2,000,000 bytes with its key and index facts). */
+export const MAX_LOG_BODY_BYTES = 1_900_000;
+/** Below this a part's cut form (fitForLog's preview of 4,096 characters) would not be shorter. */
+const MIN_PART_CHARS = 8 * 1024;
+
+const cutTo = (body: LogBody, max: number) =>
+  JSON.stringify({
+    ...body,
+    description: fitForLog(body.description, max),
+    actions: body.actions.map((action) => ({ ...action, detail: fitForLog(action.detail, max) })),
+  });
+
 /**
  * The stored text of a body; only when a value is over the log limit are its parts cut to fit (a whole
- * under the limit has every part under it: one stringify in the usual case).
+ * under the limit has every part under it: one stringify in the usual case). Parts each under the limit
+ * can still pass a row together (50 actions of 64 KiB): then every part shares MAX_LOG_BODY_BYTES, counted
+ * at 3 bytes a character, the most UTF-8 takes.
  */
 export function encodeBody(body: LogBody): string {
   const json = JSON.stringify(body);
   if (json.length <= MAX_LOG_VALUE_CHARS) return json;
+  const cut = cutTo(body, MAX_LOG_VALUE_CHARS);
+  if (utf8Length(cut) <= MAX_LOG_BODY_BYTES) return cut;
+  const request = body.request ? JSON.stringify(body.request).length : 0;
+  const share = Math.floor((MAX_LOG_BODY_BYTES / 3 - request - 1024) / (body.actions.length + 1));
+  const shared = cutTo(body, Math.max(share, MIN_PART_CHARS));
+  if (utf8Length(shared) <= MAX_LOG_BODY_BYTES) return shared;
+  // More rows than the share leaves room for: each keeps its facts, not its detail.
   return JSON.stringify({
     ...body,
-    description: fitForLog(body.description),
-    actions: body.actions.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
+    description: fitForLog(body.description, MIN_PART_CHARS),
+    actions: body.actions.map((action) => {
+      const { attempts, retried, warning } = action.detail;
+      return { ...action, detail: { attempts, ...(retried !== undefined ? { retried } : {}), ...(warning !== undefined ? { warning } : {}), truncated: true } };
+    }),
   });
 }
 

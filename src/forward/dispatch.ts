@@ -10,7 +10,7 @@ import { OutboundError } from '../outbound/errors';
 import { checkDestination, type OutboundRequest } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import { historyDelete, historyInsertNew, type HistoryOwner } from './history';
+import { historyDelete, historyInsertNew, placeBodies, type HistoryEntry, type HistoryOwner } from './history';
 import { writeHistoryTogether } from './history-together';
 import { INLINE_BODY_CHARS } from './history-segments';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
@@ -126,9 +126,9 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
  * Writes a history row before the dispatch answers, so both listings have the request at once (issue 24,
  * item 5). A failure is only logged: the request was sent or queued, and a queued one's outbox writes it again.
  */
-async function writeRow(db: D1Database, statements: D1PreparedStatement[]): Promise<void> {
+async function writeRow(db: D1Database, statements: D1PreparedStatement[] | (() => Promise<D1PreparedStatement[]>)): Promise<void> {
   try {
-    await db.batch(statements);
+    await db.batch(typeof statements === 'function' ? await statements() : statements);
   } catch (error) {
     console.error('forward history write failed', error instanceof Error ? error.message : String(error));
   }
@@ -158,7 +158,10 @@ async function sendDirect(context: ForwardContext, request: OutboundRequest, key
   const outcome = await sendBuilt(request, key, env);
   const settledRecord = settled({ ...record, executed: record.created }, outcome);
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
-  await writeHistoryTogether(env.DB, { owner, record: settledRecord }, (promise) => context.waitUntil(promise));
+  const entry: HistoryEntry = { owner, record: settledRecord };
+  // Bodies too large for a D1 row go to R2 first; when that fails the write below fails and is logged.
+  const [placed] = await placeBodies(env.BODIES, [entry]).catch(() => [entry]);
+  await writeHistoryTogether(env.DB, placed, (promise) => context.waitUntil(promise));
   // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
   if (bodyChars(settledRecord) > INLINE_BODY_CHARS && noticeDue(`${owner.serviceId}/${owner.callerKey}`, Date.now())) {
     context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
@@ -203,7 +206,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
       record: queuedRecord,
       ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
     }),
-    writeRow(env.DB, historyInsertNew(env.DB, { owner, record: queuedRecord })),
+    writeRow(env.DB, async () => historyInsertNew(env.DB, (await placeBodies(env.BODIES, [{ owner, record: queuedRecord }]))[0])),
   ]);
   if (!enqueued.ok) {
     await writeRow(env.DB, [historyDelete(env.DB, owner, queuedRecord)]);

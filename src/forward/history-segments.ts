@@ -77,6 +77,36 @@ export function layOut(rows: readonly InlineRow[]): { bytes: Uint8Array; placed:
   return { bytes, placed };
 }
 
+/** Where a row's bodies were put alone (see placeAlone): the columns its D1 row then holds. */
+export interface PlacedAlone {
+  segment: string;
+  len: number;
+  compact: string;
+}
+
+/**
+ * A row's bodies as a segment of their own, written before the row: bodies too large for a D1 row (2,000,000
+ * bytes) or a statement's JSON parameter never wait in forward_bodies (issue 25 item 3).
+ */
+export async function placeAlone(bucket: R2Bucket, owner: HistoryOwner, record: ForwardRecord): Promise<PlacedAlone> {
+  const { bytes, placed } = layOut([
+    {
+      method: record.method,
+      url: record.url,
+      id: record.id,
+      updated: record.updated,
+      expires_at: null,
+      request_body: record.request_body ?? null,
+      response_body: record.response_body ?? null,
+      request_headers: record.request_headers ?? null,
+    },
+  ]);
+  // `alone-` marks a segment of one row: migration 0018 expires it when its row moves on.
+  const segment = `fwd/segments/${owner.serviceId}/${await callerHash(owner.callerKey)}/alone-${record.id}-${crypto.randomUUID()}`;
+  await bucket.put(segment, bytes, { httpMetadata: { contentType: 'application/octet-stream' } });
+  return { segment, len: placed[0].len, compact: placed[0].compact };
+}
+
 /** The caller's hash in R2 keys (no user id or visitor key appears in a key). */
 async function callerHash(callerKey: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(callerKey));

@@ -9,8 +9,9 @@ import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import { INLINE_BODY_CHARS, loadBodies } from './history-segments';
-import { type CompactTexts, type ForwardRecord, historyItemOf } from './record';
+import { utf8Length } from '../bytes/text-pieces';
+import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
+import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
 export interface HistoryOwner {
@@ -41,6 +42,8 @@ export interface HistoryRow {
   compact: string | null;
   /** JSON [request_body, response_body, request_headers] from forward_bodies, while they wait there. */
   side_bodies: string | null;
+  /** In a compact read instead: JSON [request prefix, whole?, response prefix, whole?] of those bodies (COMPACT_COLUMNS). */
+  side_prefix?: string | null;
 }
 
 /** The columns a write sets (see entryValues). */
@@ -54,6 +57,14 @@ const SIDE_BODIES = `CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(b.
  * (history-segments.ts), and bodies waiting in their own table.
  */
 export const COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact, ${SIDE_BODIES}`;
+const prefixOf = (column: string) => `substr(b.${column}, 1, ${COMPACT_PREFIX_CHARS}), length(b.${column}) <= ${COMPACT_PREFIX_CHARS}`;
+/**
+ * The columns a compact listing reads: as COLUMNS, but of bodies waiting in forward_bodies only their first
+ * characters (what a compact item shows), not up to 2 MB each; inline bodies are 200 characters at most.
+ */
+export const COMPACT_COLUMNS = `${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact, NULL AS side_bodies,
+  CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(${prefixOf('request_body')}, ${prefixOf('response_body')}) FROM forward_bodies AS b
+  WHERE b.service_id = f.service_id AND b.caller_key = f.caller_key AND b.method = f.method AND b.url = f.url AND b.id = f.id) END AS side_prefix`;
 
 export function recordOf(row: HistoryRow): ForwardRecord {
   const record: ForwardRecord = {
@@ -80,6 +91,10 @@ export function recordOf(row: HistoryRow): ForwardRecord {
     if (response !== null) record.response_body = response;
     if (headers !== null) record.request_headers = headers;
   }
+  if (row.side_prefix !== undefined && row.side_prefix !== null) {
+    const [request, requestWhole, response, responseWhole] = JSON.parse(row.side_prefix) as [string | null, number | null, string | null, number | null];
+    record.side_texts = compactTextsOfPrefixes(request, requestWhole !== 0, response, responseWhole !== 0);
+  }
   if (row.body_segment !== null) {
     record.body_ref = { segment: row.body_segment, at: row.body_at ?? 0, len: row.body_len ?? 0 };
     record.compact_texts = JSON.parse(row.compact ?? '["","",true,false]') as CompactTexts;
@@ -91,14 +106,16 @@ export function recordOf(row: HistoryRow): ForwardRecord {
 export interface HistoryEntry {
   owner: HistoryOwner;
   record: ForwardRecord;
+  /** Its bodies already in a segment of their own (placeBodies): the row points there. */
+  placed?: PlacedAlone;
 }
 
 /** Bodies and headers of more than this many characters in all wait in forward_bodies, not in the row. */
 const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
 const keepsInline = (record: ForwardRecord) => bodyChars(record) <= INLINE_BODY_CHARS;
 
-const entryValues = ({ owner, record }: HistoryEntry) => {
-  const inline = keepsInline(record);
+const entryValues = ({ owner, record, placed }: HistoryEntry) => {
+  const inline = keepsInline(record) && !placed;
   return [
     owner.serviceId,
     owner.callerKey,
@@ -118,6 +135,10 @@ const entryValues = ({ owner, record }: HistoryEntry) => {
     historyExpiry(record),
     record.stream ? 1 : 0,
     inline ? (record.request_headers ?? null) : null,
+    placed?.segment ?? null,
+    placed ? 0 : null,
+    placed?.len ?? null,
+    placed?.compact ?? null,
   ];
 };
 
@@ -136,18 +157,70 @@ const BODIES_FROM_JSON = BODY_COLUMNS.split(', ')
   .map((_, i) => `json_extract(value, '$[${i}]')`)
   .join(', ');
 
-/** The entries' bodies that wait in forward_bodies (none: no statement). */
+const waits = (entry: HistoryEntry) => !keepsInline(entry.record) && !entry.placed;
+
+/** The entries' bodies that wait in forward_bodies, and the segments of those placed alone (none: no statement). */
 function bodiesStatement(db: D1Database, entries: readonly HistoryEntry[], conflict: string): D1PreparedStatement[] {
-  const waiting = entries.filter((entry) => !keepsInline(entry.record));
-  if (waiting.length === 0) return [];
+  const waiting = entries.filter(waits);
+  const placed = entries.filter((entry) => entry.placed !== undefined);
   return [
-    db
-      .prepare(`INSERT INTO forward_bodies (${BODY_COLUMNS}) SELECT ${BODIES_FROM_JSON} FROM json_each(?) WHERE true ${conflict}`)
-      .bind(JSON.stringify(waiting.map(bodyValues))),
+    ...(waiting.length === 0
+      ? []
+      : [
+          db
+            .prepare(`INSERT INTO forward_bodies (${BODY_COLUMNS}) SELECT ${BODIES_FROM_JSON} FROM json_each(?) WHERE true ${conflict}`)
+            .bind(JSON.stringify(waiting.map(bodyValues))),
+        ]),
+    ...(placed.length === 0 ? [] : placedStatements(db, placed)),
   ];
 }
 
-const ENTRY_COLUMNS = `service_id, caller_key, ${WRITTEN_COLUMNS}`;
+/**
+ * A placed entry's segment is registered for the cleanup, after the rows were written: with its row's expiry
+ * when the row points at it, else due at once (a later state in the same batch, or a row already written,
+ * won); and bodies an earlier state left waiting go.
+ */
+function placedStatements(db: D1Database, placed: readonly HistoryEntry[]): D1PreparedStatement[] {
+  const rows = placed.map(({ owner, record, placed: at }) => [at!.segment, historyExpiry(record), owner.serviceId, owner.callerKey, record.method, record.url, record.id]);
+  return [
+    db
+      .prepare(
+        `INSERT INTO forward_segments (key, expires_at)
+         SELECT json_extract(j.value, '$[0]'), CASE WHEN EXISTS (SELECT 1 FROM forward_requests AS f
+           WHERE f.service_id = json_extract(j.value, '$[2]') AND f.caller_key = json_extract(j.value, '$[3]') AND f.method = json_extract(j.value, '$[4]')
+             AND f.url = json_extract(j.value, '$[5]') AND f.id = json_extract(j.value, '$[6]') AND f.body_segment = json_extract(j.value, '$[0]'))
+           THEN json_extract(j.value, '$[1]') ELSE 0 END
+         FROM json_each(?) AS j WHERE true ON CONFLICT DO NOTHING`,
+      )
+      .bind(JSON.stringify(rows)),
+    db
+      .prepare(
+        `DELETE FROM forward_bodies WHERE rowid IN (SELECT b.rowid FROM forward_bodies AS b CROSS JOIN json_each(?) AS j
+           WHERE b.service_id = json_extract(j.value, '$[2]') AND b.caller_key = json_extract(j.value, '$[3]') AND b.method = json_extract(j.value, '$[4]')
+             AND b.url = json_extract(j.value, '$[5]') AND b.id = json_extract(j.value, '$[6]'))`,
+      )
+      .bind(JSON.stringify(rows)),
+  ];
+}
+
+/** Bodies whose JSON parameter passes this many bytes are placed alone in R2 (placeBodies), never bound to a statement. */
+const WAITING_BODY_BYTES = 900_000;
+const bodyBytes = (entry: HistoryEntry) => utf8Length(JSON.stringify(bodyValues(entry)));
+
+/**
+ * The entries with bodies too large to wait in forward_bodies placed in segments of their own, one R2 write
+ * at a time (an invocation opens at most 6 connections); the others as they are. Before historyUpsert*.
+ */
+export async function placeBodies(bucket: R2Bucket, entries: readonly HistoryEntry[]): Promise<HistoryEntry[]> {
+  const placed: HistoryEntry[] = [];
+  for (const entry of entries) {
+    const alone = !entry.placed && waits(entry) && bodyBytes(entry) > WAITING_BODY_BYTES;
+    placed.push(alone ? { ...entry, placed: await placeAlone(bucket, entry.owner, entry.record) } : entry);
+  }
+  return placed;
+}
+
+const ENTRY_COLUMNS = `service_id, caller_key, ${WRITTEN_COLUMNS}, body_segment, body_at, body_len, compact`;
 const FROM_JSON = ENTRY_COLUMNS.split(', ')
   .map((_, i) => `json_extract(value, '$[${i}]')`)
   .join(', ');
@@ -166,7 +239,7 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
          expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
-         body_segment = NULL, body_at = NULL, body_len = NULL, compact = NULL`,
+         body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
   return [
@@ -180,21 +253,26 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
   ];
 }
 
-/** Rows per statement are cut at about this much JSON: a D1 value holds at most 2 MB. */
-const STATEMENT_CHARS = 1_000_000;
-const entryChars = (entry: HistoryEntry) => bodyChars(entry.record) + entry.record.url.length + 200;
+/** A statement's JSON parameter is cut at this many bytes as encoded (UTF-8): a D1 value holds at most 2,000,000. */
+const STATEMENT_PARAM_BYTES = 1_800_000;
+/** An entry's bytes in the rows' parameter and in the bodies' parameter. */
+const entrySizes = (entry: HistoryEntry): [number, number] => [utf8Length(JSON.stringify(entryValues(entry))) + 1, waits(entry) ? bodyBytes(entry) + 1 : 0];
 
-/** Writes any number of rows in as few statements as their size allows (one row over the size goes alone). */
+/**
+ * Writes any number of rows in as few statements as their size as encoded allows (an entry over the size
+ * goes alone, and is refused: the outbox dead-letters it).
+ */
 export function historyUpsertAll(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement[] {
   const groups: HistoryEntry[][] = [];
-  let size = 0;
+  let size = [0, 0];
   for (const entry of entries) {
-    if (groups.length === 0 || size + entryChars(entry) > STATEMENT_CHARS) {
+    const [rows, bodies] = entrySizes(entry);
+    if (groups.length === 0 || size[0] + rows > STATEMENT_PARAM_BYTES || size[1] + bodies > STATEMENT_PARAM_BYTES) {
       groups.push([]);
-      size = 0;
+      size = [0, 0];
     }
     groups[groups.length - 1].push(entry);
-    size += entryChars(entry);
+    size = [size[0] + rows, size[1] + bodies];
   }
   return groups.flatMap((group) => historyUpsert(db, group));
 }
@@ -278,7 +356,7 @@ export function listHistory(
   const read = async (after: Position | null, count: number) => {
     const { results } = await db
       .prepare(
-        `SELECT ${COLUMNS} FROM forward_requests AS f
+        `SELECT ${query.compact === true ? COMPACT_COLUMNS : COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
            ${after !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC LIMIT ?`,

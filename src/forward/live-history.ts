@@ -30,11 +30,12 @@ export const isUnresolved = (status: string) => status === 'pending' || status =
 export const mayTrail = (record: ForwardRecord) =>
   record.queue_name !== null &&
   record.compact_texts === undefined &&
-  (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined));
+  (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined && record.side_texts?.[3] !== true));
 
 /** The D1 row brought up to the object's state (what the caller sent never changes, so D1's copy is kept). */
 export const withLive = (kept: ForwardRecord, live: LiveState): ForwardRecord => ({
   ...live,
+  ...(kept.side_texts !== undefined ? { side_texts: kept.side_texts } : {}),
   ...(kept.request_body !== undefined ? { request_body: kept.request_body } : {}),
   ...(kept.request_headers !== undefined ? { request_headers: kept.request_headers } : {}),
 });

@@ -7,7 +7,7 @@ import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import { fullRequestId, type RequestAddress, type RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
-import { COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
+import { COLUMNS, COMPACT_COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
 import { loadBodies } from './history-segments';
 import { fillPage, freshen, type HistoryPlace, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import type { StreamText } from './queue-store';
@@ -67,7 +67,7 @@ export function listOwnerHistory(
   const read = async (after: string | null, count: number): Promise<HistoryPlace[]> => {
     const { results } = await db
       .prepare(
-        `SELECT caller_key, ${COLUMNS} FROM forward_requests AS f
+        `SELECT caller_key, ${query.compact === true ? COMPACT_COLUMNS : COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC, method, url LIMIT ?`,
       )

@@ -13,6 +13,10 @@ export interface QueuedPlan {
   owner: HistoryOwner;
   caller: Pick<ForwardCaller, 'signedIn' | 'accessGroup'>;
   prepared: PreparedRequest;
+  /** The key of the request's large texts beside its row (ForwardQueueDO); absent on requests stored before. */
+  texts?: string;
+  /** prepared.data was left out of the stored plan: it is the record's request_body, parsed. */
+  dataFromRecord?: true;
 }
 
 export interface QueuedDispatch extends QueuedPlan {

@@ -47,6 +47,11 @@ export interface ForwardRecord {
   compact_texts?: CompactTexts;
   /** Read from such a row until its bodies are loaded: where they are. */
   body_ref?: BodyRef;
+  /**
+   * A compact listing's read of bodies waiting in forward_bodies: their compact texts from the first
+   * characters only (see compactTextsOfPrefixes); a body the record carries itself wins over it.
+   */
+  side_texts?: CompactTexts;
 }
 
 /** request_text, response_text, response_complete_marker, and whether a response is kept. */
@@ -101,8 +106,55 @@ export function historyItemOf(record: ForwardRecord, compact: boolean): RequestH
   if (!compact) {
     return { ...head, request_body: parsed(record.request_body) ?? null, response_body: parsed(record.response_body) ?? null };
   }
-  const [request_text, response_text, response_complete_marker] = record.compact_texts ?? compactTextsOf(record.request_body, record.response_body);
+  const [request_text, response_text, response_complete_marker] = record.compact_texts ?? compactTextsWithSide(record);
   return { ...head, compact: true, request_text, response_text, response_complete_marker };
+}
+
+function compactTextsWithSide(record: ForwardRecord): CompactTexts {
+  const full = compactTextsOf(record.request_body, record.response_body);
+  const side = record.side_texts;
+  if (!side) return full;
+  const request = record.request_body !== undefined ? full[0] : side[0];
+  return record.response_body !== undefined ? [request, full[1], full[2], full[3]] : [request, side[1], side[2], side[3]];
+}
+
+/** JSON text enough to show COMPACT_TEXT_LENGTH characters of a body: each may be a six-character \u escape. */
+export const COMPACT_PREFIX_CHARS = 6 * COMPACT_TEXT_LENGTH + 100;
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** The first COMPACT_TEXT_LENGTH characters of bodyText(json), read from the first COMPACT_PREFIX_CHARS of the JSON. */
+function prefixText(prefix: string): string {
+  if (!prefix.startsWith('"')) return prefix.slice(0, COMPACT_TEXT_LENGTH);
+  let text = '';
+  for (let i = 1; i < prefix.length && text.length < COMPACT_TEXT_LENGTH; ) {
+    const ch = prefix[i];
+    if (ch === '"') break;
+    if (ch !== '\\') {
+      text += ch;
+      i += 1;
+    } else if (prefix[i + 1] === 'u') {
+      text += String.fromCharCode(Number.parseInt(prefix.slice(i + 2, i + 6), 16));
+      i += 6;
+    } else {
+      text += ESCAPES[prefix[i + 1]] ?? '';
+      i += 2;
+    }
+  }
+  return text.slice(0, COMPACT_TEXT_LENGTH);
+}
+
+/**
+ * compactTextsOf from the bodies' first COMPACT_PREFIX_CHARS characters and whether each was whole: a body
+ * longer than that is more than COMPACT_TEXT_LENGTH characters once decoded, so its marker is false.
+ */
+export function compactTextsOfPrefixes(request: string | null, requestWhole: boolean, response: string | null, responseWhole: boolean): CompactTexts {
+  const whole = compactTextsOf(requestWhole ? (request ?? undefined) : undefined, responseWhole ? (response ?? undefined) : undefined);
+  return [
+    requestWhole || request === null ? whole[0] : prefixText(request),
+    responseWhole || response === null ? whole[1] : prefixText(response),
+    responseWhole ? whole[2] : false,
+    response !== null,
+  ];
 }
 
 /** What a compact item shows of the bodies. */
