@@ -4,7 +4,8 @@
  * over PIECE_BYTES (a continuation's state) is stored in pieces beside its row: a row holds at most
  * 2,000,000 bytes.
  */
-import { textPieces, utf8Length } from '../src/bytes/text-pieces';
+import { textPieces } from '../src/bytes/text-pieces';
+import { utf8Bytes } from '../schemas/utf8';
 
 
 // A type, not an interface: SQL rows must be assignable to an index signature.
@@ -41,7 +42,7 @@ export class JobTable<K extends string> {
 
   add(kind: K, runAt: number, payload = '{}'): number {
     this.changed = true;
-    const fits = utf8Length(payload) <= PIECE_BYTES;
+    const fits = utf8Bytes(payload) <= PIECE_BYTES;
     const { id } = this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, fits ? payload : '').one();
     if (!fits) this.writePieces(id, payload);
     return id;
@@ -78,7 +79,7 @@ export class JobTable<K extends string> {
 
   /** Saves a job's progress (a continuation's state after each action). */
   update(id: number, payload: string): void {
-    const fits = utf8Length(payload) <= PIECE_BYTES;
+    const fits = utf8Bytes(payload) <= PIECE_BYTES;
     this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', fits ? payload : '', id);
     if (fits) this.sql.exec('DELETE FROM job_pieces WHERE id = ?', id);
     else this.writePieces(id, payload);

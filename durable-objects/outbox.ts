@@ -3,7 +3,8 @@
  * exported in batches by a job of the object's alarm, so the hot path never waits on D1. A building
  * block any object uses by passing its `ctx.storage.sql` and its JobTable.
  */
-import { textPieces, utf8Length } from '../src/bytes/text-pieces';
+import { textPieces } from '../src/bytes/text-pieces';
+import { utf8Bytes } from '../schemas/utf8';
 import type { Job, JobTable } from './job-table';
 
 export interface OutboxEntry<T> {
@@ -60,7 +61,7 @@ export class Outbox<T, K extends string> {
   /** Appends a value and makes sure an export is scheduled. */
   add(value: T): void {
     const payload = this.options.encode(value);
-    if (utf8Length(payload) <= PIECE_BYTES) this.sql.exec('INSERT INTO outbox (payload) VALUES (?)', payload);
+    if (utf8Bytes(payload) <= PIECE_BYTES) this.sql.exec('INSERT INTO outbox (payload) VALUES (?)', payload);
     else {
       const { id } = this.sql.exec<{ id: number }>("INSERT INTO outbox (payload) VALUES ('') RETURNING id").one();
       textPieces(payload, PIECE_BYTES).forEach((txt, piece) => this.sql.exec('INSERT INTO outbox_pieces (id, piece, txt) VALUES (?, ?, ?)', id, piece, txt));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { textPieces, utf8Length } from './text-pieces';
+import { textPieces } from './text-pieces';
+import { utf8Bytes } from '../../schemas/utf8';
 
 describe('textPieces', () => {
   it('cuts text into pieces under the byte size that join back exactly, never inside a surrogate pair', () => {
@@ -8,7 +9,7 @@ describe('textPieces', () => {
       const pieces = textPieces(text, max);
       expect(pieces.join('')).toBe(text);
       for (const piece of pieces) {
-        expect(utf8Length(piece)).toBeLessThanOrEqual(Math.max(max, 4));
+        expect(utf8Bytes(piece)).toBeLessThanOrEqual(Math.max(max, 4));
         expect(/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(piece)).toBe(false);
       }
     }

@@ -2,9 +2,7 @@
  * Text cut into pieces that each fit a SQL row (D1 and Durable Object SQLite hold at most 2,000,000
  * bytes per value and per row, as UTF-8): the pieces join back to the text exactly.
  */
-
-/** Bytes of a text as SQLite stores it (UTF-8). */
-export const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+import { utf8Bytes } from '../../schemas/utf8';
 
 /**
  * The text in pieces of at most `maxBytes` as UTF-8 each, each as long as that allows (ASCII text fills a
@@ -18,7 +16,7 @@ export function textPieces(text: string, maxBytes: number): string[] {
     for (;;) {
       const last = text.charCodeAt(end - 1);
       if (end < text.length && end - at > 1 && last >= 0xd800 && last <= 0xdbff) end -= 1;
-      const bytes = utf8Length(text.slice(at, end));
+      const bytes = utf8Bytes(text.slice(at, end));
       if (bytes <= maxBytes || end - at <= 1) break;
       end = at + Math.max(1, Math.floor(((end - at) * maxBytes) / bytes));
     }

@@ -4,7 +4,7 @@
  */
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from './types';
-import { utf8Length } from '../bytes/text-pieces';
+import { utf8Bytes } from '../../schemas/utf8';
 import { fitForLog, MAX_LOG_VALUE_CHARS } from '../logs/log-size';
 import type { KeptRequest } from '../logs/kept-request';
 import type { LogListingRow, StoredActionRow, StoredLogRow } from '../logs/log-rows';
@@ -76,11 +76,11 @@ export function encodeBody(body: LogBody): string {
   const json = JSON.stringify(body);
   if (json.length <= MAX_LOG_VALUE_CHARS) return json;
   const cut = cutTo(body, MAX_LOG_VALUE_CHARS);
-  if (utf8Length(cut) <= MAX_LOG_BODY_BYTES) return cut;
+  if (utf8Bytes(cut) <= MAX_LOG_BODY_BYTES) return cut;
   const request = body.request ? JSON.stringify(body.request).length : 0;
   const share = Math.floor((MAX_LOG_BODY_BYTES / 3 - request - 1024) / (body.actions.length + 1));
   const shared = cutTo(body, Math.max(share, MIN_PART_CHARS));
-  if (utf8Length(shared) <= MAX_LOG_BODY_BYTES) return shared;
+  if (utf8Bytes(shared) <= MAX_LOG_BODY_BYTES) return shared;
   // More rows than the share leaves room for: each keeps its facts, not its detail.
   return JSON.stringify({
     ...body,

@@ -9,7 +9,7 @@ import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import { utf8Length } from '../bytes/text-pieces';
+import { utf8Bytes } from '../../schemas/utf8';
 import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
 import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
 
@@ -205,7 +205,7 @@ function placedStatements(db: D1Database, placed: readonly HistoryEntry[]): D1Pr
 
 /** Bodies whose JSON parameter passes this many bytes are placed alone in R2 (placeBodies), never bound to a statement. */
 const WAITING_BODY_BYTES = 900_000;
-const bodyBytes = (entry: HistoryEntry) => utf8Length(JSON.stringify(bodyValues(entry)));
+const bodyBytes = (entry: HistoryEntry) => utf8Bytes(JSON.stringify(bodyValues(entry)));
 
 /**
  * The entries with bodies too large to wait in forward_bodies placed in segments of their own, one R2 write
@@ -256,7 +256,7 @@ export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]):
 /** A statement's JSON parameter is cut at this many bytes as encoded (UTF-8): a D1 value holds at most 2,000,000. */
 const STATEMENT_PARAM_BYTES = 1_800_000;
 /** An entry's bytes in the rows' parameter and in the bodies' parameter. */
-const entrySizes = (entry: HistoryEntry): [number, number] => [utf8Length(JSON.stringify(entryValues(entry))) + 1, waits(entry) ? bodyBytes(entry) + 1 : 0];
+const entrySizes = (entry: HistoryEntry): [number, number] => [utf8Bytes(JSON.stringify(entryValues(entry))) + 1, waits(entry) ? bodyBytes(entry) + 1 : 0];
 
 /**
  * Writes any number of rows in as few statements as their size as encoded allows (an entry over the size
