@@ -9,7 +9,8 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
-import { historyDeleteAll, historyUpsertAll, placeBodies, type HistoryEntry } from '../src/forward/history';
+import { historyChangeStatements, type HistoryChange } from '../src/forward/history-changes';
+import { addressOfRecord } from '../src/forward/owner-history';
 import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
@@ -56,8 +57,6 @@ const SCHEMA = [
 ];
 
 type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history';
-
-type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRecord } | { op: 'delete'; owner: HistoryOwner; address: RequestAddress };
 
 interface RequestRow {
   seq: number;
@@ -135,7 +134,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       // d1Queries: the most each run makes (job-alarm.ts); the others make none.
       'export-history': {
         run: (job) =>
-          this.outbox.export(job, this.env.DB, (changes) => this.historyStatements(changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+          this.outbox.export(job, this.env.DB, (changes) => historyChangeStatements(this.env.DB, this.env.BODIES, changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
         d1Queries: 4,
       },
       expire: { run: (job) => this.expire(job) },
@@ -190,7 +189,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
-    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOf(record)));
+    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOfRecord(record)));
     await this.alarms.arm();
     const envelope = envelopeOf(record, this.inQueue(record.queue_name, seq));
     return { ok: true, envelope: record.realtime_group ? { ...envelope, realtime_group: record.realtime_group } : envelope };
@@ -304,7 +303,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
     this.dropStream(row.seq);
     const plan = JSON.parse(row.plan) as QueuedPlan;
-    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOf(JSON.parse(row.record) as ForwardRecord) });
+    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOfRecord(JSON.parse(row.record) as ForwardRecord) });
   }
 
   /** Writes a new state of the request, here and (through the outbox) to the history. */
@@ -501,44 +500,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return Promise.resolve();
   }
 
-  /**
-   * The changes in order: puts and deletes gather into as few statements as their size allows (deletes
-   * into one), until a change meets a request the other kind holds; bodies too large for a D1 row are
-   * put in R2 first (placeBodies).
-   */
-  private async historyStatements(changes: HistoryChange[]): Promise<D1PreparedStatement[]> {
-    const statements: D1PreparedStatement[] = [];
-    let puts: HistoryEntry[] = [];
-    let deletes: { owner: HistoryOwner; address: RequestAddress }[] = [];
-    const keys = { put: new Set<string>(), delete: new Set<string>() };
-    const keyOf = (owner: HistoryOwner, address: RequestAddress) => JSON.stringify([owner.callerKey, address.method, address.url, address.id]);
-    const flush = async () => {
-      statements.push(...historyUpsertAll(this.env.DB, await placeBodies(this.env.BODIES, puts)), ...(deletes.length > 0 ? [historyDeleteAll(this.env.DB, deletes)] : []));
-      puts = [];
-      deletes = [];
-      keys.put.clear();
-      keys.delete.clear();
-    };
-    for (const change of changes) {
-      const op = change.op === 'put' ? 'put' : 'delete';
-      const key = keyOf(change.owner, change.op === 'put' ? addressOf(change.record) : change.address);
-      if (keys[op === 'put' ? 'delete' : 'put'].has(key)) await flush();
-      keys[op].add(key);
-      if (change.op === 'put') puts.push({ owner: change.owner, record: change.record });
-      else deletes.push({ owner: change.owner, address: change.address });
-    }
-    await flush();
-    return statements;
-  }
-
-
   /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
   private dropExported(changes: HistoryChange[]): void {
     for (const change of changes) {
       if (change.op === 'put' && !isUnresolved(change.record.status)) this.scheduleCompaction(change.owner);
       // A streamed request stays: its pieces, and after finalize its kept version, are read here.
       if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
-      const row = this.find(addressOf(change.record));
+      const row = this.find(addressOfRecord(change.record));
       if (row && (JSON.parse(row.record) as ForwardRecord).updated === change.record.updated && !isUnresolved(row.status)) {
         this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
       }
@@ -556,7 +524,6 @@ function withoutTexts(record: ForwardRecord): ForwardRecord {
   return rest;
 }
 
-const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
 
 
 /** The ForwardQueueDO of one caller of one project. */
