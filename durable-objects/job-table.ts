@@ -4,8 +4,7 @@
  * over PIECE_BYTES (a continuation's state) is stored in pieces beside its row: a row holds at most
  * 2,000,000 bytes.
  */
-import { textPieces } from '../src/bytes/text-pieces';
-import { utf8Bytes } from '../schemas/utf8';
+import { textPieces, utf8Bytes } from '../schemas/utf8';
 
 
 // A type, not an interface: SQL rows must be assignable to an index signature.

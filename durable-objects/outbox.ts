@@ -3,8 +3,7 @@
  * exported in batches by a job of the object's alarm, so the hot path never waits on D1. A building
  * block any object uses by passing its `ctx.storage.sql` and its JobTable.
  */
-import { textPieces } from '../src/bytes/text-pieces';
-import { utf8Bytes } from '../schemas/utf8';
+import { textPieces, utf8Bytes } from '../schemas/utf8';
 import type { Job, JobTable } from './job-table';
 
 export interface OutboxEntry<T> {

@@ -4,7 +4,7 @@
  * a key the request's plan holds. A row then holds the record's small fields and the plan without its
  * body, so the data is stored once and no row passes 2,000,000 bytes whatever the bodies' sizes.
  */
-import { textPieces } from '../src/bytes/text-pieces';
+import { textPieces } from '../schemas/utf8';
 
 /** Appended to ForwardQueueDO's schema; a deleted request takes its texts with it. */
 export const REQUEST_TEXTS_SCHEMA = `CREATE TABLE request_texts (
