@@ -30,6 +30,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/tickets`]: 'GET tickets',
   [`POST ${P}/tickets/{ticket_id}/clear-log`]: 'POST clear-log',
   [`GET ${P}/tickets/{ticket_id}`]: 'GET ticket',
+  [`GET ${P}/tickets/{ticket_id}/flood`]: 'GET ticket flood',
   [`POST ${P}/tickets/{ticket_id}/plan`]: 'POST ticket plan',
   [`POST ${P}/tickets/{ticket_id}/check`]: 'POST ticket check',
   'GET /v1/owner': 'GET owner project',

@@ -44,6 +44,8 @@ export interface LogEntry {
   failed: number;
   code: string | null;
   is_check: number;
+  /** For a minute's summary of failures past the sampling budget (issue 26 item 2): how many it counts. */
+  more?: number;
 }
 
 export interface Snapshot {
@@ -83,22 +85,25 @@ export async function snapshot(serviceId: string, watchedTickets: readonly strin
   const [count, ...results] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare('SELECT COUNT(*) AS n FROM projects'), ...statements]);
   const tables: Record<string, string> = {};
   PROJECT_TABLES.forEach((table, i) => (tables[table] = JSON.stringify(results[i].results)));
-  const logs = (await Promise.all(watchedTickets.map((id) => ticketStub(env, serviceId, id).logEntries()))).flat().map(({ ticket_id, log_key, failed, code, is_check }) => ({
-    ticket_id,
-    log_key,
-    failed,
-    code,
-    is_check,
-  }));
+  const logs = (await Promise.all(watchedTickets.map((id) => ticketStub(env, serviceId, id).logEntries()))).flat().map(({ ticket_id, log_key, failed, code, is_check, description }) => {
+    const more = (JSON.parse(description) as { sampled?: { more: number } }).sampled?.more;
+    return { ticket_id, log_key, failed, code, is_check, ...(more === undefined ? {} : { more }) };
+  });
   const tickets: Snapshot['tickets'] = {};
   await Promise.all(watchedTickets.map(async (id) => (tickets[id] = await ticketStub(env, serviceId, id).status())));
   return { tables, logs, tickets, projectCount: Number(count.results[0].n), visitorQueue: await visitorQueue(serviceId) };
 }
 
-/** The log rows of `after` that `before` did not have. */
+/**
+ * The log rows of `after` that `before` did not have, and the summaries whose count grew: a failure past
+ * the ticket's sampling budget is counted in its minute's summary instead of kept whole (issue 26 item 2).
+ */
 export function newLogRows(before: Snapshot, after: Snapshot): LogEntry[] {
-  const seen = new Set(before.logs.map((row) => `${row.ticket_id}/${row.log_key}`));
-  return after.logs.filter((row) => !seen.has(`${row.ticket_id}/${row.log_key}`));
+  const seen = new Map(before.logs.map((row) => [`${row.ticket_id}/${row.log_key}`, row]));
+  return after.logs.filter((row) => {
+    const was = seen.get(`${row.ticket_id}/${row.log_key}`);
+    return !was || (row.more ?? 0) > (was.more ?? 0);
+  });
 }
 
 /** The snapshot without the consumption log, for a case whose only allowed trace is one log row. */

@@ -44,7 +44,7 @@ beforeAll(async () => {
 }, 420_000);
 
 describe('the capacity model measures every scenario of issue 24 item 1', () => {
-  it.each(SCENARIOS.map((scenario) => [scenario.key] as const))('%s: every operation is listed by the owner, and what it wrote is found in the stores', (key) => {
+  it.each(SCENARIOS.map((scenario) => [scenario.key] as const))('%s: every operation is listed by the owner (whole, or counted in its minute\'s summary), and what it wrote is found in the stores', (key) => {
     const measured = figures.get(key)!;
     expect(listed.get(key)).toEqual({ expected: listed.get(key)!.expected, listed: listed.get(key)!.expected });
     expect(bytesAnywhere(measured)).toBeGreaterThan(0);

@@ -7,13 +7,19 @@ import { call, type TestProject } from '../helpers/api';
 
 const MAX_PAGES = 100;
 
+/**
+ * What a listed row stands for: itself, or, for a minute's summary of failures and dry runs past the
+ * sampling budget (issue 26 item 2), the ones it counts.
+ */
+const accounted = (row: { sampled?: { more: number } }): number => row.sampled?.more ?? 1;
+
 async function countPages(project: TestProject, path: (startKey: string | undefined) => string): Promise<number> {
   let count = 0;
   let startKey: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await call('GET', path(startKey), { token: project.owner_key });
     if (res.status !== 200) throw new Error(`listing failed: ${res.status} ${res.text.slice(0, 300)}`);
-    count += (res.json.list as unknown[]).length;
+    count += (res.json.list as { sampled?: { more: number } }[]).reduce((sum, row) => sum + accounted(row), 0);
     if (res.json.endOfList) return count;
     startKey = typeof res.json.startKey === 'string' ? res.json.startKey : JSON.stringify(res.json.startKey);
   }
@@ -22,7 +28,7 @@ async function countPages(project: TestProject, path: (startKey: string | undefi
 
 const pageQuery = (startKey: string | undefined) => `limit=100${startKey === undefined ? '' : `&startKey=${encodeURIComponent(startKey)}`}`;
 
-/** Rows of the ticket's consumption log (dry runs and refusals included). */
+/** Consumptions the ticket's log accounts for (dry runs and refusals included, kept whole or counted in a summary). */
 export const loggedConsumptions = (project: TestProject, ticketId: string) =>
   countPages(project, (startKey) => `/v1/projects/${project.service_id}/tickets?ticket_id=${encodeURIComponent(`#${ticketId}#`)}&${pageQuery(startKey)}`);
 

@@ -285,6 +285,17 @@ const oneTicketCases = (): BadInputCase[] => [
   ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...getOne(id), input, expect: invalidParameter('ticket_id', true) })),
 ];
 
+// --- a ticket's flood counts (issue 26 item 6) ---
+
+const flood = (ticketId: PathParam): Target => ({ route: `GET ${P}/tickets/{ticket_id}/flood`, params: { ticket_id: ticketId }, auth: 'owner' });
+
+const floodCases = (): BadInputCase[] => [
+  ...credentialCases(flood(PLAIN), undefined, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...flood(id), input, expect: invalidParameter('ticket_id', true) })),
+  ...['yesterday', '-1', '1.5', '1e3', '', '9'.repeat(30), 'true'].map((from): BadInputCase => ({ ...flood(PLAIN), input: `from=${JSON.stringify(from)}`, query: `from=${encodeURIComponent(from)}`, expect: invalidParameter('from', true) })),
+  ignoredQueryKeysCase(flood(PLAIN), { ticket_id: PLAIN, minutes: [] }),
+];
+
 const planCases = (): BadInputCase[] => [
   ...credentialCases(plan(PLAIN), { json: ticketBase }, OWNER_ROUTE_CREDENTIALS),
   ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...plan(id), input, body: { json: ticketBase }, expect: refused('ticket_id') })),
@@ -348,4 +359,4 @@ export const ticketControls = (): BadInputCase[] => [
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...floodCases(), ...planCases(), ...checkCases(), ...replayCases()];
