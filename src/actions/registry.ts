@@ -1,6 +1,7 @@
 import type { ActKind } from '../../schemas/ticket-types';
 import { acsg } from './acsg';
 import { acsr } from './acsr';
+import { handshakeAction } from './handshake';
 import { mailAction } from './mail';
 import { nlsdAction } from './nlsd';
 import { pstrAction } from './pstr';
@@ -19,4 +20,6 @@ export const ACTION_MODULES: Partial<Record<ActKind, ActionModule>> = {
   mail: mailAction,
   nlsd: nlsdAction,
   req: reqAction,
+  // Internal: answers a Zoom handshake; never registered by an owner.
+  hsk: handshakeAction,
 };
