@@ -76,8 +76,7 @@ export interface RequestCondition {
   rows: ConditionRow[];
 }
 
-/** 'hsk' is internal: the engine runs it to answer a Zoom handshake; registration never accepts it (schemas/actions/schema.ts). */
-export type ActKind = 'acsg' | 'acsr' | 'pstr' | 'req' | 'mail' | 'nlsd' | 'resp' | 'cond' | 'hsk';
+export type ActKind = 'acsg' | 'acsr' | 'pstr' | 'req' | 'mail' | 'nlsd' | 'resp' | 'cond';
 
 export interface TicketAction {
   act: ActKind;

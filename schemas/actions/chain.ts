@@ -50,9 +50,6 @@ function normalizeExe(action: ActionInput, scope: ExeScope, path: string): Recor
       return normalizeResp(exe as RespExe, scope, path);
     case 'cond':
       return normalizeCond(exe as CondExe, scope, path);
-    case 'hsk':
-      // Internal (a Zoom handshake's answer); the schema never matches it, so this is not reached.
-      throw invalidField(childPath(path, 'act'), 'hsk is not an action kind');
   }
 }
 

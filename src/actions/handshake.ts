@@ -9,6 +9,9 @@ import { ActionError } from '../http/errors';
 import { loadSecretKey } from '../platform/secrets';
 import type { ActionModule } from './types';
 
+/** Not an ActKind: registration never accepts it (schemas/actions/schema.ts); only the consumption builds it. */
+export const HANDSHAKE_ACT = 'hsk';
+
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 export const handshakeAction: ActionModule = {
@@ -24,5 +27,7 @@ export const handshakeAction: ActionModule = {
 
 /** The run that answers a Zoom handshake: hsk, then resp with its answer. */
 export function zoomHandshakeActions(secretName: string, plainToken: string): TicketAction[] {
-  return [{ act: 'hsk', exe: { secretName, plainToken, actions: [{ act: 'resp', exe: { body: '${response}' } }] } }];
+  // The runner looks the kind up in ACTION_MODULES, where hsk is registered beside the kinds of the spec.
+  const hsk = { act: HANDSHAKE_ACT, exe: { secretName, plainToken, actions: [{ act: 'resp', exe: { body: '${response}' } }] } };
+  return [hsk as unknown as TicketAction];
 }

@@ -1,7 +1,7 @@
 import type { ActKind } from '../../schemas/ticket-types';
 import { acsg } from './acsg';
 import { acsr } from './acsr';
-import { handshakeAction } from './handshake';
+import { HANDSHAKE_ACT, handshakeAction } from './handshake';
 import { mailAction } from './mail';
 import { nlsdAction } from './nlsd';
 import { pstrAction } from './pstr';
@@ -13,7 +13,7 @@ import type { ActionModule } from './types';
  * run (answer the caller, check an answer) and the runner carries them out itself. A kind with no
  * entry fails with INTERNAL_ERROR when it runs.
  */
-export const ACTION_MODULES: Partial<Record<ActKind, ActionModule>> = {
+export const ACTION_MODULES: Partial<Record<ActKind | typeof HANDSHAKE_ACT, ActionModule>> = {
   acsg,
   acsr,
   pstr: pstrAction,
@@ -21,5 +21,5 @@ export const ACTION_MODULES: Partial<Record<ActKind, ActionModule>> = {
   nlsd: nlsdAction,
   req: reqAction,
   // Internal: answers a Zoom handshake; never registered by an owner.
-  hsk: handshakeAction,
+  [HANDSHAKE_ACT]: handshakeAction,
 };
