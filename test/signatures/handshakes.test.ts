@@ -9,6 +9,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { presetSignature } from '../../schemas/signature-presets';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
+import { ticketLog } from '../logs/log-helpers';
 
 const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const ZOOM_SECRET = 'NbSl-uPgSEqW_eHMFUdewA';
@@ -90,6 +91,14 @@ describe('handshakes answered from the preset alone', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: await bare(ZOOM_SECRET, 'qgg8vlvZRS6UYooatFL8Aw') });
     expect(await remaining('zoom-events')).toBe(5);
+  });
+
+  it('zoom: the answered handshake is logged as a success with handshake, its hsk and resp rows, never the key', async () => {
+    const log = await ticketLog(project.service_id, 'zoom-events');
+    const entry = log.find((row) => JSON.parse(row.description).handshake === 'zoom' && !row.failed);
+    expect(entry).toBeDefined();
+    expect(entry!.actions.map((row) => row.act)).toEqual(['hsk', 'resp']);
+    expect(JSON.stringify(log)).not.toContain(ZOOM_SECRET);
   });
 
   it('zoom: an unsigned endpoint.url_validation gets no encryptedToken (the answer is no signing oracle)', async () => {
