@@ -84,6 +84,15 @@ describe('published examples', () => {
     expect(await verifySignature(config, signedRequest(body.replace('foobar', 'foobaz'), headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(false);
   });
 
+  it("github: the test values of GitHub's 'Validating webhook deliveries' verify", async () => {
+    // From https://docs.github.com/webhooks/using-webhooks/validating-webhook-deliveries ("Testing the
+    // webhook payload validation": secret "It's a Secret to Everybody", payload "Hello, World!").
+    const headers = { 'X-Hub-Signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17' };
+    const config = presetSignature('github', 'k')!;
+    expect(await verifySignature(config, signedRequest('Hello, World!', headers), "It's a Secret to Everybody", NOW_MS)).toBe(true);
+    expect(await verifySignature(config, signedRequest('Hello, World?', headers), "It's a Secret to Everybody", NOW_MS)).toBe(false);
+  });
+
   // From Svix's "Verifying webhooks manually" (https://docs.svix.com/receiving/verifying-payloads/how-manual),
   // the same example Standard Webhooks publishes with webhook-* names.
   const EXAMPLE = { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: '1614265330', signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' };
