@@ -2,8 +2,8 @@ import type { RequestCondition, SignatureConfig, StoredTicket } from '../../sche
 import { evaluateCondition, type ConditionPorts, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
-import { zoomHandshakeActions } from '../actions/handshake';
-import { handshakeAnswer, type HandshakeAnswer } from '../engine/handshake';
+import { handshakeAnswer } from '../engine/handshake';
+import { answerHandshake } from './handshake';
 import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
@@ -195,45 +195,6 @@ async function consumeRead(
   store.enqueueLog(logRow(false, null, { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered }), outcome.rows);
   if (respond) return { ok: true, status: respond.status, body: respond.body };
   return { ok: true, status: 200, body: { tkid, hash } };
-}
-
-interface HandshakeRun {
-  runActions: ConsumePorts['runActions'];
-  contextOf: () => Promise<ActionContext>;
-  tkid: string;
-  hash: () => Promise<string>;
-}
-
-/**
- * Answers a verified handshake (docs/signatures.md "Handshakes") and logs it as a success with
- * `handshake`. Zoom's answer needs the Secret Key, so it runs the internal hsk action and a resp.
- */
-async function answerHandshake(
-  answer: HandshakeAnswer,
-  ticket: StoredTicket,
-  run: HandshakeRun,
-  log: (rows: RunOutcome['rows'], description: Record<string, unknown>, failed: boolean, code: string | null) => void,
-): Promise<ConsumeOutcome> {
-  const kind = ticket.condition.handshake;
-  if (answer.kind !== 'zoom') {
-    log([], { outcome: { ok: true }, handshake: kind }, false, null);
-    return answer.kind === 'text' ? { ok: true, status: 200, body: answer.body, text: true } : { ok: true, status: 200, body: answer.body };
-  }
-  const secretName = ticket.condition.signature!.secretName;
-  let outcome: RunOutcome;
-  try {
-    outcome = await run.runActions(startRun(zoomHandshakeActions(secretName, answer.plainToken), await run.contextOf(), { tkid: run.tkid, hash: await run.hash() }));
-  } catch (err) {
-    console.error('handshake crashed', err instanceof Error ? err.message : String(err));
-    outcome = { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
-  }
-  if (outcome.respond && !outcome.error) {
-    log(outcome.rows, { outcome: { ok: true }, handshake: kind }, false, null);
-    return { ok: true, status: 200, body: outcome.respond.body };
-  }
-  const error = outcome.error ?? { code: 'INTERNAL_ERROR' as const, message: 'The handshake was not answered.', stage: 'action' as const };
-  log(outcome.rows, { outcome: outcomeOf(error), handshake: kind }, true, error.code);
-  return failure(ticket.ticket_id, error.stage ?? 'action', error.code, error.message, ticket.condition.return200 === true, error.detail);
 }
 
 /**
