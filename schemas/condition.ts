@@ -15,6 +15,8 @@ import type { ExistenceCheck } from './lookups';
 import { childPath, invalidField } from './paths';
 import { PLACEHOLDER_NAME, parseRowKey } from './references';
 import { HEADER_NAME, normalizeSignature, signatureInputSchema } from './signature';
+import { HANDSHAKES } from './signature-presets';
+import { applyPreset, checkHandshake, presetReferenceSchema } from './condition-preset';
 import { strictObject } from './strict';
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) =>
@@ -74,6 +76,8 @@ export const conditionInputSchema = strictObject(
     params: z.array(conditionRowSchema).optional(),
     user: z.array(userRowSchema).optional(),
     record_access: z.string().optional(),
+    preset: presetReferenceSchema.optional().describe('Extension: a provider preset (list_signature_presets) expanded into signature, headers and handshake at registration.'),
+    handshake: z.enum(HANDSHAKES).optional().describe("Extension: answer this provider's handshake (docs/signatures.md)."),
   },
   {
     request:
@@ -105,7 +109,8 @@ function normalizeMatchPart(part: z.infer<typeof matchPartSchema>, path: string)
 }
 
 /** Validates the condition and returns its stored form: empty parts dropped, data stored as body, defaults filled. */
-export function normalizeCondition(input: ConditionInput, path: string, checks: ExistenceCheck[]): TicketCondition {
+export function normalizeCondition(given: ConditionInput, path: string, checks: ExistenceCheck[]): TicketCondition {
+  const input = given.preset ? applyPreset(given, path) : given;
   const condition: TicketCondition = {};
   if (input.return200 !== undefined) condition.return200 = input.return200;
   if (input.method !== undefined) condition.method = input.method;
@@ -134,5 +139,6 @@ export function normalizeCondition(input: ConditionInput, path: string, checks: 
   }
   if (input.user?.length) condition.user = input.user.map((row): UserRow => ({ ...row }));
   if (input.record_access) condition.record_access = input.record_access;
+  if (input.handshake) condition.handshake = checkHandshake(input.handshake, condition, path);
   return condition;
 }

@@ -64,6 +64,8 @@ export interface TicketCondition {
   params?: ConditionRow[];
   user?: UserRow[];
   record_access?: string;
+  /** Extension (docs/signatures.md "Handshakes"): the provider handshake this ticket answers. */
+  handshake?: 'slack' | 'zoom' | 'twitch' | 'discord' | 'msgraph';
   /** Legacy tickets only (spec 9.2): a request sent at check time whose answer the rows judge. */
   request?: RequestCondition;
 }

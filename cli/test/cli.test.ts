@@ -256,6 +256,32 @@ describe('svc against wrangler dev', () => {
     expect(JSON.parse(result.stdout).map((p: { id: string }) => p.id)).toContain('stripe');
   });
 
+  it('presets lists each provider with its docs link, key format and handshake (svix by its svix-* names)', async () => {
+    const presets = JSON.parse((await svc(['presets', '--json'])).stdout) as { id: string; docs: string; secret: string; handshake?: string; signature?: { header: string } }[];
+    const byId = Object.fromEntries(presets.map((p) => [p.id, p]));
+    for (const id of ['svix', 'zoom', 'twitch', 'calendly', 'gitlab', 'postmark']) expect(byId[id]?.docs).toMatch(/^https:\/\//);
+    expect(byId.svix.signature?.header).toBe('svix-signature');
+    expect(byId.zoom.handshake).toBe('zoom');
+    const text = (await svc(['presets', 'twitch'])).stdout;
+    expect(text).toContain('handshake: Twitch EventSub webhook_callback_verification');
+    expect(text).toContain('https://dev.twitch.tv/docs/eventsub/');
+  });
+
+  it('presets <id> --secret-name prints the signature and the handshake ready for a condition', async () => {
+    const result = await svc(['presets', 'zoom', '--secret-name', 'zoom_token', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ signature: { secretName: 'zoom_token', header: 'x-zm-signature' }, handshake: 'zoom' });
+  });
+
+  it('presets with an id that does not exist: one line naming it, exit 2', async () => {
+    const result = await svc(['presets', 'stripe-v9']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('No signature preset "stripe-v9"');
+    const token = await svc(['presets', 'gitlab', '--secret-name', 'x']);
+    expect(token.code).toBe(2);
+    expect(token.stderr).toContain('takes no Secret Key');
+  });
+
   it('no output ever held the owner key or a secret value', () => {
     expect(outputs.length).toBeGreaterThan(20);
     for (const text of outputs) {

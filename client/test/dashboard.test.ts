@@ -94,6 +94,34 @@ describe('the owner dashboard', () => {
     }
   });
 
+  it('a preset with a handshake shows its docs link, key format and handshake, and saves the signature with the handshake', async () => {
+    await worker.putSecretKey('zoom', { value: 'NbSl-uPgSEqW_eHMFUdewA' });
+    await openNewTicket();
+    await page.fill('#ticket-id', 'zoom-form');
+    await page.selectOption('#signature-preset', 'zoom');
+    await input(page, 'condition.signature.secretName').fill('zoom');
+    const facts = page.locator('#signature-preset-facts');
+    expect(await facts.textContent()).toContain("the Secret Key holds the app's webhook Secret Token");
+    expect(await facts.textContent()).toContain('endpoint.url_validation');
+    expect(await facts.locator('a').getAttribute('href')).toBe('https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events');
+    expect(await input(page, 'condition.handshake').inputValue()).toBe('zoom');
+    await screenshot(page, 'editor-preset-handshake');
+    await reviewAndSave();
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved zoom-form.');
+    expect((await storedTicket('zoom-form')).condition).toMatchObject({ signature: { secretName: 'zoom', header: 'x-zm-signature' }, handshake: 'zoom' });
+  });
+
+  it('a token preset (GitLab) adds its header row instead of a signature, and the Svix preset reads svix-* headers', async () => {
+    await openNewTicket();
+    await page.selectOption('#signature-preset', 'gitlab');
+    expect(await input(page, 'condition.headers[0].key').inputValue()).toBe('X-Gitlab-Token');
+    expect(await page.locator('#signature-preset').inputValue()).toBe('gitlab');
+    await page.selectOption('#signature-preset', 'svix');
+    expect(await page.locator('#signature-preset-facts').textContent()).toContain('whsec_');
+    await page.locator('fieldset.signature summary').click();
+    expect(await input(page, 'condition.signature.header').inputValue()).toBe('svix-signature');
+  });
+
   it('registers a Stripe-preset ticket through the form, shows a stripe-signed consumption in the log with its action rows, and replays it', async () => {
     await openNewTicket();
     await page.fill('#ticket-id', 'stripe-form');

@@ -1,6 +1,7 @@
 import type { ActKind } from '../../schemas/ticket-types';
 import { acsg } from './acsg';
 import { acsr } from './acsr';
+import { HANDSHAKE_ACT, handshakeAction } from './handshake';
 import { mailAction } from './mail';
 import { nlsdAction } from './nlsd';
 import { pstrAction } from './pstr';
@@ -12,11 +13,13 @@ import type { ActionModule } from './types';
  * run (answer the caller, check an answer) and the runner carries them out itself. A kind with no
  * entry fails with INTERNAL_ERROR when it runs.
  */
-export const ACTION_MODULES: Partial<Record<ActKind, ActionModule>> = {
+export const ACTION_MODULES: Partial<Record<ActKind | typeof HANDSHAKE_ACT, ActionModule>> = {
   acsg,
   acsr,
   pstr: pstrAction,
   mail: mailAction,
   nlsd: nlsdAction,
   req: reqAction,
+  // Internal: answers a Zoom handshake; never registered by an owner.
+  [HANDSHAKE_ACT]: handshakeAction,
 };

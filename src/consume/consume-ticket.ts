@@ -2,6 +2,8 @@ import type { RequestCondition, SignatureConfig, StoredTicket } from '../../sche
 import { evaluateCondition, type ConditionPorts, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
+import { handshakeAnswer } from '../engine/handshake';
+import { answerHandshake } from './handshake';
 import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
@@ -123,6 +125,15 @@ async function consumeRead(
       return ports.sendRequestCondition(checkTime, contextOf(reading, await hashOnce()), bodyAlone);
     },
   };
+  const handshake = !check && ticket.condition.handshake ? handshakeAnswer(ticket.condition.handshake, request, input.search) : undefined;
+  if (handshake) {
+    // The provider's handshake: its signature first (method and signature only), then the answer; no action runs, no count is spent.
+    const { method, signature } = ticket.condition;
+    const verified = await evaluateCondition({ ...(method ? { method } : {}), ...(signature ? { signature } : {}) }, request, conditionPorts, rules);
+    if (!verified.ok) return fail('condition', verified.code, verified.message, verified.detail);
+    return answerHandshake(handshake, ticket, { runActions: ports.runActions, contextOf: async () => contextOf({ body: request.body, params: request.params, placeholders: {} }, await hashOnce()), tkid, hash: hashOnce }, (rows, description, failed, code) => store.enqueueLog(logRow(failed, code, description), rows));
+  }
+
   const condition = await evaluateCondition(ticket.condition, request, conditionPorts, rules);
   if (!condition.ok) return fail('condition', condition.code, condition.message, condition.detail);
   // A legacy ticket applies its placeholder map on the long-form routes only (spec 4.1).

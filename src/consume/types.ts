@@ -28,7 +28,8 @@ export interface ConsumeInput {
 }
 
 export type ConsumeOutcome =
-  | { ok: true; status: number; body: unknown }
+  /** text: a handshake answered as text/plain (body is the text). */
+  | { ok: true; status: number; body: unknown; text?: true }
   /** legacy: the ticket runs by the previous rules and answers its failure as plain text (spec 7). */
   | { ok: false; status: number; error: ErrorBody; legacy?: true };
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { SIGNATURE_PRESETS } from '../../schemas/signature-presets';
+import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, unknownPresetMessage } from '../../schemas/signature-presets';
 import { queryOf, type OwnerApi } from './owner-api';
 import { refusalResult, successResult, toolResultOf } from './results';
 import { TICKET_SCHEMA_URI } from './resources';
@@ -141,11 +141,18 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     'list_signature_presets',
     {
       description:
-        "How known providers (Stripe, GitHub, Slack, Shopify, Standard Webhooks, Paddle, Linear, Intercom) sign webhooks, as a ticket condition's signature part. " +
-        "Use one as condition.signature with secretName set to the Secret Key that holds the provider's secret.",
-      inputSchema: {},
+        'How known providers (Stripe, GitHub, Slack, Shopify, Standard Webhooks, Svix/Clerk/Resend, Paddle, Linear, Zoom, Intercom, Typeform, Calendly, ' +
+        'Vercel, Bitbucket, Jira, Coinbase Commerce, WooCommerce, Sentry, Notion, Twitch, GitLab, Postmark, Microsoft Graph) authenticate webhooks: ' +
+        'each with its docs link, what the Secret Key must hold, the signature part (or the token header) and the handshake it answers. ' +
+        "Register one as condition.preset { id, secretName } (token presets: { id, token }); it expands into condition.signature and condition.handshake.",
+      inputSchema: { id: z.string().optional().describe('One preset id, e.g. svix; absent = all.') },
       annotations: { readOnlyHint: true },
     },
-    async () => successResult({ presets: SIGNATURE_PRESETS }),
+    async (args) => {
+      if (args.id === undefined) return successResult({ presets: SIGNATURE_PRESETS, handshakes: HANDSHAKE_NOTES });
+      const preset = findPreset(args.id);
+      if (!preset) return refusalResult('INVALID_PARAMETER', `${unknownPresetMessage(args.id)}.`);
+      return successResult({ presets: [preset], handshakes: preset.handshake ? { [preset.handshake]: HANDSHAKE_NOTES[preset.handshake] } : {} });
+    },
   );
 }

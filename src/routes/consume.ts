@@ -132,5 +132,6 @@ function render(outcome: ConsumeOutcome): Response {
   }
   if (!outcome.ok) return Response.json(outcome.error, { status: outcome.status });
   if (NO_BODY.has(outcome.status)) return new Response(null, { status: outcome.status });
+  if (outcome.text) return new Response(String(outcome.body), { status: outcome.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   return Response.json(outcome.body, { status: outcome.status });
 }

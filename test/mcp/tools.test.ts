@@ -1,3 +1,4 @@
+import { SIGNATURE_PRESETS } from '../../schemas/signature-presets';
 import { describe, expect, it } from 'vitest';
 import { call, putSecret } from '../helpers/api';
 import { eventually, flushLogs } from '../logs/log-helpers';
@@ -106,7 +107,29 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   it('list_signature_presets answers the presets of schemas/signature-presets.ts', async () => {
     const result = await callTool(session.client, 'list_signature_presets');
     const presets = (result.structuredContent as any).presets;
-    expect(presets.map((p: any) => p.id)).toEqual(['stripe', 'github', 'slack', 'shopify', 'standard-webhooks', 'paddle', 'linear', 'intercom']);
+    expect(presets.map((p: any) => p.id)).toEqual(SIGNATURE_PRESETS.map((p) => p.id));
+    expect(presets.map((p: any) => p.id)).toEqual(expect.arrayContaining(['stripe', 'svix', 'zoom', 'twitch', 'calendly', 'gitlab', 'postmark']));
     expect(presets[0].signature).toMatchObject({ header: 'Stripe-Signature', algorithm: 'sha256' });
+    const zoom = presets.find((p: any) => p.id === 'zoom');
+    expect(zoom).toMatchObject({ name: 'Zoom', handshake: 'zoom', docs: expect.stringMatching(/^https:\/\/developers\.zoom\.us\//) });
+    expect((result.structuredContent as any).handshakes.zoom).toContain('encryptedToken');
+  });
+
+  it('list_signature_presets with an id that does not exist: a refusal naming it, never a 500', async () => {
+    const result = await callTool(session.client, 'list_signature_presets', { id: 'stripe-v9' });
+    expect(result).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
+    expect(JSON.stringify(result)).toContain('no signature preset \\"stripe-v9\\"');
+    const one = await callTool(session.client, 'list_signature_presets', { id: 'svix' });
+    expect((one.structuredContent as any).presets).toEqual([expect.objectContaining({ id: 'svix', signature: expect.objectContaining({ header: 'svix-signature' }) })]);
+  });
+
+  it('registers a ticket through condition.preset; an unknown preset id is refused naming it', async () => {
+    await putSecret(session.project, 'mcp-svix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    const ok = await callTool(session.client, 'register_ticket', { ticket_id: 'clerk-users', ticket: { condition: { preset: { id: 'svix', secretName: 'mcp-svix' } }, actions: [] } });
+    expect(ok.isError).toBeFalsy();
+    const bad = await callTool(session.client, 'register_ticket', { ticket_id: 'clerk-bad', ticket: { condition: { preset: { id: 'clerk', secretName: 'mcp-svix' } }, actions: [] } });
+    expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
+    expect(JSON.stringify(bad)).toContain('no signature preset');
+    expect(JSON.stringify(bad)).not.toContain('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
   });
 });

@@ -1,72 +1,115 @@
 /**
- * Every signature preset of schemas/signature-presets.ts verifies a delivery signed the way its
- * provider documents (with the provider's own library where one is on npm) and refuses a tampered
- * body; and each registers as a ticket condition unchanged.
+ * Every signature preset of schemas/signature-presets.ts verifies a delivery signed by its provider's
+ * library (test/signatures/provider-signers.ts, run in Node) or, where noted, the provider's published
+ * example; refuses a tampered body, another secret and, where the scheme has a timestamp, a delivery
+ * signed an hour ago; and registers as a ticket condition unchanged.
  */
-import { createHmac } from 'node:crypto';
-import { sign as githubSign } from '@octokit/webhooks-methods';
-import { Webhook } from 'standardwebhooks';
-import Stripe from 'stripe';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { normalizeSignature } from '../../schemas/signature';
 import { presetSignature, SIGNATURE_PRESETS } from '../../schemas/signature-presets';
 import { verifySignature } from '../../src/engine/signature';
-import { NOW_MS, NOW_SECONDS, signedRequest } from './helpers';
+import { NOW_MS, signedRequest } from './helpers';
+import { PROVIDER_BODIES, PROVIDER_SECRETS } from './provider-bodies';
 
-const BODY = JSON.stringify({ id: 'evt_42', type: 'order.paid', amount: 1200, note: 'größe ✓' });
-const hmac = (algorithm: string, secret: string, text: string, encoding: 'hex' | 'base64') => createHmac(algorithm, secret).update(text).digest(encoding);
+const { deliveries, squareConfirmed, paddle } = inject('providerDeliveries');
+const SIGNED = SIGNATURE_PRESETS.filter((preset) => preset.signature);
+const TIMED = SIGNED.filter((preset) => preset.signature!.timestamp);
 
-/** Per provider: its secret, and the headers of a delivery of `body` signed as its documentation says. */
-const deliveries: Record<string, { secret: string; headers(body: string): Promise<Record<string, string>> }> = {
-  stripe: {
-    secret: 'whsec_preset_test_secret',
-    headers: async (body) => ({
-      'Stripe-Signature': await Stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret: 'whsec_preset_test_secret', timestamp: NOW_SECONDS, cryptoProvider: Stripe.createSubtleCryptoProvider() }),
-    }),
-  },
-  github: { secret: 'gh-secret', headers: async (body) => ({ 'X-Hub-Signature-256': await githubSign('gh-secret', body) }) },
-  slack: {
-    secret: 'slack-signing-secret',
-    headers: async (body) => ({ 'X-Slack-Request-Timestamp': String(NOW_SECONDS), 'X-Slack-Signature': `v0=${hmac('sha256', 'slack-signing-secret', `v0:${NOW_SECONDS}:${body}`, 'hex')}` }),
-  },
-  shopify: { secret: 'shpss_client_secret', headers: async (body) => ({ 'X-Shopify-Hmac-Sha256': hmac('sha256', 'shpss_client_secret', body, 'base64') }) },
-  'standard-webhooks': {
-    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-    headers: async (body) => {
-      const signature = new Webhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').sign('msg_preset', new Date(NOW_MS), body);
-      return { 'webhook-id': 'msg_preset', 'webhook-timestamp': String(NOW_SECONDS), 'webhook-signature': signature };
-    },
-  },
-  paddle: {
-    secret: 'pdl_ntfset_01example_secret',
-    headers: async (body) => ({ 'Paddle-Signature': `ts=${NOW_SECONDS};h1=${hmac('sha256', 'pdl_ntfset_01example_secret', `${NOW_SECONDS}:${body}`, 'hex')}` }),
-  },
-  linear: { secret: 'lin_wh_secret', headers: async (body) => ({ 'Linear-Signature': hmac('sha256', 'lin_wh_secret', body, 'hex') }) },
-  intercom: { secret: 'intercom-client-secret', headers: async (body) => ({ 'X-Hub-Signature': `sha1=${hmac('sha1', 'intercom-client-secret', body, 'hex')}` }) },
-};
+const tamper = (body: string) => body.replace('":', '" :');
 
 describe('signature presets', () => {
-  it('every preset has a delivery test, and ids are unique', () => {
+  it('every signature preset has a delivery signed by a provider library, and ids are unique', () => {
     const ids = SIGNATURE_PRESETS.map((preset) => preset.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.sort()).toEqual(Object.keys(deliveries).sort());
+    expect(SIGNED.map((p) => p.id).sort()).toEqual(Object.keys(deliveries).sort());
   });
 
-  it.each(SIGNATURE_PRESETS.map((preset) => [preset.id] as const))('%s: a delivery signed as its provider documents verifies; a tampered body does not', async (id) => {
+  it('every preset names its provider, its docs link and what the key holds', () => {
+    for (const preset of SIGNATURE_PRESETS) {
+      expect(preset.name).not.toBe('');
+      expect(preset.docs).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\//);
+      expect(preset.secret.length).toBeGreaterThan(5);
+    }
+  });
+
+  it.each(SIGNED.map((preset) => [preset.id] as const))('%s: a delivery signed by the provider library verifies; a tampered body or another secret does not', async (id) => {
     const config = presetSignature(id, 'provider_secret')!;
-    const { secret, headers } = deliveries[id];
-    const signed = await headers(BODY);
-    expect(await verifySignature(config, signedRequest(BODY, signed), secret, NOW_MS)).toBe(true);
-    expect(await verifySignature(config, signedRequest(BODY.replace('1200', '1'), signed), secret, NOW_MS)).toBe(false);
-    expect(await verifySignature(config, signedRequest(BODY, signed), `${secret}x`, NOW_MS)).toBe(false);
+    const body = PROVIDER_BODIES[id];
+    const secret = PROVIDER_SECRETS[id];
+    const headers = deliveries[id].fresh;
+    expect(tamper(body)).not.toBe(body);
+    expect(await verifySignature(config, signedRequest(body, headers), secret, NOW_MS)).toBe(true);
+    expect(await verifySignature(config, signedRequest(tamper(body), headers), secret, NOW_MS)).toBe(false);
+    expect(await verifySignature(config, signedRequest(body, headers), `${secret}x`, NOW_MS)).toBe(false);
   });
 
-  it.each(SIGNATURE_PRESETS.map((preset) => [preset.id] as const))('%s: registers as a ticket condition unchanged (its stored form)', (id) => {
+  it.each(TIMED.map((preset) => [preset.id] as const))('%s: a delivery signed an hour ago is refused as stale', async (id) => {
+    const config = presetSignature(id, 'provider_secret')!;
+    const stale = signedRequest(PROVIDER_BODIES[id], deliveries[id].stale);
+    expect(await verifySignature(config, stale, PROVIDER_SECRETS[id], NOW_MS)).toBe(false);
+    // The same delivery passes at the time it was signed: only its age failed it.
+    const signedAtMs = NOW_MS - 3600_000;
+    expect(await verifySignature(config, stale, PROVIDER_SECRETS[id], signedAtMs)).toBe(true);
+  });
+
+  it.each(SIGNATURE_PRESETS.filter((p) => p.signature).map((preset) => [preset.id] as const))('%s: registers as a ticket condition unchanged (its stored form)', (id) => {
     const config = presetSignature(id, 'provider_secret')!;
     expect(normalizeSignature(config, 'condition.signature', [])).toEqual(config);
   });
 
+  it('the base64 HMAC-SHA256 vectors (shopify, woocommerce, typeform) are confirmed by square’s own verifier', () => {
+    expect(squareConfirmed).toEqual({ shopify: true, woocommerce: true, typeform: true });
+  });
+
+  it("paddle: a header Paddle's own webhooks.isSignatureValid accepted verifies with the preset", async () => {
+    expect(paddle.confirmed).toBe(true);
+    const request = signedRequest(PROVIDER_BODIES.paddle, { 'Paddle-Signature': paddle.header });
+    expect(await verifySignature(presetSignature('paddle', 'k')!, request, PROVIDER_SECRETS.paddle, paddle.nowMs)).toBe(true);
+  });
+
   it('an unknown preset id gives nothing', () => {
-    expect(presetSignature('twilio', 'x')).toBeUndefined();
+    expect(presetSignature('no-such-provider', 'x')).toBeUndefined();
+  });
+});
+
+describe('published examples', () => {
+  it("slack: the example of Slack's 'Verifying requests from Slack' verifies", async () => {
+    // From https://api.slack.com/authentication/verifying-requests-from-slack (the worked example:
+    // signing secret, X-Slack-Request-Timestamp 1531420618, the slash-command body and its signature).
+    const body =
+      'token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+    const headers = { 'X-Slack-Request-Timestamp': '1531420618', 'X-Slack-Signature': 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503' };
+    const config = presetSignature('slack', 'k')!;
+    expect(await verifySignature(config, signedRequest(body, headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(true);
+    expect(await verifySignature(config, signedRequest(body.replace('foobar', 'foobaz'), headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(false);
+  });
+
+  it("github: the test values of GitHub's 'Validating webhook deliveries' verify", async () => {
+    // From https://docs.github.com/webhooks/using-webhooks/validating-webhook-deliveries ("Testing the
+    // webhook payload validation": secret "It's a Secret to Everybody", payload "Hello, World!").
+    const headers = { 'X-Hub-Signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17' };
+    const config = presetSignature('github', 'k')!;
+    expect(await verifySignature(config, signedRequest('Hello, World!', headers), "It's a Secret to Everybody", NOW_MS)).toBe(true);
+    expect(await verifySignature(config, signedRequest('Hello, World?', headers), "It's a Secret to Everybody", NOW_MS)).toBe(false);
+  });
+
+  // From Svix's "Verifying webhooks manually" (https://docs.svix.com/receiving/verifying-payloads/how-manual),
+  // the same example Standard Webhooks publishes with webhook-* names.
+  const EXAMPLE = { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: '1614265330', signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' };
+  const EXAMPLE_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const svixNames = signedRequest('{"test": 2432232314}', { 'svix-id': EXAMPLE.id, 'svix-timestamp': EXAMPLE.timestamp, 'svix-signature': EXAMPLE.signature });
+  const webhookNames = signedRequest('{"test": 2432232314}', { 'webhook-id': EXAMPLE.id, 'webhook-timestamp': EXAMPLE.timestamp, 'webhook-signature': EXAMPLE.signature });
+
+  it('svix (Clerk, Resend): the Svix example, sent with svix-* names, verifies with the svix preset', async () => {
+    expect(await verifySignature(presetSignature('svix', 'k')!, svixNames, EXAMPLE_SECRET, 1614265330_000)).toBe(true);
+  });
+
+  it('standard-webhooks: the same example with webhook-* names verifies with the standard-webhooks preset', async () => {
+    expect(await verifySignature(presetSignature('standard-webhooks', 'k')!, webhookNames, EXAMPLE_SECRET, 1614265330_000)).toBe(true);
+  });
+
+  it('each of the two presets reads only its own header names (a Clerk delivery fails the webhook-* preset)', async () => {
+    expect(await verifySignature(presetSignature('standard-webhooks', 'k')!, svixNames, EXAMPLE_SECRET, 1614265330_000)).toBe(false);
+    expect(await verifySignature(presetSignature('svix', 'k')!, webhookNames, EXAMPLE_SECRET, 1614265330_000)).toBe(false);
   });
 });

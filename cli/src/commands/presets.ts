@@ -1,30 +1,44 @@
 import type { Command } from 'commander';
-import { SIGNATURE_PRESETS, presetSignature } from '../../../schemas/signature-presets';
+import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, presetSignature, unknownPresetMessage, type SignaturePreset } from '../../../schemas/signature-presets';
 import type { Ctx } from '../context';
 import { usageError } from '../errors';
 
 type Context = (cmd: Command) => Ctx;
 
+/** The condition parts a preset sets: its signature (or token header row) and its handshake. */
+function conditionOf(preset: SignaturePreset, secretName: string): Record<string, unknown> {
+  const condition: Record<string, unknown> = {};
+  if (preset.signature) condition.signature = { secretName, ...preset.signature };
+  if (preset.token) condition.headers = [{ key: preset.token.header, operator: '=', value: '<the token>' }];
+  if (preset.handshake) condition.handshake = preset.handshake;
+  return condition;
+}
+
 export function registerPresets(program: Command, context: Context): void {
   program
     .command('presets [id]')
-    .description("Signature presets (Stripe, GitHub, Slack, …): a ticket condition's `signature` for each provider")
-    .option('--secret-name <name>', "with an id: print the preset's signature block ready for a condition, verifying with this Secret Key")
+    .description("Signature presets (Stripe, GitHub, Slack, Svix, Zoom, …): a ticket condition's `signature` (and handshake) for each provider")
+    .option('--secret-name <name>', "with an id: print the preset's condition parts ready to paste, verifying with this Secret Key")
     .action((id: string | undefined, options: { secretName?: string }, cmd: Command) => {
       const ctx = context(cmd);
       const presets = id === undefined ? SIGNATURE_PRESETS : SIGNATURE_PRESETS.filter((p) => p.id === id);
-      if (presets.length === 0) throw usageError(`No preset "${id}": one of ${SIGNATURE_PRESETS.map((p) => p.id).join(', ')}.`);
+      if (id !== undefined && presets.length === 0) throw usageError(`${unknownPresetMessage(id)}.`.replace(/^no/, 'No'));
       if (options.secretName !== undefined) {
         if (id === undefined) throw usageError('--secret-name needs a preset id: svc presets <id> --secret-name <name>.');
-        const signature = presetSignature(id, options.secretName);
-        return ctx.io.json ? ctx.io.printJson({ signature }) : ctx.io.out(JSON.stringify({ signature }, null, 2));
+        const preset = findPreset(id)!;
+        if (!preset.signature) throw usageError(`The ${id} preset verifies no signature, so it takes no Secret Key: register it with condition.preset { "id": "${id}"${preset.token ? ', "token": "…"' : ''} }.`);
+        const condition = { signature: presetSignature(id, options.secretName), ...(preset.handshake ? { handshake: preset.handshake } : {}) };
+        return ctx.io.json ? ctx.io.printJson(condition) : ctx.io.out(JSON.stringify(condition, null, 2));
       }
       if (ctx.io.json) return ctx.io.printJson(id === undefined ? presets : presets[0]);
       for (const preset of presets) {
         ctx.io.out(`${ctx.io.color.bold(preset.id)}  ${preset.name}`);
-        ctx.io.out(`    header: ${preset.signature.header}   secret: ${preset.secret}`);
+        const header = preset.signature?.header ?? preset.token?.header;
+        ctx.io.out(`    ${header ? `header: ${header}   ` : ''}key: ${preset.secret}`);
+        if (preset.handshake) ctx.io.out(`    handshake: ${HANDSHAKE_NOTES[preset.handshake]}`);
+        if (preset.note) ctx.io.out(`    note: ${preset.note}`);
         ctx.io.out(ctx.io.color.dim(`    ${preset.docs}`));
-        if (id !== undefined) ctx.io.out(JSON.stringify({ signature: { secretName: '<your secret key name>', ...preset.signature } }, null, 2));
+        if (id !== undefined) ctx.io.out(JSON.stringify(conditionOf(preset, '<your secret key name>'), null, 2));
       }
     });
 }

@@ -1,30 +1,69 @@
-/** The signature part: a provider preset (schemas/signature-presets.ts) or custom fields, and the Secret Key to verify with. */
+/**
+ * The signature part: a provider preset (schemas/signature-presets.ts) or custom fields, the Secret
+ * Key to verify with, and the handshake the ticket answers. A token preset (GitLab, Postmark) sets a
+ * headers row instead of a signature; each preset shows its docs link, key format and handshake.
+ */
 import { useContext } from 'preact/hooks';
-import { SIGNATURE_PRESETS, presetSignature } from '../../../schemas/signature-presets';
+import { HANDSHAKES, HANDSHAKE_NOTES, SIGNATURE_PRESETS, presetSignature, type SignaturePreset } from '../../../schemas/signature-presets';
 import { getAt } from '../logic/json-path';
 import { sortedJson } from '../logic/line-diff';
 import { EditorContext } from './context';
 import { Field } from './Field';
 
 const PATH = ['condition', 'signature'] as const;
+const HEADERS = ['condition', 'headers'] as const;
+const HANDSHAKE = ['condition', 'handshake'] as const;
 
-/** The preset the signature is exactly (secretName aside), or 'custom'. */
-function presetOf(signature: Record<string, unknown>): string {
+type HeaderRow = { key?: unknown; operator?: unknown; value?: unknown };
+
+/** The preset the signature is exactly (secretName aside), a token preset whose header row is there, or 'custom'. */
+function presetOf(signature: Record<string, unknown> | undefined, headers: HeaderRow[]): string {
+  if (!signature) {
+    const token = SIGNATURE_PRESETS.find((p) => p.token && headers.some((row) => typeof row.key === 'string' && row.key.toLowerCase() === p.token!.header.toLowerCase()));
+    return token?.id ?? '';
+  }
   const { secretName: _name, ...rest } = signature;
-  return SIGNATURE_PRESETS.find((preset) => sortedJson(preset.signature) === sortedJson(rest))?.id ?? 'custom';
+  return SIGNATURE_PRESETS.find((preset) => preset.signature && sortedJson(preset.signature) === sortedJson(rest))?.id ?? 'custom';
+}
+
+function PresetFacts({ preset }: { preset: SignaturePreset }) {
+  return (
+    <p class="preset-facts" id="signature-preset-facts">
+      <a href={preset.docs} target="_blank" rel="noopener noreferrer">
+        {preset.name}: documentation
+      </a>
+      {' · '}
+      {preset.token ? `${preset.token.header} must hold ${preset.secret}` : `the Secret Key holds ${preset.secret}`}
+      {preset.handshake ? ` · handshake: ${HANDSHAKE_NOTES[preset.handshake]}` : ''}
+      {preset.note ? ` · ${preset.note}` : ''}
+    </p>
+  );
 }
 
 export function SignatureForm() {
   const { def, set } = useContext(EditorContext);
   const signature = getAt(def, PATH) as Record<string, unknown> | undefined;
-  const chosen = signature ? presetOf(signature) : '';
+  const headers = (getAt(def, HEADERS) as HeaderRow[] | undefined) ?? [];
+  const handshake = getAt(def, HANDSHAKE) as string | undefined;
+  const chosen = presetOf(signature, headers);
   const preset = SIGNATURE_PRESETS.find((p) => p.id === chosen);
   const pick = (id: string) => {
     const secretName = typeof signature?.secretName === 'string' ? signature.secretName : '';
+    const next = SIGNATURE_PRESETS.find((p) => p.id === id);
+    // The handshake follows the preset: a preset with one sets it, moving to another preset drops the previous one's.
+    if (next?.handshake) set(HANDSHAKE, next.handshake);
+    else if (preset?.handshake && handshake === preset.handshake) set(HANDSHAKE, undefined);
     if (id === '') return set(PATH, undefined);
-    const next: Record<string, unknown> = id === 'custom' ? { ...(signature ?? { header: '' }) } : { ...presetSignature(id, secretName) };
-    if (!next.secretName) delete next.secretName;
-    set(PATH, next);
+    if (id === 'custom') return set(PATH, { ...(signature ?? { header: '' }) });
+    if (next?.token) {
+      set(PATH, undefined);
+      if (!headers.some((row) => row.key === next.token!.header)) set(HEADERS, [...headers, { key: next.token.header, operator: '=', value: '' }]);
+      return;
+    }
+    if (!next?.signature) return set(PATH, undefined);
+    const filled: Record<string, unknown> = { ...presetSignature(id, secretName) };
+    if (!filled.secretName) delete filled.secretName;
+    set(PATH, filled);
   };
   return (
     <fieldset class="signature">
@@ -33,14 +72,24 @@ export function SignatureForm() {
         <label for="signature-preset">Provider preset</label>
         <select id="signature-preset" value={chosen} onChange={(e) => pick(e.currentTarget.value)}>
           <option value="">(no signature check)</option>
-          {SIGNATURE_PRESETS.map((p) => (
-            <option value={p.id} key={p.id}>
-              {p.name}
-            </option>
-          ))}
+          <optgroup label="Signed (HMAC)">
+            {SIGNATURE_PRESETS.filter((p) => p.signature).map((p) => (
+              <option value={p.id} key={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </optgroup>
+          <optgroup label="Token or handshake only">
+            {SIGNATURE_PRESETS.filter((p) => !p.signature).map((p) => (
+              <option value={p.id} key={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </optgroup>
           <option value="custom">Custom</option>
         </select>
       </div>
+      {preset && <PresetFacts preset={preset} />}
       {signature && (
         <>
           <Field path={[...PATH, 'secretName']} label="secretName (the Secret Key holding the secret)" hint={preset ? `It holds ${preset.secret}.` : undefined} />
@@ -59,6 +108,13 @@ export function SignatureForm() {
           </details>
         </>
       )}
+      <Field
+        path={HANDSHAKE}
+        label="handshake (answered before the actions; an extension)"
+        kind="select"
+        options={[['', '(none)'], ...HANDSHAKES.map((h) => [h, h] as const)]}
+        hint={handshake && Object.hasOwn(HANDSHAKE_NOTES, handshake) ? HANDSHAKE_NOTES[handshake as keyof typeof HANDSHAKE_NOTES] : undefined}
+      />
     </fieldset>
   );
 }

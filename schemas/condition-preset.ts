@@ -1,0 +1,54 @@
+/**
+ * `condition.preset` and `condition.handshake` (extensions, docs/signatures.md): a provider preset
+ * named at registration is expanded into the condition's signature (or header row, for a token
+ * preset) and handshake; the stored ticket holds the expansion, never the preset id.
+ */
+import * as z from 'zod';
+import type { ConditionInput } from './condition';
+import { childPath, invalidField } from './paths';
+import { findPreset, unknownPresetMessage, type Handshake } from './signature-presets';
+import { strictObject } from './strict';
+import type { TicketCondition } from './ticket-types';
+
+export const presetReferenceSchema = strictObject({
+  id: z.string().min(1).describe('A preset id, e.g. stripe (list_signature_presets, svc presets).'),
+  secretName: z.string().min(1).optional().describe('Signature presets: the Secret Key that holds the provider secret.'),
+  token: z.string().min(1).optional().describe('Token presets (gitlab, postmark): the header value the provider sends.'),
+});
+
+/** The condition with its preset expanded; a clear INVALID_PARAMETER naming the field otherwise. */
+export function applyPreset(input: ConditionInput, path: string): ConditionInput {
+  const reference = input.preset!;
+  const at = childPath(path, 'preset');
+  const preset = findPreset(reference.id);
+  if (!preset) throw invalidField(childPath(at, 'id'), unknownPresetMessage(reference.id));
+  const expanded: ConditionInput = { ...input, preset: undefined };
+  if (preset.signature) {
+    if (input.signature) throw invalidField(at, 'give either preset or signature, not both');
+    if (!reference.secretName) throw invalidField(childPath(at, 'secretName'), `is required: the name of the Secret Key that holds ${preset.secret}`);
+    expanded.signature = { secretName: reference.secretName, ...preset.signature };
+  } else if (reference.secretName) {
+    throw invalidField(childPath(at, 'secretName'), `the ${preset.id} preset verifies no signature, so it takes no Secret Key`);
+  }
+  if (preset.token) {
+    // The message never repeats the token.
+    if (!reference.token) throw invalidField(childPath(at, 'token'), `is required: ${preset.secret}`);
+    expanded.headers = [...(input.headers ?? []), { key: preset.token.header, operator: '=', value: reference.token }];
+  } else if (reference.token) {
+    throw invalidField(childPath(at, 'token'), `the ${preset.id} preset takes no token`);
+  }
+  if (preset.handshake && input.handshake === undefined) expanded.handshake = preset.handshake;
+  return expanded;
+}
+
+/** Handshakes that Slack, Zoom and Twitch sign: answered only once the signature verified, so the ticket needs one. */
+const SIGNED_HANDSHAKES: ReadonlySet<Handshake> = new Set(['slack', 'zoom', 'twitch']);
+
+export function checkHandshake(handshake: Handshake, condition: TicketCondition, path: string): Handshake {
+  const at = childPath(path, 'handshake');
+  if (condition.method === 'GET') throw invalidField(at, 'every handshake arrives as a POST: remove method GET');
+  if (SIGNED_HANDSHAKES.has(handshake) && !condition.signature) {
+    throw invalidField(at, `the ${handshake} handshake is answered only after its signature verifies: add the ${handshake} preset or a signature`);
+  }
+  return handshake;
+}
