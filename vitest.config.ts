@@ -30,7 +30,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'schemas/**/*.test.ts', 'durable-objects/**/*.test.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     // A loopback HTTP server (Node side) that the outbound tests call; its origin is `inject('loopbackOrigin')`.
-    globalSetup: ['./test/loopback-server.ts'],
+    // Deliveries signed or checked by the providers' own Node libraries (test/signatures/provider-signers.ts): `inject('providerDeliveries')`.
+    globalSetup: ['./test/loopback-server.ts', './test/signatures/provider-signers.ts'],
     testTimeout: 30_000,
   },
 });

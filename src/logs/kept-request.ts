@@ -10,6 +10,8 @@ export interface KeptRequest {
   headers: Record<string, string>;
   /** The raw query string ('?a=1' or ''). */
   search: string;
+  /** The URL as received (kept since signatures could sign it; absent on older rows). */
+  url?: string;
   /** The raw body: its text when it is UTF-8, else base64; or only its size when over MAX_KEPT_BODY_BYTES. */
   body: { text: string } | { base64: string } | { omitted_bytes: number };
   ip: string;
