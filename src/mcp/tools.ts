@@ -118,6 +118,27 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   );
 
   server.registerTool(
+    'diagnose_signature',
+    {
+      description:
+        "Why did a consumption's signature fail? Checks the request its log row kept against the ticket's signature as at its arrival and answers what the check found: " +
+        'the header (or body field) read, its items and captures, the timestamp\'s age, the signed bytes\' length and SHA-256, the first reason it failed; ' +
+        'and which signature presets verify this request with the Secret Key (scheme inference: give secret_name to try another key, or for a ticket without a signature). ' +
+        'Never a secret or a signature value.',
+      inputSchema: {
+        ticket_id: ticketId,
+        consume_id: z.string().describe('The consume_id of a read_log row.'),
+        secret_name: z.string().optional().describe("The Secret Key to check with (default: the one the ticket's signature names)."),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/log/${id(args.consume_id)}/signature`, args.secret_name === undefined ? {} : { secretName: args.secret_name })),
+      ),
+  );
+
+  server.registerTool(
     'clear_log',
     {
       description: "Delete a ticket's log rows (consumptions and their action rows) older than `before` (default now), in the background. The ticket and its count are untouched.",
