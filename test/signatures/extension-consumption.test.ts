@@ -104,6 +104,14 @@ describe('consuming with a URL signature (Twilio)', () => {
     expect(res.status).toBe(200);
   });
 
+  it("a dry run (check) takes the sample as sent to the ticket's /tp URL at the host asked", async () => {
+    const url = `https://svc.test/tp/${project.service_id}/twilio?channel=sms`;
+    const check = (signature: string) =>
+      call('POST', `/v1/projects/${project.service_id}/tickets/twilio/check`, { token: project.owner_key, body: { headers: formHeaders(signature), body: form, query: { channel: 'sms' } } });
+    expect((await check(twilioSigned(url, params))).json).toMatchObject({ passed: true });
+    expect((await check(twilioSigned(url.replace('svc.test', 'other.example'), params))).json).toMatchObject({ passed: false, error: { code: 'CONDITION_FAILED' } });
+  });
+
   it('the log keeps the URL, so a re-check verifies again', async () => {
     const path = `/tp/${project.service_id}/twilio?again=1`;
     const consumed = await consumeAt('https://svc.test', path, form, formHeaders(twilioSigned(`https://svc.test${path}`, params)));
