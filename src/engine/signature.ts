@@ -105,9 +105,9 @@ async function verify(config: SignatureCheck, request: SignedRequest, storedSecr
   const items = splitItems(sourceValue, config.separator);
   const { captures, candidates, matched } = matchItems(items, patterns);
   if (trace) {
-    trace.items = items.map((item, i) => (matched[i] >= 0 && patterns[matched[i]].capture === SIGNATURE_CAPTURE ? `${patterns[matched[i]].prefix}…${patterns[matched[i]].suffix}` : item));
+    trace.items = items.map((item, i) => (matched[i] >= 0 && patterns[matched[i]].capture === SIGNATURE_CAPTURE ? `${patterns[matched[i]].prefix}…${patterns[matched[i]].suffix}` : maskLong(item)));
     trace.matched_parts = matched;
-    trace.captures = Object.fromEntries(captures);
+    trace.captures = Object.fromEntries([...captures].map(([name, value]) => [name, maskLong(value)]));
     trace.signature_candidates = candidates.length;
   }
 
@@ -160,6 +160,12 @@ async function bodyDigestCheck(template: string, context: TemplateContext): Prom
   const actual = utf8.encode(toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', context.request.rawBody))));
   return constantTimeEqual(actual, utf8.encode(utf8Decoder.decode(claimed).toLowerCase()));
 }
+
+/**
+ * For the trace: any run of 16 or more hex/base64 characters shown as '…', so an item or capture
+ * that holds a signature (a part that does not match it, a capture misnamed) never shows it.
+ */
+const maskLong = (text: string) => text.replace(/[A-Za-z0-9+/_-]{16,}={0,2}/g, '…');
 
 function toHex(bytes: Uint8Array): string {
   let out = '';

@@ -151,6 +151,17 @@ describe('"why did my signature fail?": the diagnosis of a logged consumption', 
     expect(text).not.toContain(headers['x-signature-ed25519']);
   });
 
+  it('an item that holds a signature but matches no part, or a capture of one, is never shown', async () => {
+    const signature = { secretName: 'twilio_token', header: 'X-Sig', separator: ',', parts: ['t=${timestamp}', 'v2=${signature}'], signed: '${timestamp}.${body}' };
+    await registerTicket(project, 'masked', { condition: { signature }, actions: [] });
+    const sent = createHmac('sha256', TWILIO_TOKEN).update('100.{}').digest('hex');
+    await consumeAt('https://svc.test', `/tp/${project.service_id}/masked`, '{}', { 'x-sig': `t=100,v1=${sent}` });
+    const res = await diagnose('masked', await lastConsumeId('masked'));
+    expect(res.json.signature.trace).toMatchObject({ items: ['t=100', 'v1=…'], captures: { timestamp: '100' }, signature_candidates: 0 });
+    expect(res.json.signature.result).toBe('no item matched a ${signature} part');
+    expect(JSON.stringify(res.json)).not.toContain(sent);
+  });
+
   it('a tampered body: the check got to the key, and the signed bytes are given by length and SHA-256 only', async () => {
     const body = JSON.stringify({ type: 2, data: { name: 'orig' } });
     const headers = await discordHeaders(body);
