@@ -36,6 +36,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`PATCH ${P}/settings`]: 'PATCH owner settings',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/recheck`]: 'POST consumption recheck',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/replay`]: 'POST consumption replay',
+  [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`]: 'POST consumption signature diagnosis',
   [`GET ${P}/consumed`]: 'GET consumed',
   [`POST ${P}/forward`]: 'POST forward',
   [`GET ${P}/forward/request`]: 'GET forward request',

@@ -318,7 +318,7 @@ const checkCases = (): BadInputCase[] => [
 // --- recheck and replay of a logged consumption ---
 
 const replayTargets = (consumeId: PathParam, ticketId: PathParam = PLAIN): Target[] =>
-  (['recheck', 'replay'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
+  (['recheck', 'replay', 'signature'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
 
 const replayCases = (): BadInputCase[] =>
   replayTargets('aaaaaaaa').flatMap((target): BadInputCase[] => [
@@ -332,6 +332,13 @@ const replayCases = (): BadInputCase[] =>
     ].map(([id, input]): BadInputCase => ({ ...target, params: { ...target.params, consume_id: id }, input, expect: invalidParameter('consume_id', true) })),
     { ...target, input: 'a consume id the log does not have', expect: { status: 404, code: 'NOT_FOUND' } },
   ]);
+
+/** The signature diagnosis also reads a body: { secretName? }, refused before the log is read. */
+const diagnosisTarget: Target = { route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`, params: { ticket_id: PLAIN, consume_id: 'aaaaaaaa' }, auth: 'owner' };
+const diagnosisCases = (): BadInputCase[] => [
+  ...bodyShapeCases(diagnosisTarget, { ...PLATFORM_BODY, emptyIsValid: true }, { secretName: SECRET }, 'secretName'),
+  ...wrongValueCases(diagnosisTarget, { secretName: SECRET }, { secretName: [1, '', null, described('k'.repeat(129), 'of 129 characters')] }, true),
+];
 
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const ticketControls = (): BadInputCase[] => [
@@ -348,4 +355,4 @@ export const ticketControls = (): BadInputCase[] => [
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases(), ...diagnosisCases()];
