@@ -264,6 +264,11 @@ export const signatureDiagnosisAnswer = z.object({
     .describe('null when the ticket has no signature condition (or no longer exists).'),
   presets: z.object({ secretName: z.string(), matching: z.array(z.object({ id: z.string(), name: z.string() })).describe('The presets whose scheme verifies this request with this Secret Key (scheme inference).') }),
 });
+export const presetMatchAnswer = z.object({
+  secretName: z.string(),
+  matching: z.array(z.object({ id: z.string(), name: z.string() })).describe('The presets whose scheme verifies the request with the Secret Key.'),
+  tried: z.int().describe('How many presets were tried.'),
+});
 /** The project as the owner key reads it: projectAnswer without created/updated (and never the secureRequest key). */
 export const ownerProjectAnswer = projectAnswer.pick({
   service_id: true,

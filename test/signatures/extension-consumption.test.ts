@@ -7,7 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { exports } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXTENSION_PRESETS } from '../../schemas/signature-presets-extensions';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { flushLogs, getTickets } from '../logs/log-helpers';
@@ -121,6 +121,27 @@ describe('consuming with a URL signature (Twilio)', () => {
     expect(rows.find((r) => r.consume_id === consumeId)?.request.url).toBe(`https://svc.test${path}`);
     const recheck = await call('POST', `/v1/projects/${project.service_id}/tickets/twilio/log/${consumeId}/recheck`, { token: project.owner_key });
     expect(recheck.json).toMatchObject({ passed: true });
+  });
+});
+
+describe('scheme inference from a captured request and a Secret Key name', () => {
+  const match = (body: Record<string, unknown>) => call('POST', `/v1/projects/${project.service_id}/signature-presets/match`, { token: project.owner_key, body });
+  const deliveries = inject('providerDeliveries');
+
+  it.each(['twilio', 'square', 'hubspot-v3', 'discord', 'sendgrid'])('a %s delivery signed by its library is matched to its preset, judged at its delivery time', async (id) => {
+    const delivery = deliveries[id];
+    await putSecret(project, `match_${id.replace(/-/g, '_')}`, delivery.secret);
+    const res = await match({ secretName: `match_${id.replace(/-/g, '_')}`, headers: delivery.headers, body: delivery.body, url: delivery.url, received_at: delivery.signedAtMs });
+    expect(res.status).toBe(200);
+    expect(res.json.matching.map((m: { id: string }) => m.id)).toEqual([id]);
+    expect(JSON.stringify(res.json)).not.toContain(delivery.secret);
+  });
+
+  it('without the URL a URL-signed delivery matches nothing; an unknown Secret Key is INVALID_PARAMETER', async () => {
+    const delivery = deliveries.square;
+    const res = await match({ secretName: 'match_square', headers: delivery.headers, body: delivery.body, received_at: delivery.signedAtMs });
+    expect(res.json).toMatchObject({ matching: [] });
+    expect((await match({ secretName: 'nope', headers: {} })).json).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('nope') });
   });
 });
 

@@ -340,6 +340,29 @@ const diagnosisCases = (): BadInputCase[] => [
   ...wrongValueCases(diagnosisTarget, { secretName: SECRET }, { secretName: [1, '', null, described('k'.repeat(129), 'of 129 characters')] }, true),
 ];
 
+/** Scheme inference from a captured request: { secretName, headers, method?, url?, body?, received_at? }. */
+const presetMatch: Target = { route: `POST ${P}/signature-presets/match`, auth: 'owner' };
+const captured = { secretName: SECRET, headers: { 'x-hub-signature-256': 'sha256=00' }, body: '{}', url: 'https://hooks.example.com/x', received_at: 1_000 };
+const presetMatchCases = (): BadInputCase[] => [
+  ...credentialCases(presetMatch, { json: captured }, OWNER_ROUTE_CREDENTIALS),
+  ...bodyShapeCases(presetMatch, PLATFORM_BODY, captured, 'headers'),
+  ...missingFieldCases(presetMatch, captured, ['secretName', 'headers'], true),
+  ...wrongValueCases(
+    presetMatch,
+    captured,
+    {
+      secretName: [1, '', described('no-such-key', 'naming no secret key')],
+      method: ['PUT', 'post'],
+      url: ['hooks.example.com/x', 'ftp://h/x', 1],
+      headers: ['x: y', [], described({ 'x a': 'b' }, 'with a space in a header name', 'headers.x a')],
+      'headers.x-hub-signature-256': [1, described('a\r\nb: c', 'with a line break')],
+      body: [{ a: 1 }, described('x'.repeat(65_537), 'over 64 KiB')],
+      received_at: [-1, 1.5, '1000'],
+    },
+    true,
+  ),
+];
+
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const ticketControls = (): BadInputCase[] => [
   { ...register(PLAIN), input: 'a valid replacement', body: { json: ticketBase }, expect: { status: 200 } },
@@ -355,4 +378,4 @@ export const ticketControls = (): BadInputCase[] => [
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases(), ...diagnosisCases()];
+export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...planCases(), ...checkCases(), ...replayCases(), ...diagnosisCases(), ...presetMatchCases()];
