@@ -54,17 +54,9 @@ export function sortedForm(rawBody: Uint8Array, headers: Record<string, string>)
  * JSON; an object, a list or null has no value here.
  */
 export function bodyField(rawBody: Uint8Array, headers: Record<string, string>, path: string): string | undefined {
-  const text = utf8.decode(rawBody);
-  if (isForm(headers)) {
-    const params = new URLSearchParams(text);
-    return params.get(path) ?? undefined;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  if (isForm(headers)) return new URLSearchParams(utf8.decode(rawBody)).get(path) ?? undefined;
+  let value = parsedJson(rawBody);
+  if (value === NOT_JSON) return undefined;
   for (const key of path.split('.')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
@@ -72,4 +64,20 @@ export function bodyField(rawBody: Uint8Array, headers: Record<string, string>, 
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   return undefined;
+}
+
+const NOT_JSON = Symbol('not JSON');
+/** A body is parsed once however many field tokens read it (the bytes of one request are one object). */
+const parsedBodies = new WeakMap<Uint8Array, unknown>();
+
+function parsedJson(rawBody: Uint8Array): unknown {
+  if (parsedBodies.has(rawBody)) return parsedBodies.get(rawBody);
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(rawBody));
+  } catch {
+    value = NOT_JSON;
+  }
+  parsedBodies.set(rawBody, value);
+  return value;
 }

@@ -147,7 +147,7 @@ const ticketLogAnswer = consumedAnswer.extend({
       method: z.enum(['GET', 'POST']),
       headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
       search: z.string(),
-      url: z.string().optional().describe('The URL as received (read by a signature that signs the URL); absent on older rows.'),
+      url: z.string().optional().describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
       body: z.union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })]).describe('Kept whole up to 64 KiB.'),
       ip: z.string(),
       user_agent: z.string(),

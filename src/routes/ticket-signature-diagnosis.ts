@@ -5,7 +5,7 @@ import { diagnoseSignature, matchingPresets } from '../engine/signature-diagnosi
 import type { SignedRequest } from '../engine/signature';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../logs/kept-request';
+import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../logs/kept-request';
 import { loadSecretKey } from '../platform/secrets';
 import { directoryEntry } from '../platform/ticket-directory';
 import { readJsonBody } from '../platform/validation';
@@ -53,7 +53,7 @@ signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_i
   const secret = await loadSecretKey(c.env, project.service_id, secretName);
   if (!secret) throw invalidParameter(`secretName: no Secret Key named "${secretName}" in this project`, { field: 'secretName' });
 
-  const request: SignedRequest = { rawBody: body, method: kept.method, headers: kept.headers, ...(kept.url !== undefined ? { url: kept.url } : {}) };
+  const request: SignedRequest = { rawBody: body, method: kept.method, headers: kept.headers, ...(kept.url !== undefined ? { url: keptUrl(kept) } : {}) };
   const at = kept.received_at;
   const signature = config ? await diagnoseSignature({ ...config, secretName }, request, secret.value, at) : null;
   const matching = await matchingPresets(request, secret.value, at, config?.public_url);
