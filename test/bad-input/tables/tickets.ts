@@ -375,6 +375,7 @@ export const ticketControls = (): BadInputCase[] => [
   { ...getOne(PLAIN), input: 'the ticket', expect: { status: 200 } },
   { ...plan(PLAIN), input: 'a valid plan', body: { json: ticketBase }, expect: { status: 200 } },
   { ...check(PLAIN), input: 'a valid sample', body: { json: sample }, expect: { status: 200 } },
+  { ...presetMatch, input: 'a captured request', body: { json: captured }, expect: { status: 200 } },
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
