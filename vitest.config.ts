@@ -30,8 +30,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'schemas/**/*.test.ts', 'durable-objects/**/*.test.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     // A loopback HTTP server (Node side) that the outbound tests call; its origin is `inject('loopbackOrigin')`.
-    // Deliveries signed by the providers' own (some Node-only) libraries: `inject('providerDeliveries')`.
-    globalSetup: ['./test/loopback-server.ts', './test/signatures/provider-signers.ts'],
+    // Deliveries signed by the providers' own (some Node-only) libraries: `inject('providerDeliveries')` for the
+    // HMAC presets, `inject('extensionDeliveries')` for the URL, body-field and public-key ones.
+    globalSetup: ['./test/loopback-server.ts', './test/signatures/provider-signers.ts', './test/signatures/extension-signers.ts'],
     testTimeout: 30_000,
   },
 });

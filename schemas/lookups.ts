@@ -5,6 +5,8 @@ export interface RegistrationLookups {
   secretExists(name: string): Promise<boolean>;
   templateExists(templateId: string): Promise<boolean>;
   newsletterExists(group: string, messageId: string): Promise<boolean>;
+  /** Whether the Secret Key holds a public key of this algorithm (signature extension); absent = not checked. */
+  publicKeyUsable?(name: string, algorithm: 'ed25519' | 'ecdsa-p256-sha256' | 'rsa-sha256'): Promise<boolean>;
 }
 
 /** A name found while validating, checked against the store once the whole ticket is known to be well formed. */

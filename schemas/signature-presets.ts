@@ -12,6 +12,7 @@
  */
 import type { SignatureConfig } from './ticket-types';
 import { HMAC_PRESETS } from './signature-presets-hmac';
+import { EXTENSION_PRESETS } from './signature-presets-extensions';
 import { TOKEN_PRESETS } from './signature-presets-token';
 
 /** Handshakes a ticket can answer (condition.handshake; docs/signatures.md "Handshakes"). */
@@ -45,8 +46,8 @@ export interface SignaturePreset {
   note?: string;
 }
 
-// Public-key and URL-signing presets: add `...EXTENSION_PRESETS` from './signature-presets-extensions' here.
-export const SIGNATURE_PRESETS: readonly SignaturePreset[] = [...HMAC_PRESETS, ...TOKEN_PRESETS];
+/** Every preset: HMAC over the template, token, and those needing the extensions (URL, body fields, public keys). */
+export const SIGNATURE_PRESETS: readonly SignaturePreset[] = [...HMAC_PRESETS, ...TOKEN_PRESETS, ...EXTENSION_PRESETS];
 
 export function findPreset(id: string): SignaturePreset | undefined {
   return SIGNATURE_PRESETS.find((p) => p.id === id);

@@ -1,12 +1,27 @@
 /**
  * The signature condition part (spec 2.2.1): its input schema, the grammar of parts and of the
  * signed/timestamp templates (shared with the verifier), and the stored form with defaults filled.
+ * Beyond the spec (docs/signature-extensions.md): the tokens ${url}, ${query:name}, ${field:path}
+ * and ${form:sorted}; `field`, `public_url`, `body_sha256`; the public-key algorithms. A config
+ * that uses none of them is read, refused and stored exactly as spec 2.2.1 says.
  */
 import * as z from 'zod';
 import type { SignatureConfig } from './ticket-types';
 import type { ExistenceCheck } from './lookups';
 import { childPath, invalidField } from './paths';
 import { PLACEHOLDER_NAME } from './references';
+
+/** Beyond spec 2.2.1: public-key signatures; the Secret Key holds the public key (docs/signature-extensions.md). */
+export const PUBLIC_KEY_ALGORITHMS = ['ed25519', 'ecdsa-p256-sha256', 'rsa-sha256'] as const;
+/** A body field path: names of letters, digits, _ and -, joined by dots. */
+const FIELD_PATH = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** What the Secret Key of a public-key signature must hold (docs/signature-extensions.md). */
+export const PUBLIC_KEY_FORMATS: Record<(typeof PUBLIC_KEY_ALGORITHMS)[number], string> = {
+  ed25519: 'an Ed25519 public key (64 hex characters, or SPKI as PEM or base64)',
+  'ecdsa-p256-sha256': 'an ECDSA P-256 public key (SPKI as PEM or base64 DER, or the uncompressed point)',
+  'rsa-sha256': 'an RSA public key (SPKI as PEM, -----BEGIN PUBLIC KEY-----, or base64 DER)',
+};
 
 /** Seconds a signed timestamp may be away from now when the signature gives no tolerance. */
 const DEFAULT_TOLERANCE = 300;
@@ -17,8 +32,8 @@ export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export const signatureInputSchema = z.strictObject({
   secretName: z.string().min(1).optional().describe('Name of a project Secret Key (never the secret itself).'),
   secret: z.string().min(1).optional().describe('Older name of secretName; stored as secretName.'),
-  header: z.string().min(1).max(256).regex(HEADER_NAME, 'must be an HTTP header name'),
-  algorithm: z.enum(['sha256', 'sha1', 'sha512']).optional(),
+  header: z.string().min(1).max(256).regex(HEADER_NAME, 'must be an HTTP header name').optional(),
+  algorithm: z.enum(['sha256', 'sha1', 'sha512', ...PUBLIC_KEY_ALGORITHMS]).optional(),
   encoding: z.enum(['hex', 'base64']).optional(),
   separator: z.string().min(1).max(8).optional(),
   parts: z.array(z.string().min(1).max(256)).max(10).optional(),
@@ -27,6 +42,9 @@ export const signatureInputSchema = z.strictObject({
   tolerance: z.int().min(1).max(86_400).optional(),
   secret_encoding: z.enum(['raw', 'base64', 'hex']).optional(),
   secret_prefix: z.string().max(64).optional(),
+  field: z.string().min(1).max(256).regex(FIELD_PATH, 'must be a body field path such as signature.signature').optional().describe('Extension: the body field carrying the signature, instead of header (Mailgun).'),
+  public_url: z.string().min(1).max(512).optional().describe('Extension: the URL the provider calls (https://host/path), when it is not the one this service receives (proxy, custom domain); ${url} is it plus the query as received.'),
+  body_sha256: z.string().min(1).max(512).optional().describe("Extension: a template that, when it resolves, must equal the hex SHA-256 of the body (Twilio's ${query:bodySHA256})."),
 });
 export type SignatureInput = z.infer<typeof signatureInputSchema>;
 
@@ -42,7 +60,8 @@ type SignatureToken =
   | { kind: 'body' }
   | { kind: 'method' }
   | { kind: 'header'; name: string }
-  | { kind: 'capture'; name: string };
+  | { kind: 'capture'; name: string }
+  | { kind: 'extension'; name: string };
 
 /** Capture names that would shadow the built-in tokens of signed/timestamp. */
 const RESERVED_CAPTURES = new Set(['body', 'method']);
@@ -81,13 +100,35 @@ function parseSignatureTemplate(template: string, captures: ReadonlySet<string>)
     if (name === 'body' || name === 'method') tokens.push({ kind: name });
     else if (name.startsWith('header:') && HEADER_NAME.test(name.slice(7))) tokens.push({ kind: 'header', name: name.slice(7) });
     else if (captures.has(name)) tokens.push({ kind: 'capture', name });
+    else if (isExtensionToken(name)) tokens.push({ kind: 'extension', name });
     else {
-      const known = ['${body}', '${method}', '${header:Name}', ...[...captures].map((c) => `\${${c}}`)];
+      const known = ['${body}', '${method}', '${header:Name}', ...[...captures].map((c) => `\${${c}}`), '${url}', '${query:name}', '${field:path}', '${form:sorted}'];
       throw new Error(`\${${name}} is not a token here; use ${known.join(', ')}`);
     }
     rest = rest.slice(end + 1);
   }
   return tokens;
+}
+
+/** The extension tokens (docs/signature-extensions.md). */
+function isExtensionToken(name: string): boolean {
+  if (name === 'url' || name === 'form:sorted') return true;
+  if (name.startsWith('query:')) return /^[A-Za-z0-9_.~-]{1,128}$/.test(name.slice(6));
+  if (name.startsWith('field:')) return FIELD_PATH.test(name.slice(6)) && name.length <= 262;
+  return false;
+}
+
+/** A public URL: absolute http(s), no query, fragment or credentials. Throws Error with a reason. */
+function checkPublicUrl(text: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('is not an absolute URL (https://host/path)');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an http or https URL');
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) throw new Error('takes no query or fragment (the query is the one received)');
+  if (url.username || url.password) throw new Error('takes no credentials');
 }
 
 /** Checks the signature part and fills its defaults; the secret key's existence is queued in `checks`. */
@@ -110,9 +151,26 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
   });
   if (!captures.has('signature')) throw invalidField(childPath(path, 'parts'), 'at least one part must capture ${signature}');
 
+  if (input.header === undefined && input.field === undefined) {
+    throw invalidField(childPath(path, 'header'), 'is required (the header carrying the signature; or, as an extension, field for a signature in the body)');
+  }
+  if (input.header !== undefined && input.field !== undefined) throw invalidField(childPath(path, 'field'), 'reads the signature from the body instead of a header: give header or field, not both');
+  if (input.public_url !== undefined) {
+    try {
+      checkPublicUrl(input.public_url);
+    } catch (error) {
+      throw invalidField(childPath(path, 'public_url'), (error as Error).message);
+    }
+  }
+  const publicKey = (PUBLIC_KEY_ALGORITHMS as readonly string[]).includes(input.algorithm ?? '');
+  if (publicKey && (input.secret_encoding !== undefined && input.secret_encoding !== 'raw')) {
+    throw invalidField(childPath(path, 'secret_encoding'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself (see docs/signature-extensions.md)`);
+  }
+  if (publicKey && input.secret_prefix) throw invalidField(childPath(path, 'secret_prefix'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself`);
+
   const signed = input.signed ?? '${body}';
-  for (const field of ['signed', 'timestamp'] as const) {
-    const template = field === 'signed' ? signed : input.timestamp;
+  for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {
+    const template = field === 'signed' ? signed : input[field];
     if (template === undefined) continue;
     try {
       parseSignatureTemplate(template, captures);
@@ -131,10 +189,19 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
     message: `no Secret Key named "${secretName}" in this project`,
     exists: (lookups) => lookups.secretExists(secretName),
   });
+  const algorithm = input.algorithm;
+  if (algorithm === 'ed25519' || algorithm === 'ecdsa-p256-sha256' || algorithm === 'rsa-sha256') {
+    checks.push({
+      path: childPath(path, 'secretName'),
+      message: `the Secret Key "${secretName}" does not hold ${PUBLIC_KEY_FORMATS[algorithm]}`,
+      // Lookups without a key check (tests of other parts) pass; the consumption still fails cleanly.
+      exists: async (lookups) => !(await lookups.secretExists(secretName)) || !lookups.publicKeyUsable || lookups.publicKeyUsable(secretName, algorithm),
+    });
+  }
 
   const config: SignatureConfig = {
     secretName,
-    header: input.header,
+    ...(input.header !== undefined ? { header: input.header } : {}),
     algorithm: input.algorithm ?? 'sha256',
     encoding: input.encoding ?? 'hex',
     parts,
@@ -147,5 +214,8 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
     config.tolerance = input.tolerance ?? DEFAULT_TOLERANCE;
   }
   if (input.secret_prefix) config.secret_prefix = input.secret_prefix;
+  if (input.field !== undefined) config.field = input.field;
+  if (input.public_url !== undefined) config.public_url = input.public_url;
+  if (input.body_sha256 !== undefined) config.body_sha256 = input.body_sha256;
   return config;
 }

@@ -38,10 +38,14 @@ export interface UserRow {
 }
 
 /** signature part with every default filled in at registration. */
+/** Beyond spec 2.2.1 (docs/signature-extensions.md): public-key signatures, the key held by the Secret Key. */
+export type PublicKeyAlgorithm = 'ed25519' | 'ecdsa-p256-sha256' | 'rsa-sha256';
+
 export interface SignatureConfig {
   secretName: string;
-  header: string;
-  algorithm: 'sha256' | 'sha1' | 'sha512';
+  /** Required by spec 2.2.1; absent only when the extension `field` reads the signature from the body. */
+  header?: string;
+  algorithm: 'sha256' | 'sha1' | 'sha512' | PublicKeyAlgorithm;
   encoding: 'hex' | 'base64';
   separator?: string;
   parts: string[];
@@ -51,6 +55,12 @@ export interface SignatureConfig {
   tolerance?: number;
   secret_encoding: 'raw' | 'base64' | 'hex';
   secret_prefix?: string;
+  /** Extension: a body field (dotted path) carrying the signature instead of a header (Mailgun). */
+  field?: string;
+  /** Extension: the URL the provider calls (scheme, host, path), when it is not the one received (proxy, custom domain). */
+  public_url?: string;
+  /** Extension: a template that, when it resolves, must equal the hex SHA-256 of the body (Twilio's bodySHA256). */
+  body_sha256?: string;
 }
 
 export interface TicketCondition {

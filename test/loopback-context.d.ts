@@ -5,6 +5,8 @@ declare module 'vitest' {
     loopbackOrigin: string;
     /** Deliveries signed by the providers' own libraries in Node (test/signatures/provider-signers.ts). */
     providerDeliveries: import('./signatures/provider-bodies').ProviderDeliveries;
+    /** Deliveries of the URL, body-field and public-key presets, by preset id (test/signatures/extension-signers.ts). */
+    extensionDeliveries: import('./signatures/extension-signers').ProviderDeliveries;
   }
 }
 export {};

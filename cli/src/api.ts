@@ -84,6 +84,7 @@ export const paths = (serviceId: string) => {
     plan: (id: string) => `${ticket(id)}/plan`,
     check: (id: string) => `${ticket(id)}/check`,
     flood: (id: string) => `${ticket(id)}/flood`,
+    signature: (id: string, consumeId: string) => `${ticket(id)}/log/${encodeURIComponent(consumeId)}/signature`,
     secrets: `${project}/secrets`,
     secret: (name: string) => `${project}/secrets/${encodeURIComponent(name)}`,
   };

@@ -220,6 +220,29 @@ describe('svc against wrangler dev', () => {
     expect(out).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z  limited:  \d+\+ refused \(429\)$/m);
   });
 
+  it('logs --signature says why a consumption failed its signature, never the secret (issue 27 item 5)', async () => {
+    await worker.putSecretKey('gh_hook', { value: SECRET_VALUE });
+    const signature = { secretName: 'gh_hook', header: 'X-Hub-Signature-256', parts: ['sha256=${signature}'] };
+    expect((await worker.ownerCall('PUT', '/tickets/signed-gh', { condition: { signature }, actions: [] })).status).toBe(201);
+    const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/signed-gh`, { method: 'POST', headers: { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: '{"zen":"hi"}' });
+    expect(res.status).toBe(400);
+    let rows: { consume_id: string }[] = [];
+    for (let tries = 0; tries < 20 && rows.length === 0; tries++) {
+      const out = (await svc(['logs', 'signed-gh', '--json'])).stdout.trim();
+      rows = out ? out.split('\n').map((line) => JSON.parse(line)) : [];
+      if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const result = await svc(['logs', 'signed-gh', '--signature', rows[0].consume_id]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^not verified: no signature matches the HMAC of the signed bytes with this key$/m);
+    expect(result.stdout).toContain('  read:       header X-Hub-Signature-256');
+    expect(result.stdout).toMatch(/^  signed:     12 bytes, sha256 [0-9a-f]{64}$/m);
+    expect(result.stdout).toContain('no preset verifies this request with gh_hook');
+    expect((await svc(['logs', 'signed-gh', '--secret-name', 'x'])).code).toBe(2);
+    expect((await worker.ownerCall('DELETE', '/tickets/signed-gh')).status).toBe(200);
+    expect((await worker.ownerCall('DELETE', '/secrets/gh_hook')).status).toBe(200);
+  });
+
   it('secrets put reads the value from stdin; list shows the name and never the value', async () => {
     const put = await svc(['secrets', 'put', 'demo', '--destination', 'https://api.example.com/v1', '--locked'], { stdin: `${SECRET_VALUE}\n` });
     expect(put.stderr).toBe('');

@@ -4,6 +4,7 @@ import { checkBody } from '../src/check-body';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
 import { formatFloodMinute, formatLogRow, outcomeOf } from '../src/logs-format';
+import { formatSignatureDiagnosis, type SignatureDiagnosis } from '../src/signature-format';
 import { LOOKBACK_MS, emptyFollowState, nextFrom, takeNew, type LogRow } from '../src/logs-follow';
 import { errorReport } from '../src/messages';
 import { colorEnabled, redact } from '../src/output';
@@ -225,5 +226,42 @@ describe('svc logs under a flood (issue 26 item 6)', () => {
       sampled: { more: 50, text, code: 'CONDITION_FAILED', field: 'signature', minute_from: 0, minute_to: 59_999, last_at: 0, example: {} },
     } as LogRow;
     expect(formatLogRow(row, plain)).toBe(`2026-11-26T20:01:05.000Z  abc:MORE  ${text} (counted, not kept)`);
+  });
+});
+
+describe('svc logs --signature: the diagnosis as lines', () => {
+  const diagnosis: SignatureDiagnosis = {
+    ticket_id: 'hook',
+    consume_id: 'c1',
+    received_at: 0,
+    url_kept: true,
+    signature: {
+      config: { header: 'Stripe-Signature' },
+      verified: false,
+      result: 'the timestamp is missing, not a number, or outside the tolerance',
+      trace: {
+        source: { header: 'Stripe-Signature', found: true },
+        items: ['t=100', 'v1=…'],
+        captures: { timestamp: '100' },
+        signature_candidates: 1,
+        decoded_lengths: [32],
+        timestamp: { value: '100', age_seconds: 3600, tolerance: 300, fresh: false },
+      },
+    },
+    presets: { secretName: 'stripe', matching: [] },
+  };
+
+  it('says why it failed, each step reached, and that no preset verifies', () => {
+    const lines = formatSignatureDiagnosis(diagnosis, plain);
+    expect(lines[0]).toBe('not verified: the timestamp is missing, not a number, or outside the tolerance');
+    expect(lines).toContain('  read:       header Stripe-Signature');
+    expect(lines).toContain('  items:      "t=100" "v1=…"');
+    expect(lines).toContain('  timestamp:  100, 3600 s old at arrival, tolerance 300 s (stale or missing)');
+    expect(lines.at(-1)).toBe('no preset verifies this request with stripe');
+  });
+
+  it('names the presets that verify, and says when the ticket has no signature or the row kept no URL', () => {
+    const lines = formatSignatureDiagnosis({ ...diagnosis, signature: null, url_kept: false, presets: { secretName: 'k', matching: [{ id: 'discord', name: 'Discord' }] } }, plain);
+    expect(lines).toEqual(['hook has no signature condition.', '  (this row kept no URL: a signature over ${url} cannot verify)', 'presets verifying with k: discord (Discord)']);
   });
 });

@@ -171,6 +171,24 @@ describe('the owner dashboard', () => {
     // The replay is a consumption marked replay_of; the re-check a dry run marked so.
     await waitForLogRows('.log-row.outcome-ok .replay', 1);
     await waitForLogRows('.log-row.outcome-check .replay', 1);
+
+    // A tampered delivery fails its signature; its row asks why, and the answer names the step, never the secret.
+    const tampered = await fetch(`${worker.url}/tp/${worker.project.service_id}/stripe-form`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      body: payload.replace('pi_1', 'pi_2'),
+    });
+    expect(tampered.status).toBe(400);
+    await page.reload();
+    await waitForLogRows('.log-row.outcome-failed', 1);
+    const failed = page.locator('.log-row.outcome-failed').first();
+    await failed.locator('.log-summary').click();
+    await failed.getByRole('button', { name: 'Why did the signature fail?' }).click();
+    await expect.poll(() => failed.locator('.answer h4').textContent()).toBe('Signature diagnosis answered');
+    const diagnosis = JSON.parse((await failed.locator('.answer-body').textContent()) ?? '');
+    expect(diagnosis).toMatchObject({ signature: { verified: false, result: expect.stringContaining('HMAC'), trace: { source: { header: 'Stripe-Signature', found: true } } }, presets: { secretName: 'stripe', matching: [] } });
+    expect(JSON.stringify(diagnosis)).not.toContain(STRIPE_SECRET);
+    expect(JSON.stringify(diagnosis)).not.toContain(header.split('v1=')[1]);
   });
 
   it('shows a refusal next to the input of the field it names: the page\'s own check and the registry\'s', async () => {

@@ -1,4 +1,4 @@
-import { CREDENTIAL_HEADERS, MAX_KEPT_BODY_BYTES, REDACTED, type KeptRequest } from '../logs/kept-request';
+import { CREDENTIAL_HEADERS, MAX_KEPT_BODY_BYTES, REDACTED, keptUrl, type KeptRequest } from '../logs/kept-request';
 import type { ProjectUser } from '../platform/types';
 import type { ConsumeInput } from './types';
 
@@ -23,6 +23,8 @@ export function keepRequest(input: ConsumeInput, receivedAt: number): KeptReques
     method: input.request.method === 'GET' ? 'GET' : 'POST',
     headers,
     search: input.search,
+    // Without its query, which `search` keeps (a long query is not kept twice).
+    ...(input.url !== undefined ? { url: input.url.split('?')[0] } : {}),
     body: keptBody(input.rawBody),
     ip: input.request.ip,
     user_agent: input.request.user_agent,
@@ -53,6 +55,7 @@ export function replayInput(
     request: { method: kept.method, headers: kept.headers, ip: kept.ip, user_agent: kept.user_agent, ...(user ? { user } : {}) },
     rawBody: body,
     search: kept.search,
+    ...(kept.url !== undefined ? { url: keptUrl(kept) } : {}),
     signedRoute: kept.signed_route,
     longForm: kept.long_form,
     issuer: false,

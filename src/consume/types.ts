@@ -13,6 +13,8 @@ export interface ConsumeInput {
   request: Omit<RequestSnapshot, 'body' | 'params'>;
   /** The raw query string ('?a=1' or ''): read by the ticket's rules (a legacy ticket keeps every value a string). */
   search: string;
+  /** The URL as received (scheme, host, path, query): the ${url} token of a signature (extension). */
+  url?: string;
   /** The raw body bytes, exactly as received (the signature is computed over them); empty on GET. */
   rawBody: Uint8Array;
   /** Consumed on a signed-in route (/tpa, /auth/consume). */

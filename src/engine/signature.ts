@@ -1,17 +1,30 @@
 /**
- * HMAC signature check of a ticket condition (spec 2.2.1). Pure apart from crypto.subtle: the
- * caller hands in the raw body, the stored secret and the clock. Any failure is `false`, never a throw.
+ * Signature check of a ticket condition (spec 2.2.1, and the extensions of
+ * docs/signature-extensions.md: URL, query, body-field and form tokens, a signature in a body field,
+ * a body digest, public-key algorithms). Pure apart from crypto.subtle: the caller hands in the raw
+ * body, the stored secret and the clock. Any failure is `false`, never a throw.
  */
 import type { SignatureConfig } from '../../schemas/ticket-types';
 import { concatBytes } from '../bytes/read-capped';
 import { constantTimeEqual } from '../bytes/constant-time';
+import { importPublicKey, isPublicKeyAlgorithm, verifyWithPublicKey } from './public-key';
+import { bodyField, calledUrl, queryValue, sortedForm } from './signed-request-parts';
 
 export interface SignedRequest {
   rawBody: Uint8Array;
   method: string;
   /** Lowercase names; looked up case-insensitively all the same. */
   headers: Record<string, string>;
+  /** The URL as received (scheme, host, path, query); read by the ${url} extension token. */
+  url?: string;
 }
+
+/**
+ * A signature config as the consumption hands it to the verifier: the stored config plus the URL
+ * the request was received at (the verifying object builds the request from fixed fields, so the
+ * URL travels with the config; it is never stored).
+ */
+export type SignatureCheck = SignatureConfig & { received_url?: string };
 
 const HASHES = { sha256: 'SHA-256', sha1: 'SHA-1', sha512: 'SHA-512' } as const;
 const DEFAULT_PARTS = ['${signature}'];
@@ -27,9 +40,33 @@ const utf8Decoder = new TextDecoder();
 
 /**
  * Imported keys of one stored secret, by how the secret is read (hash, secret_encoding,
- * secret_prefix). The caller scopes a map to one secret value and drops it with that value.
+ * secret_prefix, or the public-key algorithm). The caller scopes a map to one secret value and
+ * drops it with that value.
  */
 export type SigningKeys = Map<string, Promise<CryptoKey | undefined>>;
+
+/**
+ * What a check found, for the owner's diagnosis (never the secret, the expected signature or the
+ * signature the request carried): filled as far as the check got.
+ */
+export interface SignatureTrace {
+  /** The header (or body field) read, and whether the request had it. */
+  source?: { header?: string; field?: string; found: boolean };
+  items?: string[];
+  /** Which part each item matched (-1 none); signature captures are counted, never shown. */
+  matched_parts?: number[];
+  captures?: Record<string, string>;
+  signature_candidates?: number;
+  /** Byte lengths of the candidates that decoded. */
+  decoded_lengths?: number[];
+  timestamp?: { value?: string; age_seconds?: number; tolerance: number; fresh: boolean };
+  body_sha256?: { checked: boolean; matches?: boolean };
+  /** The signed bytes: their length and SHA-256 (hex), or the token that had no value. */
+  signed?: { length: number; sha256: string } | { missing_token: string };
+  key?: 'usable' | 'unusable';
+  /** The first reason the check failed, or 'verified'. */
+  result?: string;
+}
 
 export async function verifySignature(
   config: SignatureConfig,
@@ -37,43 +74,103 @@ export async function verifySignature(
   storedSecret: string,
   nowMs: number,
   keys: SigningKeys = new Map(),
+  trace?: SignatureTrace,
 ): Promise<boolean> {
   try {
-    return await verify(config, request, storedSecret, nowMs, keys);
+    const verified = await verify(config, request, storedSecret, nowMs, keys, trace);
+    if (trace && verified) trace.result = 'verified';
+    return verified;
   } catch {
+    if (trace) trace.result ??= 'the check failed unexpectedly';
     return false;
   }
 }
 
-async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys): Promise<boolean> {
+async function verify(config: SignatureCheck, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
+  const fail = (reason: string) => {
+    if (trace) trace.result = reason;
+    return false;
+  };
   const algorithm = config.algorithm ?? 'sha256';
-  if (!Object.hasOwn(HASHES, algorithm)) return false;
+  const publicKey = isPublicKeyAlgorithm(algorithm);
+  if (!publicKey && !Object.hasOwn(HASHES, algorithm)) return fail('unknown algorithm');
 
-  const headerValue = readHeader(request.headers, config.header);
-  if (headerValue === undefined) return false;
+  const url = calledUrl(request.url ?? config.received_url, config.public_url);
+  const sourceValue = config.field !== undefined ? bodyField(request.rawBody, request.headers, config.field) : readHeader(request.headers, config.header ?? '');
+  if (trace) trace.source = { ...(config.field !== undefined ? { field: config.field } : { header: config.header }), found: sourceValue !== undefined };
+  if (sourceValue === undefined) return fail(config.field !== undefined ? 'the body has no such field' : 'the request has no such header');
 
   const patterns = parsePatterns(config.parts ?? DEFAULT_PARTS);
-  if (!patterns) return false;
-  const { captures, candidates } = matchItems(splitItems(headerValue, config.separator), patterns);
+  if (!patterns) return fail('a part does not parse');
+  const items = splitItems(sourceValue, config.separator);
+  const { captures, candidates, matched } = matchItems(items, patterns);
+  if (trace) {
+    trace.items = items.map((item, i) => (matched[i] >= 0 && patterns[matched[i]].capture === SIGNATURE_CAPTURE ? `${patterns[matched[i]].prefix}…${patterns[matched[i]].suffix}` : maskLong(item)));
+    trace.matched_parts = matched;
+    trace.captures = Object.fromEntries([...captures].map(([name, value]) => [name, maskLong(value)]));
+    trace.signature_candidates = candidates.length;
+  }
 
   const encoding = config.encoding ?? 'hex';
   const claimed = candidates.map((c) => decodeText(c, encoding)).filter((b): b is Uint8Array => b !== undefined);
-  if (claimed.length === 0) return false;
+  if (trace) trace.decoded_lengths = claimed.map((b) => b.length);
+  if (claimed.length === 0) return fail(candidates.length === 0 ? 'no item matched a ${signature} part' : `no signature decodes as ${encoding}`);
 
-  const context: TemplateContext = { request, captures };
-  if (config.timestamp !== undefined && !isTimestampFresh(config, context, nowMs)) return false;
+  const context: TemplateContext = { request, captures, url, boundByDigest: false };
+  if (config.body_sha256 !== undefined) {
+    const digest = await bodyDigestCheck(config.body_sha256, context);
+    if (trace) trace.body_sha256 = { checked: digest !== undefined, ...(digest !== undefined ? { matches: digest } : {}) };
+    if (digest === false) return fail('the body does not match its SHA-256 digest');
+    context.boundByDigest = digest === true;
+  }
+  if (config.timestamp !== undefined && !isTimestampFresh(config, context, nowMs, trace)) return fail('the timestamp is missing, not a number, or outside the tolerance');
 
   const signedBytes = resolveTemplate(config.signed ?? DEFAULT_SIGNED, context);
-  if (!signedBytes) return false;
+  if (!signedBytes) {
+    if (trace) trace.signed = { missing_token: missingToken(config.signed ?? DEFAULT_SIGNED, context) ?? '' };
+    return fail('a token of signed has no value in this request');
+  }
+  if (trace) trace.signed = { length: signedBytes.length, sha256: toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', signedBytes))) };
+
+  if (publicKey) {
+    const key = await cachedKey(keys, JSON.stringify(['public', algorithm]), () => importPublicKey(algorithm, storedSecret));
+    if (trace) trace.key = key ? 'usable' : 'unusable';
+    if (!key) return fail(`the Secret Key does not hold a usable ${algorithm} public key`);
+    // Every candidate is tried (no short-circuit); any one verifying passes.
+    let verified = false;
+    for (const candidate of claimed) verified = (await verifyWithPublicKey(algorithm, key, candidate, signedBytes)) || verified;
+    return verified || fail('no signature verifies with this key');
+  }
 
   const key = await signingKey(HASHES[algorithm], storedSecret, config, keys);
-  if (!key) return false;
+  if (trace) trace.key = key ? 'usable' : 'unusable';
+  if (!key) return fail('the Secret Key does not decode with secret_encoding/secret_prefix');
 
   const digest = new Uint8Array(await crypto.subtle.sign('HMAC', key, signedBytes));
   // Compare against every candidate (no short-circuit); any one matching passes.
-  let matched = false;
-  for (const candidate of claimed) matched = constantTimeEqual(digest, candidate) || matched;
-  return matched;
+  let matchedAny = false;
+  for (const candidate of claimed) matchedAny = constantTimeEqual(digest, candidate) || matchedAny;
+  return matchedAny || fail('no signature matches the HMAC of the signed bytes with this key');
+}
+
+/** true/false: the template resolved and the body's hex SHA-256 matches it or not; undefined: it did not resolve. */
+async function bodyDigestCheck(template: string, context: TemplateContext): Promise<boolean | undefined> {
+  const claimed = resolveTemplate(template, context);
+  if (!claimed) return undefined;
+  const actual = utf8.encode(toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', context.request.rawBody))));
+  return constantTimeEqual(actual, utf8.encode(utf8Decoder.decode(claimed).toLowerCase()));
+}
+
+/**
+ * For the trace: any run of 16 or more hex/base64 characters shown as '…', so an item or capture
+ * that holds a signature (a part that does not match it, a capture misnamed) never shows it.
+ */
+const maskLong = (text: string) => text.replace(/[A-Za-z0-9+/_-]{16,}={0,2}/g, '…');
+
+function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
 }
 
 // ---- header items and parts ----
@@ -124,19 +221,24 @@ function matchPattern(item: string, pattern: Pattern): string | undefined {
   return item.slice(prefix.length, item.length - suffix.length);
 }
 
-/** Every item is tried against every part; the first item to fill a non-signature capture wins. */
-function matchItems(items: string[], patterns: Pattern[]): { captures: Map<string, string>; candidates: string[] } {
+/** Every item is tried against every part; the first item to fill a non-signature capture wins. `matched`: each item's first matching part, -1 none. */
+function matchItems(items: string[], patterns: Pattern[]): { captures: Map<string, string>; candidates: string[]; matched: number[] } {
   const captures = new Map<string, string>();
   const candidates: string[] = [];
+  const matched: number[] = [];
   for (const item of items) {
-    for (const pattern of patterns) {
+    let first = -1;
+    patterns.forEach((pattern, index) => {
       const value = matchPattern(item, pattern);
-      if (value === undefined || pattern.capture === undefined) continue;
+      if (value === undefined) return;
+      if (first === -1) first = index;
+      if (pattern.capture === undefined) return;
       if (pattern.capture === SIGNATURE_CAPTURE) candidates.push(value);
       else if (!captures.has(pattern.capture)) captures.set(pattern.capture, value);
-    }
+    });
+    matched.push(first);
   }
-  return { captures, candidates };
+  return { captures, candidates, matched };
 }
 
 // ---- templates (signed bytes, timestamp) ----
@@ -144,6 +246,10 @@ function matchItems(items: string[], patterns: Pattern[]): { captures: Map<strin
 interface TemplateContext {
   request: SignedRequest;
   captures: Map<string, string>;
+  /** The URL the provider called (extension token ${url}). */
+  url: string | undefined;
+  /** The body's SHA-256 matched the config's body_sha256: ${form:sorted} is then '' (Twilio's JSON variant). */
+  boundByDigest: boolean;
 }
 
 /** Built as bytes so a body that is not UTF-8 is signed exactly as received. undefined = a token has no value. */
@@ -161,29 +267,45 @@ function resolveTemplate(template: string, context: TemplateContext): Uint8Array
   return concatBytes(chunks);
 }
 
-/** body, method and header:Name are reserved; any other name is a capture of parts. */
-function resolveToken(name: string, { request, captures }: TemplateContext): Uint8Array | undefined {
-  if (name === 'body') return request.rawBody;
-  if (name === 'method') return utf8.encode(request.method);
-  if (name.startsWith('header:')) {
-    const value = readHeader(request.headers, name.slice('header:'.length));
-    return value === undefined ? undefined : utf8.encode(value);
-  }
-  const captured = captures.get(name);
-  return captured === undefined ? undefined : utf8.encode(captured);
+/** The first token of `template` without a value (for the diagnosis). */
+function missingToken(template: string, context: TemplateContext): string | undefined {
+  for (const match of template.matchAll(TOKEN)) if (resolveToken(match[1], context) === undefined) return match[0];
+  return undefined;
 }
 
-function isTimestampFresh(config: SignatureConfig, context: TemplateContext, nowMs: number): boolean {
+/**
+ * body, method and header:Name are the spec's tokens; url, query:name, field:path and form:sorted
+ * the extensions; any other name is a capture of parts.
+ */
+function resolveToken(name: string, context: TemplateContext): Uint8Array | undefined {
+  const { request, captures } = context;
+  if (name === 'body') return request.rawBody;
+  if (name === 'method') return utf8.encode(request.method);
+  const text = (value: string | undefined) => (value === undefined ? undefined : utf8.encode(value));
+  if (name.startsWith('header:')) return text(readHeader(request.headers, name.slice('header:'.length)));
+  if (name === 'url') return text(context.url);
+  if (name.startsWith('query:')) return text(queryValue(context.url, name.slice('query:'.length)));
+  if (name.startsWith('field:')) return text(bodyField(request.rawBody, request.headers, name.slice('field:'.length)));
+  if (name === 'form:sorted') return text(context.boundByDigest ? '' : sortedForm(request.rawBody, request.headers));
+  return text(captures.get(name));
+}
+
+function isTimestampFresh(config: SignatureConfig, context: TemplateContext, nowMs: number, trace: SignatureTrace | undefined): boolean {
   const tolerance = config.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0 || !Number.isFinite(nowMs)) return false;
+  const note = (fresh: boolean, value?: string, ageSeconds?: number) => {
+    if (trace) trace.timestamp = { ...(value !== undefined ? { value } : {}), ...(ageSeconds !== undefined ? { age_seconds: ageSeconds } : {}), tolerance, fresh };
+    return fresh;
+  };
+  if (!Number.isFinite(tolerance) || tolerance < 0 || !Number.isFinite(nowMs)) return note(false);
   const bytes = resolveTemplate(config.timestamp as string, context);
-  if (!bytes) return false;
+  if (!bytes) return note(false);
   const text = utf8Decoder.decode(bytes).trim();
   // Non-UTF-8 bytes decode to U+FFFD and fail the digit check.
-  if (!/^\d+(\.\d+)?$/.test(text)) return false;
+  if (!/^\d+(\.\d+)?$/.test(text)) return note(false, text.slice(0, 64));
   const value = Number(text);
   const timestampMs = value > MILLISECONDS_ABOVE ? value : value * 1000;
-  return Math.abs(nowMs - timestampMs) <= tolerance * 1000;
+  const age = (nowMs - timestampMs) / 1000;
+  return note(Math.abs(nowMs - timestampMs) <= tolerance * 1000, text, Math.round(age * 1000) / 1000);
 }
 
 // ---- key, HMAC and encodings ----
@@ -200,10 +322,16 @@ function decodeSecret(storedSecret: string, config: SignatureConfig): Uint8Array
 /** The secret as an HMAC key, imported once per way of reading it; undefined when it does not decode. */
 function signingKey(hash: string, storedSecret: string, config: SignatureConfig, keys: SigningKeys): Promise<CryptoKey | undefined> {
   const cacheKey = JSON.stringify([hash, config.secret_encoding ?? 'raw', config.secret_prefix ?? '']);
+  return cachedKey(keys, cacheKey, () => {
+    const bytes = decodeSecret(storedSecret, config);
+    return !bytes || bytes.length === 0 ? Promise.resolve(undefined) : crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['sign']);
+  });
+}
+
+function cachedKey(keys: SigningKeys, cacheKey: string, load: () => Promise<CryptoKey | undefined>): Promise<CryptoKey | undefined> {
   let key = keys.get(cacheKey);
   if (!key) {
-    const bytes = decodeSecret(storedSecret, config);
-    key = !bytes || bytes.length === 0 ? Promise.resolve(undefined) : crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash }, false, ['sign']);
+    key = load();
     keys.set(cacheKey, key);
   }
   return key;

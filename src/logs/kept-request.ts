@@ -10,6 +10,8 @@ export interface KeptRequest {
   headers: Record<string, string>;
   /** The raw query string ('?a=1' or ''). */
   search: string;
+  /** Scheme, host and path as received (the query is `search`): a signature may sign the URL. Absent on older rows. */
+  url?: string;
   /** The raw body: its text when it is UTF-8, else base64; or only its size when over MAX_KEPT_BODY_BYTES. */
   body: { text: string } | { base64: string } | { omitted_bytes: number };
   ip: string;
@@ -21,6 +23,9 @@ export interface KeptRequest {
   /** When it arrived (ms): a replay judges the signature's timestamp against this time. */
   received_at: number;
 }
+
+/** The URL a kept request was received at, with its query; undefined on rows kept before URLs were. */
+export const keptUrl = (kept: Pick<KeptRequest, 'url' | 'search'>): string | undefined => (kept.url === undefined ? undefined : kept.url + kept.search);
 
 /** The exact body bytes of a kept request, or null when only its size was kept. */
 export function keptBodyBytes(body: KeptRequest['body']): Uint8Array | null {

@@ -118,6 +118,46 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   );
 
   server.registerTool(
+    'diagnose_signature',
+    {
+      description:
+        "Why did a consumption's signature fail? Checks the request its log row kept against the ticket's signature as at its arrival and answers what the check found: " +
+        'the header (or body field) read, its items and captures, the timestamp\'s age, the signed bytes\' length and SHA-256, the first reason it failed; ' +
+        'and which signature presets verify this request with the Secret Key (scheme inference: give secret_name to try another key, or for a ticket without a signature). ' +
+        'Never a secret or a signature value.',
+      inputSchema: {
+        ticket_id: ticketId,
+        consume_id: z.string().describe('The consume_id of a read_log row.'),
+        secret_name: z.string().optional().describe("The Secret Key to check with (default: the one the ticket's signature names)."),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/log/${id(args.consume_id)}/signature`, args.secret_name === undefined ? {} : { secretName: args.secret_name })),
+      ),
+  );
+
+  server.registerTool(
+    'match_signature_preset',
+    {
+      description:
+        'Which signature presets verify a request captured elsewhere (a provider delivery log, a request bin) with a Secret Key: scheme inference before registering a ticket. ' +
+        'Give the headers and raw body as delivered, the URL the provider called (for presets that sign it) and when it was delivered. Never a secret or a signature value.',
+      inputSchema: {
+        secret_name: z.string().describe('The Secret Key holding the provider secret or public key.'),
+        headers: z.record(z.string(), z.string()).describe('The headers as delivered.'),
+        body: z.string().optional().describe('The raw body text, exactly as delivered.'),
+        url: z.string().optional().describe('The URL the provider called, with its query.'),
+        method: z.enum(['GET', 'POST']).optional().describe('Default POST.'),
+        received_at: z.int().min(0).optional().describe('When it was delivered (ms since the epoch); timestamps are judged against it. Default now.'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ secret_name, ...sample }) => guarded(async () => toolResultOf(await api('POST', '/signature-presets/match', { secretName: secret_name, ...sample }))),
+  );
+
+  server.registerTool(
     'clear_log',
     {
       description: "Delete a ticket's log rows (consumptions and their action rows) older than `before` (default now), in the background. The ticket and its count are untouched.",

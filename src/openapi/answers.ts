@@ -147,6 +147,7 @@ const ticketLogAnswer = consumedAnswer.extend({
       method: z.enum(['GET', 'POST']),
       headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
       search: z.string(),
+      url: z.string().optional().describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
       body: z.union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })]).describe('Kept whole up to 64 KiB.'),
       ip: z.string(),
       user_agent: z.string(),
@@ -233,6 +234,41 @@ export const recheckAnswer = z.union([
   z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(true), message: z.string() }),
   z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
 ]);
+/** A logged consumption's signature, checked again (issue 27 item 5): never a secret or a signature value. */
+export const signatureDiagnosisAnswer = z.object({
+  ticket_id: z.string(),
+  consume_id: z.string(),
+  received_at: ms('First arrived'),
+  url_kept: z.boolean().describe('Whether the log row kept the URL (rows before URLs were kept cannot verify a ${url} signature).'),
+  signature: z
+    .object({
+      config: z.object({}).passthrough().describe("The ticket's signature part, as checked (with secretName as asked)."),
+      verified: z.boolean(),
+      result: z.string().describe("The first reason it failed ('the request has no such header', 'the timestamp is missing, not a number, or outside the tolerance', …), or 'verified'."),
+      trace: z
+        .object({
+          source: z.object({ header: z.string().optional(), field: z.string().optional(), found: z.boolean() }).optional().describe('The header (or body field) read.'),
+          items: z.array(z.string()).optional().describe('The items of the header; an item holding a signature is shown as its part with … in place of the signature.'),
+          matched_parts: z.array(z.int()).optional().describe("Each item's first matching part (index into parts), -1 none."),
+          captures: z.record(z.string(), z.string()).optional().describe('Captures of parts other than ${signature}.'),
+          signature_candidates: z.int().optional(),
+          decoded_lengths: z.array(z.int()).optional().describe('Byte lengths of the candidate signatures that decoded.'),
+          timestamp: z.object({ value: z.string().optional(), age_seconds: z.number().optional(), tolerance: z.number(), fresh: z.boolean() }).optional().describe('Age at arrival, in seconds (negative: from the future).'),
+          body_sha256: z.object({ checked: z.boolean(), matches: z.boolean().optional() }).optional(),
+          signed: z.union([z.object({ length: z.int(), sha256: z.string() }), z.object({ missing_token: z.string() })]).optional().describe('The signed bytes: their length and SHA-256 (hex), or the token without a value.'),
+          key: z.enum(['usable', 'unusable']).optional(),
+        })
+        .describe('What the check found, as far as it got.'),
+    })
+    .nullable()
+    .describe('null when the ticket has no signature condition (or no longer exists).'),
+  presets: z.object({ secretName: z.string(), matching: z.array(z.object({ id: z.string(), name: z.string() })).describe('The presets whose scheme verifies this request with this Secret Key (scheme inference).') }),
+});
+export const presetMatchAnswer = z.object({
+  secretName: z.string(),
+  matching: z.array(z.object({ id: z.string(), name: z.string() })).describe('The presets whose scheme verifies the request with the Secret Key.'),
+  tried: z.int().describe('How many presets were tried.'),
+});
 /** The project as the owner key reads it: projectAnswer without created/updated (and never the secureRequest key). */
 export const ownerProjectAnswer = projectAnswer.pick({
   service_id: true,

@@ -16,6 +16,8 @@ import {
   UpdateProjectBody,
 } from '../platform/schemas';
 import { SubscriberBody } from '../routes/subscribers';
+import { signatureDiagnosisBody } from '../routes/ticket-signature-diagnosis';
+import { presetMatchBody } from '../routes/signature-presets-match';
 import { clearLogBody } from '../routes/tickets';
 import { LOG_OUTCOMES } from '../logs/listing-query';
 import * as answer from './answers';
@@ -73,6 +75,8 @@ export const ROUTES: readonly RouteDoc[] = [
   { operationId: 'planTicket', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/plan`, auth: 'owner', body: ticketRegistrationSchema, summary: 'What registering this body would change (create, update or none), judged by the registry; nothing is stored.', success: ok('The current and proposed definitions.', answer.ticketPlanAnswer) },
   { operationId: 'checkTicketSample', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/check`, auth: 'owner', body: ticketCheckSchema, bodyOptional: true, notFound: true, summary: "The owner's dry run: the whole condition judged against a sample request (method, headers, body, query, user); no action runs, no count is used.", success: ok('Whether the condition passed, and why not.', answer.ticketCheckAnswer) },
   { operationId: 'recheckConsumption', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/log/{consume_id}/recheck`, auth: 'owner', notFound: true, summary: "Judge a logged consumption's request against the current definition (a dry run marked replay_of): no action, no count.", success: ok('Whether it would pass now.', answer.recheckAnswer) },
+  { operationId: 'diagnoseConsumptionSignature', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/log/{consume_id}/signature`, auth: 'owner', notFound: true, body: signatureDiagnosisBody, bodyOptional: true, summary: "Why did the signature fail? A logged consumption's request checked again against the ticket's signature as at its arrival: the header read, items and captures, the timestamp's age, the signed bytes' length and SHA-256; and which presets verify it with the Secret Key. Never a secret or a signature.", success: ok('The diagnosis.', answer.signatureDiagnosisAnswer) },
+  { operationId: 'matchSignaturePresets', tag: 'tickets', method: 'post', path: `${P}/signature-presets/match`, auth: 'owner', body: presetMatchBody, summary: 'Which signature presets verify a captured request (headers, body, URL) with a Secret Key: scheme inference. Never a secret or a signature.', success: ok('The presets that verify it.', answer.presetMatchAnswer) },
   { operationId: 'replayConsumption', tag: 'tickets', method: 'post', path: `${P}/tickets/{ticket_id}/log/{consume_id}/replay`, auth: 'owner', notFound: true, summary: "Replay a logged consumption's request as a new consumption marked replay_of (its actions run, a count is used); the signature judged as at its arrival.", success: ok('What the consumption answered.', answer.replayAnswer) },
   { operationId: 'deleteTicket', tag: 'tickets', method: 'delete', path: `${P}/tickets/{ticket_id}`, auth: 'owner', notFound: true, summary: 'Delete a ticket and its per-user counters; its log stays.', success: ok('Deleted.', answer.ticketDeletedAnswer) },
   {

@@ -92,6 +92,7 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
     request,
     rawBody,
     search: url.search,
+    url: c.req.url,
     signedRoute: kind.signed,
     longForm: ownerId !== undefined,
     authError: identity.authError,

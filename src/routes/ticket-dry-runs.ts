@@ -51,13 +51,14 @@ ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, owner, async
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const sample = await readJsonBody(c, ticketCheckSchema, { optional: true });
   const project = await consumingProject(c.env, c.get('project').service_id);
-  const input = await sampleConsumption(c.env, project, ticketId, sample);
+  const input = await sampleConsumption(c.env, project, ticketId, sample, new URL(c.req.url).origin);
   // Typed here: the RPC stub's inferred result type does not survive `unknown` members.
   const outcome = (await ticketStub(c.env, project.service_id, ticketId).consume(input)) as ConsumeOutcome;
   return c.json(checkVerdict(ticketId, outcome));
 });
 
-async function sampleConsumption(env: Env, project: ConsumeInput['project'], ticketId: string, sample: TicketCheckSample): Promise<ConsumeInput> {
+/** `origin`: the sample is taken as sent to the ticket's /tp (or /tg) route at this host (a signature's ${url}; public_url replaces it). */
+async function sampleConsumption(env: Env, project: ConsumeInput['project'], ticketId: string, sample: TicketCheckSample, origin: string): Promise<ConsumeInput> {
   const method = sample.method ?? 'POST';
   if (method === 'GET' && sample.body !== undefined) throw invalidParameter('Invalid "body": a GET request has no body.', { field: 'body' });
   const headers = Object.fromEntries(Object.entries(sample.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
@@ -77,6 +78,7 @@ async function sampleConsumption(env: Env, project: ConsumeInput['project'], tic
     request: { method, headers, ip: sample.ip ?? '127.0.0.1', user_agent: headers['user-agent'] ?? '', ...(user ? { user } : {}) },
     rawBody: new TextEncoder().encode(bodyText),
     search,
+    url: `${origin}/${method === 'GET' ? 'tg' : 'tp'}/${encodeURIComponent(project.service_id)}/${encodeURIComponent(ticketId)}${search}`,
     signedRoute: user !== undefined,
     longForm: false,
     issuer: user?.user_id === project.owner_id,

@@ -37,6 +37,8 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`PATCH ${P}/settings`]: 'PATCH owner settings',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/recheck`]: 'POST consumption recheck',
   [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/replay`]: 'POST consumption replay',
+  [`POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`]: 'POST consumption signature diagnosis',
+  [`POST ${P}/signature-presets/match`]: 'POST signature preset match',
   [`GET ${P}/consumed`]: 'GET consumed',
   [`POST ${P}/forward`]: 'POST forward',
   [`GET ${P}/forward/request`]: 'GET forward request',

@@ -43,7 +43,13 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     expect((await call('POST', `/tp/${project.service_id}/open`, { body: { text: 'hi' } })).status).toBe(200);
     await flushLogs(project.service_id, 'open');
     const log = (await run('read_log', { ticket_id: 'open' })) as any;
-    await run('read_log', { ticket_id: 'signed' });
+    expect((await call('POST', `/tp/${project.service_id}/signed`, { body: { text: 'hi' }, headers: { 'Stripe-Signature': 't=1,v1=00' } })).status).toBe(400);
+    await flushLogs(project.service_id, 'signed');
+    const signedLog = (await run('read_log', { ticket_id: 'signed' })) as any;
+    await run('diagnose_signature', { ticket_id: 'signed', consume_id: signedLog.structuredContent.list[0].consume_id });
+    await run('diagnose_signature', { ticket_id: 'signed', consume_id: 'nosuchid0' });
+    await run('match_signature_preset', { secret_name: 'stripe_webhook_secret', headers: { 'Stripe-Signature': 't=1,v1=00' }, body: '{}' });
+    await run('match_signature_preset', { secret_name: 'missing', headers: {} });
     await run('read_consumption', { ticket_id: 'open', consume_id: log.structuredContent.list[0].consume_id });
     await run('list_secret_keys');
     await run('list_signature_presets');

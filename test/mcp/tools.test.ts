@@ -17,7 +17,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   it('lists every tool, each with an object input schema and a description an agent can act on', async () => {
     const { tools } = await session.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['check_ticket', 'clear_log', 'delete_ticket', 'get_ticket', 'list_secret_keys', 'list_signature_presets', 'list_tickets', 'read_consumption', 'read_log', 'register_ticket'].sort(),
+      ['check_ticket', 'clear_log', 'delete_ticket', 'diagnose_signature', 'match_signature_preset', 'get_ticket', 'list_secret_keys', 'list_signature_presets', 'list_tickets', 'read_consumption', 'read_log', 'register_ticket'].sort(),
     );
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe('object');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Ctx, Session } from '../context';
 import { CliError, ServiceError, usageError } from '../errors';
 import { formatActionRow, formatFloodMinute, formatLogRow, type ActionRow, type FloodMinute } from '../logs-format';
+import { formatSignatureDiagnosis, type SignatureDiagnosis } from '../signature-format';
 import { emptyFollowState, nextFrom, takeNew, type LogRow } from '../logs-follow';
 
 type Context = (cmd: Command) => Ctx;
@@ -11,6 +12,8 @@ interface LogsOptions {
   interval: string;
   limit: string;
   consumption?: string;
+  signature?: string;
+  secretName?: string;
 }
 
 function wholeNumber(raw: string, flag: string, min: number, max: number): number {
@@ -34,6 +37,8 @@ export function registerLogs(program: Command, context: Context): void {
     .option('--interval <ms>', 'time between polls with --follow', '2000')
     .option('--limit <n>', 'how many of the newest consumptions to print first (1 to 100)', '20')
     .option('--consumption <consume_id>', "print one consumption's action rows instead")
+    .option('--signature <consume_id>', "why did this consumption's signature fail? its kept request checked again, and the presets that verify it")
+    .option('--secret-name <name>', 'with --signature: the Secret Key to check and infer the preset with (default: the ticket signature\'s)')
     .action(async (ticketId: string, options: LogsOptions, cmd: Command) => {
       const ctx = context(cmd);
       const interval = wholeNumber(options.interval, '--interval', 100, 3_600_000);
@@ -42,6 +47,12 @@ export function registerLogs(program: Command, context: Context): void {
       const show = (row: LogRow) => (ctx.io.json ? ctx.io.out(JSON.stringify(row)) : ctx.io.out(formatLogRow(row, ctx.io.color)));
 
       if (options.consumption !== undefined) return printActions(ctx, session, ticketId, options.consumption);
+      if (options.signature !== undefined) {
+        const body = options.secretName === undefined ? {} : { secretName: options.secretName };
+        const diagnosis = await session.api.request<SignatureDiagnosis>('POST', session.paths.signature(ticketId, options.signature), { body });
+        return ctx.io.json ? ctx.io.printJson(diagnosis) : formatSignatureDiagnosis(diagnosis, ctx.io.color).forEach((line) => ctx.io.out(line));
+      }
+      if (options.secretName !== undefined) throw usageError('--secret-name goes with --signature <consume_id>.');
 
       const first = await session.api.request<{ list: LogRow[] }>('GET', session.paths.tickets, { query: { ticket_id: `#${ticketId}#`, limit } });
       // The minutes the ticket was limited in the last hour, above the log (not in --json, whose lines are log rows).

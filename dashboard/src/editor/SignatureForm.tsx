@@ -96,7 +96,7 @@ export function SignatureForm() {
           <details open={chosen === 'custom'}>
             <summary>Signature fields{preset ? ` (set by the ${preset.name} preset)` : ''}</summary>
             <Field path={[...PATH, 'header']} label="header" />
-            <Field path={[...PATH, 'algorithm']} label="algorithm" kind="select" options={[['', '(sha256)'], ['sha256', 'sha256'], ['sha1', 'sha1'], ['sha512', 'sha512']]} />
+            <Field path={[...PATH, 'algorithm']} label="algorithm" kind="select" options={[['', '(sha256)'], ['sha256', 'sha256'], ['sha1', 'sha1'], ['sha512', 'sha512'], ['ed25519', 'ed25519 (public key)'], ['ecdsa-p256-sha256', 'ecdsa-p256-sha256 (public key)'], ['rsa-sha256', 'rsa-sha256 (public key)']]} />
             <Field path={[...PATH, 'encoding']} label="encoding" kind="select" options={[['', '(hex)'], ['hex', 'hex'], ['base64', 'base64']]} />
             <Field path={[...PATH, 'separator']} label="separator" />
             <Field path={[...PATH, 'parts']} label="parts" kind="json" hint='["t=${timestamp}", "v1=${signature}"]' />
@@ -105,6 +105,9 @@ export function SignatureForm() {
             <Field path={[...PATH, 'tolerance']} label="tolerance (s)" kind="number" />
             <Field path={[...PATH, 'secret_encoding']} label="secret_encoding" kind="select" options={[['', '(raw)'], ['raw', 'raw'], ['base64', 'base64'], ['hex', 'hex']]} />
             <Field path={[...PATH, 'secret_prefix']} label="secret_prefix" />
+            <Field path={[...PATH, 'field']} label="field (extension: a body field carrying the signature, instead of header)" />
+            <Field path={[...PATH, 'public_url']} label="public_url (extension: the URL the provider calls, behind a proxy or custom domain)" />
+            <Field path={[...PATH, 'body_sha256']} label="body_sha256 (extension: must equal the body's hex SHA-256)" />
           </details>
         </>
       )}

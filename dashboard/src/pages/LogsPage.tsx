@@ -143,15 +143,18 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
       .then((page) => setActions(page.list))
       .catch((err) => setAnswer({ what: 'Action rows', body: errorText(err), error: true }));
   }, [open]);
-  const again = async (kind: 'recheck' | 'replay') => {
+  const again = async (kind: 'recheck' | 'replay' | 'signature') => {
     setAnswer(null);
+    const what = kind === 'recheck' ? 'Re-check' : kind === 'replay' ? 'Replay' : 'Signature diagnosis';
     try {
       const body = await api.project<unknown>('POST', `/tickets/${encodeURIComponent(ticketId)}/log/${encodeURIComponent(row.consume_id)}/${kind}`, {});
-      setAnswer({ what: kind === 'recheck' ? 'Re-check' : 'Replay', body });
+      setAnswer({ what, body });
     } catch (err) {
-      setAnswer({ what: kind === 'recheck' ? 'Re-check' : 'Replay', body: errorText(err), error: true });
+      setAnswer({ what, body: errorText(err), error: true });
     }
   };
+  // The description is the logged outcome as JSON: { outcome: { code, detail: { field } } }.
+  const signatureFailed = row.failed === true && /"code":\s*"CONDITION_FAILED"/.test(row.description) && /"field":\s*"signature"/.test(row.description);
   let description: unknown = row.description;
   try {
     description = JSON.parse(row.description);
@@ -175,6 +178,11 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
                 <button type="button" onClick={() => again('replay')}>
                   Replay
                 </button>
+                {row.request !== undefined && (
+                  <button type="button" class={signatureFailed ? 'signature-failed' : undefined} onClick={() => again('signature')}>
+                    {signatureFailed ? 'Why did the signature fail?' : 'Check signature'}
+                  </button>
+                )}
               </>
             )}
           </div>

@@ -329,7 +329,7 @@ const checkCases = (): BadInputCase[] => [
 // --- recheck and replay of a logged consumption ---
 
 const replayTargets = (consumeId: PathParam, ticketId: PathParam = PLAIN): Target[] =>
-  (['recheck', 'replay'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
+  (['recheck', 'replay', 'signature'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
 
 const replayCases = (): BadInputCase[] =>
   replayTargets('aaaaaaaa').flatMap((target): BadInputCase[] => [
@@ -344,6 +344,36 @@ const replayCases = (): BadInputCase[] =>
     { ...target, input: 'a consume id the log does not have', expect: { status: 404, code: 'NOT_FOUND' } },
   ]);
 
+/** The signature diagnosis also reads a body: { secretName? }, refused before the log is read. */
+const diagnosisTarget: Target = { route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`, params: { ticket_id: PLAIN, consume_id: 'aaaaaaaa' }, auth: 'owner' };
+const diagnosisCases = (): BadInputCase[] => [
+  ...bodyShapeCases(diagnosisTarget, { ...PLATFORM_BODY, emptyIsValid: true }, { secretName: SECRET }, 'secretName'),
+  ...wrongValueCases(diagnosisTarget, { secretName: SECRET }, { secretName: [1, '', null, described('k'.repeat(129), 'of 129 characters')] }, true),
+];
+
+/** Scheme inference from a captured request: { secretName, headers, method?, url?, body?, received_at? }. */
+const presetMatch: Target = { route: `POST ${P}/signature-presets/match`, auth: 'owner' };
+const captured = { secretName: SECRET, headers: { 'x-hub-signature-256': 'sha256=00' }, body: '{}', url: 'https://hooks.example.com/x', received_at: 1_000 };
+const presetMatchCases = (): BadInputCase[] => [
+  ...credentialCases(presetMatch, { json: captured }, OWNER_ROUTE_CREDENTIALS),
+  ...bodyShapeCases(presetMatch, PLATFORM_BODY, captured, 'headers'),
+  ...missingFieldCases(presetMatch, captured, ['secretName', 'headers'], true),
+  ...wrongValueCases(
+    presetMatch,
+    captured,
+    {
+      secretName: [1, '', described('no-such-key', 'naming no secret key')],
+      method: ['PUT', 'post'],
+      url: ['hooks.example.com/x', 'ftp://h/x', 1],
+      headers: ['x: y', [], described({ 'x a': 'b' }, 'with a space in a header name', 'headers.x a')],
+      'headers.x-hub-signature-256': [1, described('a\r\nb: c', 'with a line break')],
+      body: [{ a: 1 }, described('x'.repeat(65_537), 'over 64 KiB')],
+      received_at: [-1, 1.5, '1000'],
+    },
+    true,
+  ),
+];
+
 /** The valid requests the cases above each break in one way (controls.test.ts checks they are accepted). */
 export const ticketControls = (): BadInputCase[] => [
   { ...register(PLAIN), input: 'a valid replacement', body: { json: ticketBase }, expect: { status: 200 } },
@@ -356,7 +386,22 @@ export const ticketControls = (): BadInputCase[] => [
   { ...getOne(PLAIN), input: 'the ticket', expect: { status: 200 } },
   { ...plan(PLAIN), input: 'a valid plan', body: { json: ticketBase }, expect: { status: 200 } },
   { ...check(PLAIN), input: 'a valid sample', body: { json: sample }, expect: { status: 200 } },
+  { ...presetMatch, input: 'a captured request', body: { json: captured }, expect: { status: 200 } },
   { ...remove(PLAIN), input: 'the ticket', expect: { status: 200 } },
 ];
 
-export const ticketCases = (): BadInputCase[] => [...registerCases(), ...legacyCases(), ...deleteCases(), ...listCases(), ...clearLogCases(), ...consumedCases(), ...oneTicketCases(), ...floodCases(), ...planCases(), ...checkCases(), ...replayCases()];
+export const ticketCases = (): BadInputCase[] => [
+  ...registerCases(),
+  ...legacyCases(),
+  ...deleteCases(),
+  ...listCases(),
+  ...clearLogCases(),
+  ...consumedCases(),
+  ...oneTicketCases(),
+  ...floodCases(),
+  ...planCases(),
+  ...checkCases(),
+  ...replayCases(),
+  ...diagnosisCases(),
+  ...presetMatchCases(),
+];

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { ticketStub } from '../../durable-objects/ticket-do';
+import { createRouter } from '../app';
+import { diagnoseSignature, matchingPresets } from '../engine/signature-diagnosis';
+import type { SignedRequest } from '../engine/signature';
+import { SvcHttpError, invalidParameter } from '../http/errors';
+import { PROJECT_PATH, guard } from '../http/guards';
+import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../logs/kept-request';
+import { loadSecretKey } from '../platform/secrets';
+import { directoryEntry } from '../platform/ticket-directory';
+import { readJsonBody } from '../platform/validation';
+import { logScope } from './ticket-log-source';
+import { ticketIdOf } from './ticket-params';
+
+const owner = guard('owner', 'Only the project owner can diagnose a consumption.');
+/** A consume_id as the log writes them (base62 time + 4 random characters). */
+const CONSUME_ID = /^[0-9A-Za-z]{5,32}$/;
+const cannot = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { status: 400 });
+
+export const signatureDiagnosisBody = z.strictObject({
+  secretName: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe("The Secret Key to check with and to infer the preset with; default: the one the ticket's signature names."),
+});
+
+/**
+ * "Why did my signature fail?": a logged consumption's kept request checked again against the
+ * ticket's signature as it arrived (which header was read, the items and captures found, the
+ * timestamp's age, the signed bytes' length and SHA-256), and which presets verify it with the key.
+ * Never the secret, the expected signature or the one the request carried.
+ */
+export const signatureDiagnosisRoutes = createRouter();
+
+signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_id/signature`, owner, async (c) => {
+  const project = c.get('project');
+  const ticketId = ticketIdOf(c.req.param('ticket_id'));
+  const consumeId = c.req.param('consume_id') ?? '';
+  if (!CONSUME_ID.test(consumeId)) throw invalidParameter('Invalid "consume_id": not a consume id.', { field: 'consume_id' });
+  const { secretName: asked } = await readJsonBody(c, signatureDiagnosisBody, { optional: true });
+
+  const kept = await ticketStub(c.env, project.service_id, ticketId).keptRequest(logScope(project, ticketId), consumeId);
+  if (kept === undefined) throw new SvcHttpError('NOT_FOUND', 'The log of this ticket has no consumption with this consume_id.', { status: 404 });
+  if (kept === null) throw cannot('This consumption was logged before requests were kept: it cannot be diagnosed.');
+  const body = keptBodyBytes(kept.body);
+  if (!body) throw cannot(`Its body was over ${MAX_KEPT_BODY_BYTES} bytes and was not kept: it cannot be diagnosed.`);
+
+  const config = (await directoryEntry(c.env, project.service_id, ticketId))?.condition?.signature;
+  const secretName = asked ?? config?.secretName;
+  if (secretName === undefined) throw invalidParameter('secretName: the ticket has no signature condition; name the Secret Key to infer the preset with.', { field: 'secretName' });
+  const secret = await loadSecretKey(c.env, project.service_id, secretName);
+  if (!secret) throw invalidParameter(`secretName: no Secret Key named "${secretName}" in this project`, { field: 'secretName' });
+
+  const request: SignedRequest = { rawBody: body, method: kept.method, headers: kept.headers, ...(kept.url !== undefined ? { url: keptUrl(kept) } : {}) };
+  const at = kept.received_at;
+  const signature = config ? await diagnoseSignature({ ...config, secretName }, request, secret.value, at) : null;
+  const matching = await matchingPresets(request, secret.value, at, config?.public_url);
+  return c.json({
+    ticket_id: ticketId,
+    consume_id: consumeId,
+    received_at: at,
+    url_kept: kept.url !== undefined,
+    signature,
+    presets: { secretName, matching },
+  });
+});
