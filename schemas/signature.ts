@@ -219,3 +219,26 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
   if (input.body_sha256 !== undefined) config.body_sha256 = input.body_sha256;
   return config;
 }
+
+/**
+ * What a check found, for the owner's diagnosis (never the secret, the expected signature or the
+ * signature the request carried): filled as far as the check got.
+ */
+export interface SignatureTrace {
+  /** The header (or body field) read, and whether the request had it. */
+  source?: { header?: string; field?: string; found: boolean };
+  items?: string[];
+  /** Which part each item matched (-1 none); signature captures are counted, never shown. */
+  matched_parts?: number[];
+  captures?: Record<string, string>;
+  signature_candidates?: number;
+  /** Byte lengths of the candidates that decoded. */
+  decoded_lengths?: number[];
+  timestamp?: { value?: string; age_seconds?: number; tolerance: number; fresh: boolean };
+  body_sha256?: { checked: boolean; matches?: boolean };
+  /** The signed bytes: their length and SHA-256 (hex), or the token that had no value. */
+  signed?: { length: number; sha256: string } | { missing_token: string };
+  key?: 'usable' | 'unusable';
+  /** The first reason the check failed, or 'verified'. */
+  result?: string;
+}

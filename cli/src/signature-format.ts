@@ -1,3 +1,4 @@
+import type { SignatureTrace } from '../../schemas/signature';
 import type { Colors } from './output';
 
 /** The answer of POST .../log/{consume_id}/signature (src/openapi/answers.ts signatureDiagnosisAnswer). */
@@ -10,17 +11,7 @@ export interface SignatureDiagnosis {
     config: { header?: string; field?: string; algorithm?: string };
     verified: boolean;
     result: string;
-    trace: {
-      source?: { header?: string; field?: string; found: boolean };
-      items?: string[];
-      captures?: Record<string, string>;
-      signature_candidates?: number;
-      decoded_lengths?: number[];
-      timestamp?: { value?: string; age_seconds?: number; tolerance: number; fresh: boolean };
-      body_sha256?: { checked: boolean; matches?: boolean };
-      signed?: { length: number; sha256: string } | { missing_token: string };
-      key?: 'usable' | 'unusable';
-    };
+    trace: SignatureTrace;
   } | null;
   presets: { secretName: string; matching: { id: string; name: string }[] };
 }

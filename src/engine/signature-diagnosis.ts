@@ -7,7 +7,8 @@
  */
 import { SIGNATURE_PRESETS, type SignaturePreset } from '../../schemas/signature-presets';
 import type { SignatureConfig } from '../../schemas/ticket-types';
-import { verifySignature, type SignatureTrace, type SignedRequest } from './signature';
+import type { SignatureTrace } from '../../schemas/signature';
+import { verifySignature, type SignedRequest } from './signature';
 
 export interface SignatureDiagnosis {
   /** The config checked (the ticket's), without secrets: it never holds one. */

@@ -4,6 +4,7 @@
  * a body digest, public-key algorithms). Pure apart from crypto.subtle: the caller hands in the raw
  * body, the stored secret and the clock. Any failure is `false`, never a throw.
  */
+import type { SignatureTrace } from '../../schemas/signature';
 import type { SignatureConfig } from '../../schemas/ticket-types';
 import { concatBytes } from '../bytes/read-capped';
 import { constantTimeEqual } from '../bytes/constant-time';
@@ -44,29 +45,6 @@ const utf8Decoder = new TextDecoder();
  * drops it with that value.
  */
 export type SigningKeys = Map<string, Promise<CryptoKey | undefined>>;
-
-/**
- * What a check found, for the owner's diagnosis (never the secret, the expected signature or the
- * signature the request carried): filled as far as the check got.
- */
-export interface SignatureTrace {
-  /** The header (or body field) read, and whether the request had it. */
-  source?: { header?: string; field?: string; found: boolean };
-  items?: string[];
-  /** Which part each item matched (-1 none); signature captures are counted, never shown. */
-  matched_parts?: number[];
-  captures?: Record<string, string>;
-  signature_candidates?: number;
-  /** Byte lengths of the candidates that decoded. */
-  decoded_lengths?: number[];
-  timestamp?: { value?: string; age_seconds?: number; tolerance: number; fresh: boolean };
-  body_sha256?: { checked: boolean; matches?: boolean };
-  /** The signed bytes: their length and SHA-256 (hex), or the token that had no value. */
-  signed?: { length: number; sha256: string } | { missing_token: string };
-  key?: 'usable' | 'unusable';
-  /** The first reason the check failed, or 'verified'. */
-  result?: string;
-}
 
 export async function verifySignature(
   config: SignatureConfig,
