@@ -75,8 +75,8 @@ export async function sweepRetention(env: Env, now: number, after: string, round
     });
     while (pending.length > 0) {
       const room = Math.floor((roundTrips - trips) / STATEMENTS_PER_PROJECT);
-      // Out of budget mid-page: resume at this page; deleting again by the same rule is harmless.
-      if (room < 1) return writeCursor(cursor);
+      // Out of budget mid-page: resume at the first project not done (the page is in service_id order).
+      if (room < 1) return writeCursor(resumeBefore(cursor.after, projects, pending[0].service_id));
       const batch = pending.slice(0, room);
       const results = await db.batch(batch.flatMap((scope) => [...deleteChunkStatements(db, scope), deleteConsumedIndexStatement(db, scope)]));
       trips += STATEMENTS_PER_PROJECT * batch.length;
@@ -105,6 +105,12 @@ export async function sweepRetention(env: Env, now: number, after: string, round
       cursor = { phase: 'logs', service_id: ticket.service_id, ticket_id: ticket.ticket_id };
     }
   }
+}
+
+/** Where a sweep resumes so that `first` is the next project read: past every project of the page before it. */
+function resumeBefore(after: string, page: { service_id: string }[], first: string): SweepCursor {
+  const index = page.findIndex((project) => project.service_id === first);
+  return { phase: 'd1', after: index > 0 ? page[index - 1].service_id : after };
 }
 
 /** A ticket's object clears its log before the cutoff (one step now, the rest in its own alarm). */

@@ -5,7 +5,7 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forwardQueueStub, type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
 import { neverFits, type Outbox } from '../../durable-objects/outbox';
 import { LimitBreach } from '../../src/platform/strict-limits';
@@ -16,8 +16,14 @@ import { eventually, forward, heldAtGate, history, loopback, origin, settledEnve
 const ROW_LIMIT = 2_000_000;
 
 let project: TestProject;
+// These requests move megabytes to the loopback server: the production call limit (10 s), not the suite's 2 s.
+const suiteCallLimit = env.OUTBOUND_CALL_MS;
 beforeAll(async () => {
+  env.OUTBOUND_CALL_MS = '10000';
   project = await createProject();
+});
+afterAll(() => {
+  env.OUTBOUND_CALL_MS = suiteCallLimit;
 });
 
 /** Bytes of each column as SQLite stores it, summed per row: the largest row of each table of the caller's object. */
