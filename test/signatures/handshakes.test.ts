@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { presetSignature } from '../../schemas/signature-presets';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { ticketLog } from '../logs/log-helpers';
+import { ZOOM_URL_VALIDATION } from './provider-bodies';
 
 const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const ZOOM_SECRET = 'NbSl-uPgSEqW_eHMFUdewA';
@@ -18,8 +19,9 @@ const TWITCH_SECRET = 'this-is-a-twitch-secret-10-100';
 
 // Slack Events API docs, "url_verification event".
 const SLACK_CHALLENGE = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
-// Zoom docs, "Validate your webhook endpoint".
-const ZOOM_VALIDATION = JSON.stringify({ payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: 1654503849680, event: 'endpoint.url_validation' });
+// Zoom docs, "Validate your webhook endpoint"; Zoom's own receiver (@zoom/rivet) answered it in Node (provider-signers.ts).
+const ZOOM_VALIDATION = ZOOM_URL_VALIDATION;
+const { zoomValidation } = inject('providerDeliveries');
 // Twitch EventSub docs, "Responding to a challenge request".
 const TWITCH_CHALLENGE = JSON.stringify({
   challenge: 'pogchamp-kappa-360noscope-vohiyo',
@@ -104,6 +106,9 @@ describe('handshakes answered from the preset alone', () => {
     const res = await post('zoom-events', ZOOM_VALIDATION, await zoomHeaders(ZOOM_VALIDATION));
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: await bare(ZOOM_SECRET, 'qgg8vlvZRS6UYooatFL8Aw') });
+    // The answer Zoom's own receiver gives to the same handshake with the same secret.
+    expect(zoomValidation.status).toBe(200);
+    expect(res.json).toEqual(zoomValidation.answer);
     expect(await remaining('zoom-events')).toBe(5);
   });
 

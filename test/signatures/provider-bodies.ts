@@ -12,11 +12,16 @@ export interface ProviderDeliveries {
    * same delivery with one body value changed (changedAccepted, which must be false).
    */
   providerLibraries: Record<string, { library: string; accepted: boolean; changedAccepted: boolean }>;
+  /** What Zoom's own receiver (@zoom/rivet) answers to ZOOM_URL_VALIDATION signed with PROVIDER_SECRETS.zoom: its status and body. */
+  zoomValidation: { status: number; answer: unknown };
   /** A Linear delivery made at the real time (nowMs), which Linear's own verifier judged. */
   linear: { body: string; signature: string; nowMs: number; accepted: boolean; changedAccepted: boolean };
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** Zoom's endpoint.url_validation handshake (Zoom docs, "Validate your webhook endpoint"). */
+export const ZOOM_URL_VALIDATION = json({ payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: 1654503849680, event: 'endpoint.url_validation' });
 
 export const PROVIDER_BODIES: Record<string, string> = {
   stripe: json({ id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', type: 'payment_intent.succeeded', data: { object: { id: 'pi_3NG8Dt', amount: 1200, currency: 'eur' } } }),

@@ -42,7 +42,7 @@ import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
 import twilio from 'twilio';
 import type { TestProject } from 'vitest/node';
-import { PROVIDER_BODIES, PROVIDER_SECRETS, type ProviderDeliveries } from './provider-bodies';
+import { PROVIDER_BODIES, PROVIDER_SECRETS, ZOOM_URL_VALIDATION, type ProviderDeliveries } from './provider-bodies';
 
 const require = createRequire(import.meta.url);
 const squareHmac: (payload: string, key: string) => Promise<string> = require(path.join(path.dirname(require.resolve('square')), 'core/crypto/createHmacOverride.js')).createHmacOverride;
@@ -173,6 +173,14 @@ const LIBRARY_CHECKS: Record<string, LibraryCheck> = {
   },
 };
 
+/** Zoom's own receiver answering its url_validation handshake, signed as Zoom signs it (it checks no time). */
+async function zoomValidation(): Promise<ProviderDeliveries['zoomValidation']> {
+  const headers = await SIGNERS.zoom(ZOOM_URL_VALIDATION, PROVIDER_SECRETS.zoom, 1_760_000_000);
+  const handle = new AwsLambdaReceiver({ webhooksSecretToken: PROVIDER_SECRETS.zoom }).start();
+  const answer = (await quietly(() => handle({ body: ZOOM_URL_VALIDATION, headers, isBase64Encoded: false } as never, {} as never))) as { statusCode: number; body: string };
+  return { status: answer.statusCode, answer: JSON.parse(answer.body) };
+}
+
 /** A Linear delivery made now: LinearWebhookClient.verify checks webhookTimestamp against the real clock (one minute). */
 async function linearNow(): Promise<ProviderDeliveries['linear']> {
   const nowMs = Date.now();
@@ -217,7 +225,7 @@ export async function signDeliveries(fresh: number, stale: number): Promise<Prov
   }
   const linear = await linearNow();
   providerLibraries.linear = { library: '@linear/sdk (LinearWebhookClient.verify)', accepted: linear.accepted, changedAccepted: linear.changedAccepted };
-  return { deliveries, squareConfirmed, paddle: { header: paddleNow, nowMs: now * 1000, confirmed: paddleConfirmed }, providerLibraries, linear };
+  return { deliveries, squareConfirmed, paddle: { header: paddleNow, nowMs: now * 1000, confirmed: paddleConfirmed }, providerLibraries, linear, zoomValidation: await zoomValidation() };
 }
 
 export default async function setup(project: TestProject): Promise<void> {
