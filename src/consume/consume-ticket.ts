@@ -121,8 +121,7 @@ async function consumeRead(
     ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
   });
   const conditionPorts: ConditionPorts = {
-    // The URL received travels with the config to the verifier (the ${url} extension; never stored).
-    verifySignature: (config) => ports.verifySignature(input.url === undefined ? config : ({ ...config, received_url: input.url } as SignatureConfig)),
+    verifySignature: (config) => ports.verifySignature(config),
     hasRecordAccess: (recordId, who) => ports.hasRecordAccess(recordId, who),
     sendRequestCondition: async (checkTime, reading) => {
       if (!ports.sendRequestCondition) throw new Error('no port sends the check-time request of a legacy ticket');

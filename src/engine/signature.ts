@@ -20,13 +20,6 @@ export interface SignedRequest {
   url?: string;
 }
 
-/**
- * A signature config as the consumption hands it to the verifier: the stored config plus the URL
- * the request was received at (the verifying object builds the request from fixed fields, so the
- * URL travels with the config; it is never stored).
- */
-export type SignatureCheck = SignatureConfig & { received_url?: string };
-
 const HASHES = { sha256: 'SHA-256', sha1: 'SHA-1', sha512: 'SHA-512' } as const;
 const DEFAULT_PARTS = ['${signature}'];
 const DEFAULT_SIGNED = '${body}';
@@ -64,7 +57,7 @@ export async function verifySignature(
   }
 }
 
-async function verify(config: SignatureCheck, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
+async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
   const fail = (reason: string) => {
     if (trace) trace.result = reason;
     return false;
@@ -74,7 +67,7 @@ async function verify(config: SignatureCheck, request: SignedRequest, storedSecr
   const token = algorithm === TOKEN_ALGORITHM;
   if (!publicKey && !token && !Object.hasOwn(HASHES, algorithm)) return fail('unknown algorithm');
 
-  const url = calledUrl(request.url ?? config.received_url, config.public_url);
+  const url = calledUrl(request.url, config.public_url);
   const sourceValue = config.field !== undefined ? bodyField(request.rawBody, request.headers, config.field) : readHeader(request.headers, config.header ?? '');
   if (trace) trace.source = { ...(config.field !== undefined ? { field: config.field } : { header: config.header }), found: sourceValue !== undefined };
   if (sourceValue === undefined) return fail(config.field !== undefined ? 'the body has no such field' : 'the request has no such header');
