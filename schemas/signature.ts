@@ -176,6 +176,8 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
   if (publicKey && input.secret_prefix) throw invalidField(childPath(path, 'secret_prefix'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself`);
 
   if (input.algorithm === TOKEN_ALGORITHM) {
+    // The log keeps the body: a token read from it would be kept there (a header is redacted).
+    if (input.field !== undefined) throw invalidField(childPath(path, 'field'), 'does not apply to algorithm token: the token is read from a header, which the log redacts (a body is kept as sent)');
     // signed keeps its default '${body}' (stored on every signature, so a listed ticket saves back as it is) and is not read.
     for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {
       const given = field === 'signed' ? input.signed !== undefined && input.signed !== '${body}' : input[field] !== undefined;

@@ -111,11 +111,12 @@ describe('the owner dashboard', () => {
     expect((await storedTicket('zoom-form')).condition).toMatchObject({ signature: { secretName: 'zoom', header: 'x-zm-signature' }, handshake: 'zoom' });
   });
 
-  it('a token preset (GitLab) adds its header row instead of a signature, and the Svix preset reads svix-* headers', async () => {
+  it('a token preset (GitLab) is a signature naming the Secret Key that holds the token (no header row), and the Svix preset reads svix-* headers', async () => {
     await openNewTicket();
     await page.selectOption('#signature-preset', 'gitlab');
-    expect(await input(page, 'condition.headers[0].key').inputValue()).toBe('X-Gitlab-Token');
     expect(await page.locator('#signature-preset').inputValue()).toBe('gitlab');
+    expect(await page.locator('#signature-preset-facts').textContent()).toContain("the Secret Key holds the webhook's secret token");
+    expect(await input(page, 'condition.headers[0].key').count()).toBe(0);
     await page.selectOption('#signature-preset', 'svix');
     expect(await page.locator('#signature-preset-facts').textContent()).toContain('whsec_');
     await page.locator('fieldset.signature summary').click();

@@ -81,10 +81,12 @@ describe('the token algorithm at registration', () => {
     }
   };
 
-  it('a token signature takes no signed template, timestamp or body digest (nothing is signed)', () => {
+  it('a token signature takes no signed template, timestamp or body digest (nothing is signed), nor a body field', () => {
     expect(refusal({ ...base, timestamp: '${header:X-Time}' })).toMatch(/condition\.signature\.timestamp.*does not apply to algorithm token/);
     expect(refusal({ ...base, signed: '${header:X-Gitlab-Event}' })).toMatch(/condition\.signature\.signed.*does not apply to algorithm token/);
     expect(refusal({ ...base, body_sha256: '${query:h}' })).toMatch(/condition\.signature\.body_sha256/);
+    // A token in the body would be kept in the log with it.
+    expect(refusal({ secretName: 'k', field: 'token', algorithm: 'token', encoding: 'raw' })).toMatch(/condition\.signature\.field.*does not apply to algorithm token/);
   });
 
   it('the raw encoding is refused on an HMAC signature (a signature is hex or base64, as the spec says)', () => {
