@@ -39,12 +39,6 @@ export interface SignaturePreset {
   secret: string;
   /** The signature part, secretName aside. Absent on a handshake-only preset (msgraph). */
   signature?: Omit<SignatureConfig, 'secretName'>;
-  /**
-   * Earlier token presets compared a header with `=` and so wrote the token into the condition; none
-   * sets this now (GitLab and Postmark use the `token` algorithm). Still read by the dashboard editor
-   * and the CLI, which show a header row for a preset that has it.
-   */
-  token?: { header: string; note: string };
   /** The handshake the provider sends before its first delivery, answered when condition.handshake is set. */
   handshake?: Handshake;
   /** What the preset does not check, if anything (for example freshness). */
