@@ -17,15 +17,21 @@
  *   (coinbase-commerce-node Webhook.verifySigHeader), linear (@linear/sdk LinearWebhookClient.verify,
  *   which also checks webhookTimestamp against the real clock, so its delivery is made now: `linear`).
  *   Slack, GitHub and Svix / Standard Webhooks also have their documented vectors in presets.test.ts.
- * - Neither an npm library of the provider's nor a published test vector exists (searched: npm and
+ * - WooCommerce has no npm library that checks a delivery, but its own repository publishes a test
+ *   vector (WC_Webhook::generate_signature's unit test), consumed at a ticket registered from the
+ *   preset in published-vectors.test.ts; its delivery here is still square's same-formula signer.
+ * - Neither an npm library of the provider's nor a published test vector was found (searched: npm,
  *   each provider's documentation, which gives the formula and sample code but no secret, payload and
- *   signature to check against): calendly, bitbucket, jira, sentry, intercom, vercel, typeform,
- *   woocommerce. Their deliveries are signed by another provider's library whose output is
- *   byte-for-byte the formula the provider documents: stripe's for Calendly (t=<unix>,v1=<hex
- *   HMAC-SHA256 of "<t>.<body>">), octokit's for Bitbucket and Jira ("sha256=<hex>") and, without its
- *   prefix, Sentry; twilio's HMAC-SHA1 (base64, written in hex) for Intercom and Vercel; square's
- *   base64 HMAC-SHA256, confirmed by square's own verifier, for WooCommerce and Typeform. That shows the
- *   preset matches the documented formula, not that a real delivery of theirs verifies.
+ *   signature to check against, and the provider's own repositories where public: getsentry/sentry and
+ *   getsentry/integration-platform-example compute the signature in their tests rather than fixing it;
+ *   intercom-archive/intercom-webhooks' samples carry no signature): calendly, bitbucket, jira,
+ *   sentry, intercom, vercel, typeform. Their deliveries are signed by another provider's library
+ *   whose output is byte-for-byte the formula the provider documents: stripe's for Calendly
+ *   (t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">), octokit's for Bitbucket and Jira
+ *   ("sha256=<hex>") and, without its prefix, Sentry; twilio's HMAC-SHA1 (base64, written in hex) for
+ *   Intercom and Vercel; square's base64 HMAC-SHA256, confirmed by square's own verifier, for
+ *   WooCommerce and Typeform. That shows the preset matches the documented formula, not that a real
+ *   delivery of theirs verifies.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
