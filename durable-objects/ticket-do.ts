@@ -111,7 +111,8 @@ export class TicketDO extends DurableObject<Env> {
       verifySignature: async (config) => {
         const secret = await this.secrets.value(serviceId, config.secretName);
         if (secret === null) return false;
-        const request = { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers };
+        // The URL as received (scheme, host, path, query), for the ${url} extension token.
+        const request = { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers, url: input.url };
         // A replay is judged as at its arrival: the signature's timestamp against the time it first came.
         return verifySignature(config, request, secret.value, input.replay?.received_at ?? Date.now(), secret.keys);
       },

@@ -1,7 +1,8 @@
 /**
  * `condition.preset` and `condition.handshake` (extensions, docs/signatures.md): a provider preset
- * named at registration is expanded into the condition's signature (or header row, for a token
- * preset) and handshake; the stored ticket holds the expansion, never the preset id.
+ * named at registration is expanded into the condition's signature and handshake; the stored ticket
+ * holds the expansion, never the preset id. Token presets (GitLab, Postmark) name a Secret Key like
+ * any other: the token is never written into the condition.
  */
 import * as z from 'zod';
 import type { ConditionInput } from './condition';
@@ -13,7 +14,7 @@ import type { TicketCondition } from './ticket-types';
 export const presetReferenceSchema = strictObject({
   id: z.string().min(1).describe('A preset id, e.g. stripe (list_signature_presets, svc presets).'),
   secretName: z.string().min(1).optional().describe('Signature presets: the Secret Key that holds the provider secret.'),
-  token: z.string().min(1).optional().describe('Token presets (gitlab, postmark): the header value the provider sends.'),
+  token: z.string().min(1).optional().describe('No longer taken: token presets (gitlab, postmark) name the Secret Key holding the token with secretName; refused with that message.'),
 });
 
 /** The condition with its preset expanded; a clear INVALID_PARAMETER naming the field otherwise. */
@@ -23,19 +24,19 @@ export function applyPreset(input: ConditionInput, path: string): ConditionInput
   const preset = findPreset(reference.id);
   if (!preset) throw invalidField(childPath(at, 'id'), unknownPresetMessage(reference.id));
   const expanded: ConditionInput = { ...input, preset: undefined };
+  // The message never repeats the token.
+  if (reference.token !== undefined) {
+    throw invalidField(
+      childPath(at, 'token'),
+      preset.signature ? `is not taken: store it as a Secret Key and name that key with secretName (the Secret Key holds ${preset.secret})` : `the ${preset.id} preset takes no token`,
+    );
+  }
   if (preset.signature) {
     if (input.signature) throw invalidField(at, 'give either preset or signature, not both');
     if (!reference.secretName) throw invalidField(childPath(at, 'secretName'), `is required: the name of the Secret Key that holds ${preset.secret}`);
     expanded.signature = { secretName: reference.secretName, ...preset.signature };
   } else if (reference.secretName) {
     throw invalidField(childPath(at, 'secretName'), `the ${preset.id} preset verifies no signature, so it takes no Secret Key`);
-  }
-  if (preset.token) {
-    // The message never repeats the token.
-    if (!reference.token) throw invalidField(childPath(at, 'token'), `is required: ${preset.secret}`);
-    expanded.headers = [...(input.headers ?? []), { key: preset.token.header, operator: '=', value: reference.token }];
-  } else if (reference.token) {
-    throw invalidField(childPath(at, 'token'), `the ${preset.id} preset takes no token`);
   }
   if (preset.handshake && input.handshake === undefined) expanded.handshake = preset.handshake;
   return expanded;

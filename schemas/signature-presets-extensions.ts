@@ -89,6 +89,7 @@ export const EXTENSION_PRESETS: readonly SignaturePreset[] = [
       tolerance: 300,
       secret_encoding: 'raw',
     },
+    handshake: 'discord',
   },
   {
     id: 'sendgrid',

@@ -2,10 +2,11 @@
  * Signature presets (issues 14 and 27): how each provider signs its webhooks, as data in one place
  * for registration (`condition.preset`), the MCP tool, the CLI and the dashboard. A preset is the
  * `signature` part of a ticket condition without its secretName (the owner names the Secret Key that
- * holds the provider's secret), or, for a provider that sends a shared token instead of a signature,
- * a header row. It may carry the handshake the provider sends before its first delivery (an
- * extension of the spec, docs/signatures.md "Handshakes"). Each preset is checked by a test that
- * verifies a delivery signed the way the provider does (test/signatures/presets.test.ts).
+ * holds the provider's secret; for a provider that sends a shared token instead of a signature, the
+ * Secret Key holds the token and the `token` algorithm compares it). It may carry the handshake the
+ * provider sends before its first delivery (an extension of the spec, docs/signatures.md
+ * "Handshakes"). Each preset is checked by a test that verifies a delivery signed the way the
+ * provider does (test/signatures/presets.test.ts, provider-signers.ts says how per provider).
  *
  * Presets whose scheme signs the URL or uses public keys (Twilio, Square, HubSpot v3, Mailgun,
  * Discord, SendGrid, PayPal, Paddle Classic) live in signature-presets-extensions.ts.
@@ -34,19 +35,17 @@ export interface SignaturePreset {
   name: string;
   /** Where the provider documents it. */
   docs: string;
-  /** What the Secret Key (or, for a token preset, the header value) must hold. */
+  /** What the Secret Key must hold. */
   secret: string;
-  /** The signature part, secretName aside. Absent on a token preset. */
+  /** The signature part, secretName aside. Absent on a handshake-only preset (msgraph). */
   signature?: Omit<SignatureConfig, 'secretName'>;
-  /** A token preset: the header that carries the shared token; the condition compares it with `=`. */
-  token?: { header: string; note: string };
   /** The handshake the provider sends before its first delivery, answered when condition.handshake is set. */
   handshake?: Handshake;
   /** What the preset does not check, if anything (for example freshness). */
   note?: string;
 }
 
-/** Every preset: HMAC over the template, token, and those needing the extensions (URL, body fields, public keys). */
+/** Every preset: HMAC over the template, token (compared with a Secret Key), and those needing the extensions (URL, body fields, public keys). */
 export const SIGNATURE_PRESETS: readonly SignaturePreset[] = [...HMAC_PRESETS, ...TOKEN_PRESETS, ...EXTENSION_PRESETS];
 
 export function findPreset(id: string): SignaturePreset | undefined {
@@ -58,7 +57,7 @@ export function unknownPresetMessage(id: string): string {
   return `no signature preset "${id}"; known presets: ${SIGNATURE_PRESETS.map((p) => p.id).join(', ')}`;
 }
 
-/** A preset's signature part with the Secret Key to verify with, ready for a ticket condition (undefined for a token preset or an unknown id). */
+/** A preset's signature part with the Secret Key to verify with, ready for a ticket condition (undefined for a handshake-only preset or an unknown id). */
 export function presetSignature(id: string, secretName: string): SignatureConfig | undefined {
   const preset = findPreset(id);
   return preset?.signature ? { secretName, ...preset.signature } : undefined;

@@ -2,7 +2,8 @@
  * The signature condition part (spec 2.2.1): its input schema, the grammar of parts and of the
  * signed/timestamp templates (shared with the verifier), and the stored form with defaults filled.
  * Beyond the spec (docs/signature-extensions.md): the tokens ${url}, ${query:name}, ${field:path}
- * and ${form:sorted}; `field`, `public_url`, `body_sha256`; the public-key algorithms. A config
+ * and ${form:sorted}; `field`, `public_url`, `body_sha256`; the public-key algorithms; the `token`
+ * algorithm (a header compared with the Secret Key) and its `raw` encoding. A config
  * that uses none of them is read, refused and stored exactly as spec 2.2.1 says.
  */
 import * as z from 'zod';
@@ -13,6 +14,12 @@ import { PLACEHOLDER_NAME } from './references';
 
 /** Beyond spec 2.2.1: public-key signatures; the Secret Key holds the public key (docs/signature-extensions.md). */
 export const PUBLIC_KEY_ALGORITHMS = ['ed25519', 'ecdsa-p256-sha256', 'rsa-sha256'] as const;
+/**
+ * Beyond spec 2.2.1: a shared token compared with the Secret Key (GitLab's X-Gitlab-Token, Postmark's
+ * basic auth), in constant time, instead of an HMAC (docs/signature-extensions.md "Tokens").
+ */
+export const TOKEN_ALGORITHM = 'token';
+
 /** A body field path: names of letters, digits, _ and -, joined by dots. */
 const FIELD_PATH = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
@@ -33,8 +40,8 @@ export const signatureInputSchema = z.strictObject({
   secretName: z.string().min(1).optional().describe('Name of a project Secret Key (never the secret itself).'),
   secret: z.string().min(1).optional().describe('Older name of secretName; stored as secretName.'),
   header: z.string().min(1).max(256).regex(HEADER_NAME, 'must be an HTTP header name').optional(),
-  algorithm: z.enum(['sha256', 'sha1', 'sha512', ...PUBLIC_KEY_ALGORITHMS]).optional(),
-  encoding: z.enum(['hex', 'base64']).optional(),
+  algorithm: z.enum(['sha256', 'sha1', 'sha512', ...PUBLIC_KEY_ALGORITHMS, TOKEN_ALGORITHM]).optional(),
+  encoding: z.enum(['hex', 'base64', 'raw']).optional().describe("How the header's value is written; 'raw' (as written) only with algorithm token."),
   separator: z.string().min(1).max(8).optional(),
   parts: z.array(z.string().min(1).max(256)).max(10).optional(),
   signed: z.string().min(1).max(512).optional(),
@@ -168,6 +175,17 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
   }
   if (publicKey && input.secret_prefix) throw invalidField(childPath(path, 'secret_prefix'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself`);
 
+  if (input.algorithm === TOKEN_ALGORITHM) {
+    // The log keeps the body: a token read from it would be kept there (a header is redacted).
+    if (input.field !== undefined) throw invalidField(childPath(path, 'field'), 'does not apply to algorithm token: the token is read from a header, which the log redacts (a body is kept as sent)');
+    // signed keeps its default '${body}' (stored on every signature, so a listed ticket saves back as it is) and is not read.
+    for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {
+      const given = field === 'signed' ? input.signed !== undefined && input.signed !== '${body}' : input[field] !== undefined;
+      if (given) throw invalidField(childPath(path, field), 'does not apply to algorithm token: the header is compared with the Secret Key itself');
+    }
+  } else if (input.encoding === 'raw') {
+    throw invalidField(childPath(path, 'encoding'), "raw applies only to algorithm token (a signature is written in hex or base64)");
+  }
   const signed = input.signed ?? '${body}';
   for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {
     const template = field === 'signed' ? signed : input[field];

@@ -45,8 +45,10 @@ export interface SignatureConfig {
   secretName: string;
   /** Required by spec 2.2.1; absent only when the extension `field` reads the signature from the body. */
   header?: string;
-  algorithm: 'sha256' | 'sha1' | 'sha512' | PublicKeyAlgorithm;
-  encoding: 'hex' | 'base64';
+  /** 'token' (extension): the header's value is compared with the Secret Key itself (GitLab, Postmark). */
+  algorithm: 'sha256' | 'sha1' | 'sha512' | PublicKeyAlgorithm | 'token';
+  /** 'raw' (extension, with algorithm 'token' only): the value as written. */
+  encoding: 'hex' | 'base64' | 'raw';
   separator?: string;
   parts: string[];
   signed: string;

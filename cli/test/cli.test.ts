@@ -296,13 +296,19 @@ describe('svc against wrangler dev', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ signature: { secretName: 'zoom_token', header: 'x-zm-signature' }, handshake: 'zoom' });
   });
 
+  it('a token preset (gitlab) prints a signature that names the Secret Key holding the token, never a token', async () => {
+    const result = await svc(['presets', 'gitlab', '--secret-name', 'gitlab_token', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ signature: { secretName: 'gitlab_token', header: 'X-Gitlab-Token', algorithm: 'token', encoding: 'raw', parts: ['${signature}'], signed: '${body}', secret_encoding: 'raw' } });
+  });
+
   it('presets with an id that does not exist: one line naming it, exit 2', async () => {
     const result = await svc(['presets', 'stripe-v9']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('No signature preset "stripe-v9"');
-    const token = await svc(['presets', 'gitlab', '--secret-name', 'x']);
-    expect(token.code).toBe(2);
-    expect(token.stderr).toContain('takes no Secret Key');
+    const unsigned = await svc(['presets', 'msgraph', '--secret-name', 'x']);
+    expect(unsigned.code).toBe(2);
+    expect(unsigned.stderr).toContain('takes no Secret Key');
   });
 
   it('no output ever held the owner key or a secret value', () => {

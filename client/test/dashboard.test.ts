@@ -111,15 +111,48 @@ describe('the owner dashboard', () => {
     expect((await storedTicket('zoom-form')).condition).toMatchObject({ signature: { secretName: 'zoom', header: 'x-zm-signature' }, handshake: 'zoom' });
   });
 
-  it('a token preset (GitLab) adds its header row instead of a signature, and the Svix preset reads svix-* headers', async () => {
+  it('a token preset (GitLab) is a signature naming the Secret Key that holds the token (no header row), and the Svix preset reads svix-* headers', async () => {
     await openNewTicket();
     await page.selectOption('#signature-preset', 'gitlab');
-    expect(await input(page, 'condition.headers[0].key').inputValue()).toBe('X-Gitlab-Token');
     expect(await page.locator('#signature-preset').inputValue()).toBe('gitlab');
+    expect(await page.locator('#signature-preset-facts').textContent()).toContain("the Secret Key holds the webhook's secret token");
+    expect(await input(page, 'condition.headers[0].key').count()).toBe(0);
     await page.selectOption('#signature-preset', 'svix');
     expect(await page.locator('#signature-preset-facts').textContent()).toContain('whsec_');
     await page.locator('fieldset.signature summary').click();
     expect(await input(page, 'condition.signature.header').inputValue()).toBe('svix-signature');
+  });
+
+  it('the signature editor offers algorithm token, and encoding raw only with it; a token ticket opens, shows and saves unchanged', async () => {
+    const optionsOf = (fieldPath: string) => input(page, fieldPath).locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    await openNewTicket();
+    await page.selectOption('#signature-preset', 'custom');
+    expect(await optionsOf('condition.signature.algorithm')).toContain('token');
+    await input(page, 'condition.signature.algorithm').selectOption('sha256');
+    expect(await optionsOf('condition.signature.encoding')).toEqual(['', 'hex', 'base64']);
+    await input(page, 'condition.signature.algorithm').selectOption('token');
+    expect(await optionsOf('condition.signature.encoding')).toEqual(['', 'hex', 'base64', 'raw']);
+
+    // A custom token header (no preset has it) registered through the API, then opened in the editor.
+    await worker.putSecretKey('hook_token', { value: 'token-kept-as-a-secret-key' });
+    const signature = { secretName: 'hook_token', header: 'X-Hook-Token', algorithm: 'token', encoding: 'raw', parts: ['${signature}'] };
+    expect((await ownerCall('PUT', '/tickets/token-form', { description: 'custom token header', condition: { method: 'POST', signature }, actions: [] })).status).toBe(201);
+    const before = await storedTicket('token-form');
+    await page.goto(`${worker.url}/#/tickets/token-form/edit`);
+    await page.reload();
+    await expect.poll(() => input(page, 'condition.signature.algorithm').inputValue()).toBe('token');
+    expect(await page.locator('#signature-preset').inputValue()).toBe('custom');
+    expect(await input(page, 'condition.signature.encoding').inputValue()).toBe('raw');
+    expect(await input(page, 'condition.signature.header').inputValue()).toBe('X-Hook-Token');
+    expect(await input(page, 'condition.signature.secretName').inputValue()).toBe('hook_token');
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.textContent('#plan-change')).toBe('none');
+    await page.click('#confirm-save');
+    await expect.poll(() => page.textContent('#editor-status')).toBe('Saved token-form.');
+    const after = await storedTicket('token-form');
+    expect(after.condition).toEqual(before.condition);
+    expect(after.condition.signature).toMatchObject(signature);
+    expect(JSON.stringify(after)).not.toContain('token-kept-as-a-secret-key');
   });
 
   it('registers a Stripe-preset ticket through the form, shows a stripe-signed consumption in the log with its action rows, and replays it', async () => {

@@ -1,4 +1,5 @@
 import type { RequestCondition, SignatureConfig, StoredTicket } from '../../schemas/ticket-types';
+import { TOKEN_ALGORITHM } from '../../schemas/signature';
 import { evaluateCondition, type ConditionPorts, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
@@ -70,6 +71,8 @@ async function consumeRead(
   const consumer = consumerName(user?.user_id, request.ip, request.user_agent);
   const return200 = ticket.condition.return200 === true;
   let kept: KeptRequest | undefined;
+  // A token signature's header holds the shared secret itself: the log never keeps it.
+  const tokenHeader = ticket.condition.signature?.algorithm === TOKEN_ALGORITHM ? ticket.condition.signature.header : undefined;
   const logRow = (failed: boolean, code: string | null, description: Record<string, unknown>): LogRow => ({
     service_id: input.project.service_id,
     ticket_id: ticketId,
@@ -82,7 +85,7 @@ async function consumeRead(
     code,
     timestamp: now,
     description: check ? { ...description, check: true } : description,
-    ...(check ? {} : { request: (kept ??= keepRequest(input, input.replay?.received_at ?? now)) }),
+    ...(check ? {} : { request: (kept ??= keepRequest(input, input.replay?.received_at ?? now, tokenHeader)) }),
     ...(input.replay ? { replay_of: input.replay.of } : {}),
   });
   const log = (failed: boolean, code: string | null, description: Record<string, unknown>) => store.enqueueLog(logRow(failed, code, description), []);
@@ -118,8 +121,7 @@ async function consumeRead(
     ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
   });
   const conditionPorts: ConditionPorts = {
-    // The URL received travels with the config to the verifier (the ${url} extension; never stored).
-    verifySignature: (config) => ports.verifySignature(input.url === undefined ? config : ({ ...config, received_url: input.url } as SignatureConfig)),
+    verifySignature: (config) => ports.verifySignature(config),
     hasRecordAccess: (recordId, who) => ports.hasRecordAccess(recordId, who),
     sendRequestCondition: async (checkTime, reading) => {
       if (!ports.sendRequestCondition) throw new Error('no port sends the check-time request of a legacy ticket');

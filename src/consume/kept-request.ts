@@ -15,10 +15,14 @@ function keptBody(bytes: Uint8Array): KeptRequest['body'] {
   }
 }
 
-/** What the log keeps of a consumption's request: credentials redacted, the body whole up to 64 KiB. */
-export function keepRequest(input: ConsumeInput, receivedAt: number): KeptRequest {
+/**
+ * What the log keeps of a consumption's request: credentials redacted, the body whole up to 64 KiB.
+ * `tokenHeader`: the header a token signature compares with a Secret Key (X-Gitlab-Token), redacted too.
+ */
+export function keepRequest(input: ConsumeInput, receivedAt: number, tokenHeader?: string): KeptRequest {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.request.headers)) headers[name] = CREDENTIAL_HEADERS.has(name) ? REDACTED : value;
+  const token = tokenHeader?.toLowerCase();
+  for (const [name, value] of Object.entries(input.request.headers)) headers[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === token ? REDACTED : value;
   return {
     method: input.request.method === 'GET' ? 'GET' : 'POST',
     headers,

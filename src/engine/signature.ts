@@ -1,10 +1,10 @@
 /**
  * Signature check of a ticket condition (spec 2.2.1, and the extensions of
  * docs/signature-extensions.md: URL, query, body-field and form tokens, a signature in a body field,
- * a body digest, public-key algorithms). Pure apart from crypto.subtle: the caller hands in the raw
+ * a body digest, public-key algorithms, a token compared with the Secret Key). Pure apart from crypto.subtle: the caller hands in the raw
  * body, the stored secret and the clock. Any failure is `false`, never a throw.
  */
-import type { SignatureTrace } from '../../schemas/signature';
+import { TOKEN_ALGORITHM, type SignatureTrace } from '../../schemas/signature';
 import type { SignatureConfig } from '../../schemas/ticket-types';
 import { concatBytes } from '../bytes/read-capped';
 import { constantTimeEqual } from '../bytes/constant-time';
@@ -19,13 +19,6 @@ export interface SignedRequest {
   /** The URL as received (scheme, host, path, query); read by the ${url} extension token. */
   url?: string;
 }
-
-/**
- * A signature config as the consumption hands it to the verifier: the stored config plus the URL
- * the request was received at (the verifying object builds the request from fixed fields, so the
- * URL travels with the config; it is never stored).
- */
-export type SignatureCheck = SignatureConfig & { received_url?: string };
 
 const HASHES = { sha256: 'SHA-256', sha1: 'SHA-1', sha512: 'SHA-512' } as const;
 const DEFAULT_PARTS = ['${signature}'];
@@ -64,16 +57,17 @@ export async function verifySignature(
   }
 }
 
-async function verify(config: SignatureCheck, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
+async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
   const fail = (reason: string) => {
     if (trace) trace.result = reason;
     return false;
   };
   const algorithm = config.algorithm ?? 'sha256';
   const publicKey = isPublicKeyAlgorithm(algorithm);
-  if (!publicKey && !Object.hasOwn(HASHES, algorithm)) return fail('unknown algorithm');
+  const token = algorithm === TOKEN_ALGORITHM;
+  if (!publicKey && !token && !Object.hasOwn(HASHES, algorithm)) return fail('unknown algorithm');
 
-  const url = calledUrl(request.url ?? config.received_url, config.public_url);
+  const url = calledUrl(request.url, config.public_url);
   const sourceValue = config.field !== undefined ? bodyField(request.rawBody, request.headers, config.field) : readHeader(request.headers, config.header ?? '');
   if (trace) trace.source = { ...(config.field !== undefined ? { field: config.field } : { header: config.header }), found: sourceValue !== undefined };
   if (sourceValue === undefined) return fail(config.field !== undefined ? 'the body has no such field' : 'the request has no such header');
@@ -93,6 +87,7 @@ async function verify(config: SignatureCheck, request: SignedRequest, storedSecr
   const claimed = candidates.map((c) => decodeText(c, encoding)).filter((b): b is Uint8Array => b !== undefined);
   if (trace) trace.decoded_lengths = claimed.map((b) => b.length);
   if (claimed.length === 0) return fail(candidates.length === 0 ? 'no item matched a ${signature} part' : `no signature decodes as ${encoding}`);
+  if (token) return (await tokenMatches(claimed, storedSecret, config, trace)) || fail('no token matches the Secret Key');
 
   const context: TemplateContext = { request, captures, url, boundByDigest: false };
   if (config.body_sha256 !== undefined) {
@@ -130,6 +125,24 @@ async function verify(config: SignatureCheck, request: SignedRequest, storedSecr
   for (const candidate of claimed) matchedAny = constantTimeEqual(digest, candidate) || matchedAny;
   return matchedAny || fail('no signature matches the HMAC of the signed bytes with this key');
 }
+
+/**
+ * The token extension: a candidate equals the Secret Key (read with secret_encoding/secret_prefix).
+ * Both sides are hashed with SHA-256 first and the digests compared in constant time, so neither a
+ * matching prefix nor the token's length shows in the time taken.
+ */
+async function tokenMatches(claimed: Uint8Array[], storedSecret: string, config: SignatureConfig, trace: SignatureTrace | undefined): Promise<boolean> {
+  const expected = decodeSecret(storedSecret, config);
+  const usable = expected !== undefined && expected.length > 0;
+  if (trace) trace.key = usable ? 'usable' : 'unusable';
+  if (!usable) return false;
+  const want = await sha256(expected);
+  let matched = false;
+  for (const candidate of claimed) matched = constantTimeEqual(await sha256(candidate), want) || matched;
+  return matched;
+}
+
+const sha256 = async (bytes: Uint8Array) => new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
 
 /** true/false: the template resolved and the body's hex SHA-256 matches it or not; undefined: it did not resolve. */
 async function bodyDigestCheck(template: string, context: TemplateContext): Promise<boolean | undefined> {
@@ -316,6 +329,7 @@ function cachedKey(keys: SigningKeys, cacheKey: string, load: () => Promise<Cryp
 }
 
 function decodeText(text: string, encoding: string): Uint8Array | undefined {
+  if (encoding === 'raw') return utf8.encode(text);
   if (encoding === 'hex') return decodeHex(text);
   if (encoding === 'base64') return decodeBase64(text);
   return undefined;

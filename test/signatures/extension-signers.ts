@@ -4,6 +4,7 @@
  * @sendgrid/eventwebhook, discord-interactions). Each delivery is also checked with the provider's
  * own verifier here, so a test in workerd knows the delivery is one the provider's code accepts.
  * Tests read them with `inject('extensionDeliveries')` (the HMAC presets' are in provider-signers.ts).
+ * `discord-ping` is Discord's handshake, for test/signatures/handshakes.test.ts.
  */
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils/signature';
@@ -23,6 +24,11 @@ export interface ProviderDelivery {
   body: string;
   /** When it was signed (ms). */
   signedAtMs: number;
+  /**
+   * Discord's PING only: the Ed25519 private key that signed it (PKCS#8, base64), so a test can sign
+   * the same PING at the time it sends it (the handshake is judged at the Worker's clock).
+   */
+  signingKey?: string;
 }
 
 export type ProviderDeliveries = Record<string, ProviderDelivery>;
@@ -89,6 +95,23 @@ async function deliveries(): Promise<ProviderDeliveries> {
     const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
     assertAccepted('discord', await verifyKey(body, signature, timestamp, publicHex));
     out.discord = { secret: publicHex, url: 'https://hooks.example.com/tp/svc1/discord', method: 'POST', headers: { 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp, 'Content-Type': 'application/json' }, body, signedAtMs: NOW_MS };
+
+    // The PING Discord sends to an interactions endpoint before saving it (its docs, "Receiving an
+    // interaction"), signed with the same key and checked by verifyKey; a test signs it again at its
+    // own time with the key (Ed25519 signatures are deterministic, so it can check it signs alike).
+    const ping = JSON.stringify({ type: 1, id: '1170826040441561118', application_id: '1170824891374231552', token: 'aW50ZXJhY3Rpb246MTE3MDgyNjA0MDQ0MTU2MTExODpzU0lEaEtNUlBj', version: 1 });
+    const pingSignature = sign(null, Buffer.from(timestamp + ping), privateKey).toString('hex');
+    assertAccepted('discord (PING)', await verifyKey(ping, pingSignature, timestamp, publicHex));
+    if (await verifyKey(ping.replace('"type":1', '"type":2'), pingSignature, timestamp, publicHex)) throw new Error('extension-signers: discord-interactions accepted a changed PING');
+    out['discord-ping'] = {
+      secret: publicHex,
+      url: 'https://hooks.example.com/tp/svc1/discord',
+      method: 'POST',
+      headers: { 'X-Signature-Ed25519': pingSignature, 'X-Signature-Timestamp': timestamp, 'Content-Type': 'application/json' },
+      body: ping,
+      signedAtMs: NOW_MS,
+      signingKey: (privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer).toString('base64'),
+    };
   }
   // SendGrid: ECDSA P-256 SHA-256 over timestamp + body, DER signature in base64; checked by @sendgrid/eventwebhook.
   {

@@ -3,13 +3,15 @@
  * answers that provider's handshake, with the handshake body its documentation shows, after the
  * signature verifies; spends no count and runs no action. A handshake body on a ticket without the
  * handshake takes the normal path. Signatures are made with @octokit/webhooks-methods' HMAC over the
- * string each provider documents as signed.
+ * string each provider documents as signed; Discord's PING with Ed25519 by the key pair of
+ * test/signatures/extension-signers.ts, whose PING discord-interactions' verifyKey accepted.
  */
 import { sign } from '@octokit/webhooks-methods';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { presetSignature } from '../../schemas/signature-presets';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { ticketLog } from '../logs/log-helpers';
+import { ZOOM_URL_VALIDATION } from './provider-bodies';
 
 const SLACK_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const ZOOM_SECRET = 'NbSl-uPgSEqW_eHMFUdewA';
@@ -17,17 +19,27 @@ const TWITCH_SECRET = 'this-is-a-twitch-secret-10-100';
 
 // Slack Events API docs, "url_verification event".
 const SLACK_CHALLENGE = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
-// Zoom docs, "Validate your webhook endpoint".
-const ZOOM_VALIDATION = JSON.stringify({ payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: 1654503849680, event: 'endpoint.url_validation' });
+// Zoom docs, "Validate your webhook endpoint"; Zoom's own receiver (@zoom/rivet) answered it in Node (provider-signers.ts).
+const ZOOM_VALIDATION = ZOOM_URL_VALIDATION;
+const { zoomValidation } = inject('providerDeliveries');
 // Twitch EventSub docs, "Responding to a challenge request".
 const TWITCH_CHALLENGE = JSON.stringify({
   challenge: 'pogchamp-kappa-360noscope-vohiyo',
   subscription: { id: 'f1c2a387-161a-49f9-a165-0f21d7a4e1c4', status: 'webhook_callback_verification_pending', type: 'channel.follow', version: '1', cost: 1, condition: { broadcaster_user_id: '12826' }, transport: { method: 'webhook', callback: 'https://example.com/webhooks/callback' }, created_at: '2019-11-16T10:11:12.634234626Z' },
 });
-// Discord interactions docs, "Receiving an interaction" (PING).
-const DISCORD_PING = JSON.stringify({ type: 1, id: '1170826040441561118', application_id: '1170824891374231552', token: 'aW50ZXJhY3Rpb246MTE3MDgyNjA0MDQ0MTU2MTExODpzU0lEaEtNUlBj', version: 1 });
+// Discord interactions docs, "Receiving an interaction" (PING), signed in Node and checked by discord-interactions' verifyKey.
+const DISCORD = inject('extensionDeliveries')['discord-ping'];
+const DISCORD_PING = DISCORD.body;
 // Microsoft Graph docs, "Notification endpoint validation".
 const GRAPH_TOKEN = 'Validation: Testing client application reachability for subscription Request-Id: 2e3b6a5f-7d0f-4d8a-9c2b-4f6c1b2a3d4e';
+
+const hexOf = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+let discordKey: CryptoKey;
+/** Signs as Discord does: Ed25519 over timestamp + body, hex, in X-Signature-Ed25519 (with the key whose PING verifyKey accepted). */
+const discordHeaders = async (body: string, ts = nowSeconds()) => ({
+  'x-signature-ed25519': hexOf(await crypto.subtle.sign('Ed25519', discordKey, new TextEncoder().encode(`${ts}${body}`))),
+  'x-signature-timestamp': String(ts),
+});
 
 const bare = async (secret: string, text: string) => (await sign(secret, text)).slice('sha256='.length);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -50,11 +62,15 @@ beforeAll(async () => {
   await putSecret(project, 'slack', SLACK_SECRET);
   await putSecret(project, 'zoom', ZOOM_SECRET);
   await putSecret(project, 'twitch', TWITCH_SECRET);
+  await putSecret(project, 'discord_public_key', DISCORD.secret);
+  discordKey = await crypto.subtle.importKey('pkcs8', Uint8Array.from(atob(DISCORD.signingKey!), (c) => c.charCodeAt(0)), { name: 'Ed25519' }, false, ['sign']);
   const posted = [{ act: 'pstr', exe: { table: { name: 'events', access_group: 'public' }, data: '${body}' } }];
   await registerTicket(project, 'slack-events', { count: 5, condition: { preset: { id: 'slack', secretName: 'slack' } }, actions: posted });
   await registerTicket(project, 'zoom-events', { count: 5, condition: { preset: { id: 'zoom', secretName: 'zoom' } }, actions: posted });
   await registerTicket(project, 'twitch-events', { count: 5, condition: { preset: { id: 'twitch', secretName: 'twitch' } }, actions: posted });
   await registerTicket(project, 'discord-interactions', { count: 5, condition: { handshake: 'discord' }, actions: [] });
+  // From the preset alone: the Ed25519 signature and the discord handshake.
+  await registerTicket(project, 'discord-app', { count: 5, condition: { preset: { id: 'discord', secretName: 'discord_public_key' } }, actions: posted });
   await registerTicket(project, 'graph-notifications', { count: 5, condition: { preset: { id: 'msgraph' } }, actions: [] });
   // The Slack signature without the handshake.
   await registerTicket(project, 'slack-plain', { count: 5, condition: { signature: presetSignature('slack', 'slack') }, actions: [] });
@@ -90,6 +106,9 @@ describe('handshakes answered from the preset alone', () => {
     const res = await post('zoom-events', ZOOM_VALIDATION, await zoomHeaders(ZOOM_VALIDATION));
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: await bare(ZOOM_SECRET, 'qgg8vlvZRS6UYooatFL8Aw') });
+    // The answer Zoom's own receiver gives to the same handshake with the same secret.
+    expect(zoomValidation.status).toBe(200);
+    expect(res.json).toEqual(zoomValidation.answer);
     expect(await remaining('zoom-events')).toBe(5);
   });
 
@@ -129,7 +148,42 @@ describe('handshakes answered from the preset alone', () => {
     expect(res.json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'signature' } });
   });
 
-  it('discord: a PING (type 1) is answered { "type": 1 }', async () => {
+  it('discord: the PING is signed here exactly as in Node, where discord-interactions accepted it (Ed25519 is deterministic)', async () => {
+    const again = await discordHeaders(DISCORD_PING, Number(DISCORD.headers['X-Signature-Timestamp']));
+    expect(again['x-signature-ed25519']).toBe(DISCORD.headers['X-Signature-Ed25519']);
+  });
+
+  it('discord: a signed PING to the ticket registered from the preset alone is answered { "type": 1 }, runs no action and spends no count', async () => {
+    const res = await post('discord-app', DISCORD_PING, await discordHeaders(DISCORD_PING));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ type: 1 });
+    expect(await remaining('discord-app')).toBe(5);
+  });
+
+  it('discord: a PING with a bad signature, an old one, or none is CONDITION_FAILED { field: signature }, never answered PONG', async () => {
+    const good = await discordHeaders(DISCORD_PING);
+    const flipped = `${good['x-signature-ed25519'][0] === '0' ? '1' : '0'}${good['x-signature-ed25519'].slice(1)}`;
+    const badSignature = await post('discord-app', DISCORD_PING, { ...good, 'x-signature-ed25519': flipped });
+    const otherBody = await post('discord-app', DISCORD_PING.replace('"version":1', '"version":2'), good);
+    const stale = await post('discord-app', DISCORD_PING, await discordHeaders(DISCORD_PING, nowSeconds() - 3600));
+    const unsigned = await post('discord-app', DISCORD_PING);
+    for (const res of [badSignature, otherBody, stale, unsigned]) {
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'signature' } });
+      expect(res.json).not.toEqual({ type: 1 });
+    }
+    expect(await remaining('discord-app')).toBe(5);
+  });
+
+  it('discord: a signed interaction that is not a PING takes the normal path (the actions, a count)', async () => {
+    const command = JSON.stringify({ type: 2, id: '1170826040441561119', application_id: '1170824891374231552', data: { name: 'hello' }, token: 'interaction-token', version: 1 });
+    const res = await post('discord-app', command, await discordHeaders(command));
+    expect(res.status).toBe(200);
+    expect(res.json).toHaveProperty('tkid');
+    expect(await remaining('discord-app')).toBe(4);
+  });
+
+  it('discord: a PING (type 1) to a ticket with the handshake but no signature is answered { "type": 1 }', async () => {
     const res = await post('discord-interactions', DISCORD_PING);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ type: 1 });

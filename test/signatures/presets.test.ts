@@ -1,8 +1,10 @@
 /**
- * Every signature preset of schemas/signature-presets.ts verifies a delivery signed by its provider's
- * library (test/signatures/provider-signers.ts, run in Node) or, where noted, the provider's published
+ * Every signature preset of schemas/signature-presets.ts verifies a delivery signed (or checked) by its
+ * provider's own library (test/signatures/provider-signers.ts, run in Node, says per provider which,
+ * and which providers have neither a library nor a published example) or the provider's published
  * example; refuses a tampered body, another secret and, where the scheme has a timestamp, a delivery
- * signed an hour ago; and registers as a ticket condition unchanged.
+ * signed an hour ago; and registers as a ticket condition unchanged. Token presets (GitLab, Postmark)
+ * are test/signatures/token-presets.test.ts's.
  */
 import { describe, expect, inject, it } from 'vitest';
 import { normalizeSignature } from '../../schemas/signature';
@@ -12,9 +14,9 @@ import { verifySignature } from '../../src/engine/signature';
 import { NOW_MS, signedRequest } from './helpers';
 import { PROVIDER_BODIES, PROVIDER_SECRETS } from './provider-bodies';
 
-const { deliveries, squareConfirmed, paddle } = inject('providerDeliveries');
-// The presets of the template itself; those needing the extensions are test/signatures/extension-presets.test.ts's.
-const SIGNED = SIGNATURE_PRESETS.filter((preset) => preset.signature && !EXTENSION_PRESETS.some((extension) => extension.id === preset.id));
+const { deliveries, squareConfirmed, paddle, providerLibraries, linear } = inject('providerDeliveries');
+// The HMAC presets of the template itself; those needing the extensions are test/signatures/extension-presets.test.ts's, the token ones token-presets.test.ts's.
+const SIGNED = SIGNATURE_PRESETS.filter((preset) => preset.signature && preset.signature.algorithm !== 'token' && !EXTENSION_PRESETS.some((extension) => extension.id === preset.id));
 const TIMED = SIGNED.filter((preset) => preset.signature!.timestamp);
 
 const tamper = (body: string) => body.replace('":', '" :');
@@ -57,6 +59,26 @@ describe('signature presets', () => {
   it.each(SIGNATURE_PRESETS.filter((p) => p.signature).map((preset) => [preset.id] as const))('%s: registers as a ticket condition unchanged (its stored form)', (id) => {
     const config = presetSignature(id, 'provider_secret')!;
     expect(normalizeSignature(config, 'condition.signature', [])).toEqual(config);
+  });
+
+  it.each(Object.keys(providerLibraries).map((id) => [id] as const))("%s: the provider's own library accepts the delivery the preset verifies, and refuses it with a body value changed", (id) => {
+    expect(providerLibraries[id]).toMatchObject({ accepted: true, changedAccepted: false });
+  });
+
+  it('the providers with an npm library that checks deliveries are each checked by it', () => {
+    expect(Object.keys(providerLibraries).sort()).toEqual(['coinbase-commerce', 'linear', 'notion', 'shopify', 'slack', 'twitch', 'zoom']);
+  });
+
+  it("linear and linear-with-timestamp: a delivery Linear's own LinearWebhookClient.verify accepted at the real clock verifies with both presets", async () => {
+    expect(linear.accepted).toBe(true);
+    const request = signedRequest(linear.body, { 'Linear-Signature': linear.signature });
+    for (const id of ['linear', 'linear-with-timestamp']) {
+      expect(await verifySignature(presetSignature(id, 'k')!, request, PROVIDER_SECRETS.linear, linear.nowMs)).toBe(true);
+      expect(await verifySignature(presetSignature(id, 'k')!, signedRequest(tamper(linear.body), { 'Linear-Signature': linear.signature }), PROVIDER_SECRETS.linear, linear.nowMs)).toBe(false);
+    }
+    // Linear documents a minute: two minutes later only the preset that reads webhookTimestamp refuses it.
+    expect(await verifySignature(presetSignature('linear-with-timestamp', 'k')!, request, PROVIDER_SECRETS.linear, linear.nowMs + 120_000)).toBe(false);
+    expect(await verifySignature(presetSignature('linear', 'k')!, request, PROVIDER_SECRETS.linear, linear.nowMs + 120_000)).toBe(true);
   });
 
   it('the base64 HMAC-SHA256 vectors (shopify, woocommerce, typeform) are confirmed by square’s own verifier', () => {

@@ -3,13 +3,25 @@
 export interface ProviderDeliveries {
   /** Per preset id: the headers of its delivery signed at NOW_SECONDS (fresh) and an hour earlier (stale). */
   deliveries: Record<string, { fresh: Record<string, string>; stale: Record<string, string> }>;
-  /** Square's verifier accepted the base64 HMAC-SHA256 headers (shopify, woocommerce, typeform). */
+  /** Square's verifier accepted the base64 HMAC-SHA256 headers (woocommerce, typeform; shopify too, which its own library also checks). */
   squareConfirmed: Record<string, boolean>;
   /** A Paddle header signed at the real time, and whether Paddle's own webhooks.isSignatureValid accepted it. */
   paddle: { header: string; nowMs: number; confirmed: boolean };
+  /**
+   * Per preset id, the provider's own library's verdict on its fresh delivery (accepted) and on the
+   * same delivery with one body value changed (changedAccepted, which must be false).
+   */
+  providerLibraries: Record<string, { library: string; accepted: boolean; changedAccepted: boolean }>;
+  /** What Zoom's own receiver (@zoom/rivet) answers to ZOOM_URL_VALIDATION signed with PROVIDER_SECRETS.zoom: its status and body. */
+  zoomValidation: { status: number; answer: unknown };
+  /** A Linear delivery made at the real time (nowMs), which Linear's own verifier judged. */
+  linear: { body: string; signature: string; nowMs: number; accepted: boolean; changedAccepted: boolean };
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** Zoom's endpoint.url_validation handshake (Zoom docs, "Validate your webhook endpoint"). */
+export const ZOOM_URL_VALIDATION = json({ payload: { plainToken: 'qgg8vlvZRS6UYooatFL8Aw' }, event_ts: 1654503849680, event: 'endpoint.url_validation' });
 
 export const PROVIDER_BODIES: Record<string, string> = {
   stripe: json({ id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', type: 'payment_intent.succeeded', data: { object: { id: 'pi_3NG8Dt', amount: 1200, currency: 'eur' } } }),

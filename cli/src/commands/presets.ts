@@ -5,11 +5,10 @@ import { usageError } from '../errors';
 
 type Context = (cmd: Command) => Ctx;
 
-/** The condition parts a preset sets: its signature (or token header row) and its handshake. */
+/** The condition parts a preset sets: its signature (a token preset's too) and its handshake. */
 function conditionOf(preset: SignaturePreset, secretName: string): Record<string, unknown> {
   const condition: Record<string, unknown> = {};
   if (preset.signature) condition.signature = { secretName, ...preset.signature };
-  if (preset.token) condition.headers = [{ key: preset.token.header, operator: '=', value: '<the token>' }];
   if (preset.handshake) condition.handshake = preset.handshake;
   return condition;
 }
@@ -26,14 +25,14 @@ export function registerPresets(program: Command, context: Context): void {
       if (options.secretName !== undefined) {
         if (id === undefined) throw usageError('--secret-name needs a preset id: svc presets <id> --secret-name <name>.');
         const preset = findPreset(id)!;
-        if (!preset.signature) throw usageError(`The ${id} preset verifies no signature, so it takes no Secret Key: register it with condition.preset { "id": "${id}"${preset.token ? ', "token": "…"' : ''} }.`);
+        if (!preset.signature) throw usageError(`The ${id} preset verifies no signature, so it takes no Secret Key: register it with condition.preset { "id": "${id}" }.`);
         const condition = { signature: presetSignature(id, options.secretName), ...(preset.handshake ? { handshake: preset.handshake } : {}) };
         return ctx.io.json ? ctx.io.printJson(condition) : ctx.io.out(JSON.stringify(condition, null, 2));
       }
       if (ctx.io.json) return ctx.io.printJson(id === undefined ? presets : presets[0]);
       for (const preset of presets) {
         ctx.io.out(`${ctx.io.color.bold(preset.id)}  ${preset.name}`);
-        const header = preset.signature?.header ?? preset.token?.header;
+        const header = preset.signature?.header;
         ctx.io.out(`    ${header ? `header: ${header}   ` : ''}key: ${preset.secret}`);
         if (preset.handshake) ctx.io.out(`    handshake: ${HANDSHAKE_NOTES[preset.handshake]}`);
         if (preset.note) ctx.io.out(`    note: ${preset.note}`);

@@ -1,7 +1,8 @@
 /**
  * The signature part: a provider preset (schemas/signature-presets.ts) or custom fields, the Secret
- * Key to verify with, and the handshake the ticket answers. A token preset (GitLab, Postmark) sets a
- * headers row instead of a signature; each preset shows its docs link, key format and handshake.
+ * Key to verify with, and the handshake the ticket answers. A token preset (GitLab, Postmark) is a
+ * signature too (algorithm `token`: the Secret Key holds the token itself); each preset shows its docs
+ * link, key format and handshake.
  */
 import { useContext } from 'preact/hooks';
 import { HANDSHAKES, HANDSHAKE_NOTES, SIGNATURE_PRESETS, presetSignature, type SignaturePreset } from '../../../schemas/signature-presets';
@@ -11,17 +12,11 @@ import { EditorContext } from './context';
 import { Field } from './Field';
 
 const PATH = ['condition', 'signature'] as const;
-const HEADERS = ['condition', 'headers'] as const;
 const HANDSHAKE = ['condition', 'handshake'] as const;
 
-type HeaderRow = { key?: unknown; operator?: unknown; value?: unknown };
-
-/** The preset the signature is exactly (secretName aside), a token preset whose header row is there, or 'custom'. */
-function presetOf(signature: Record<string, unknown> | undefined, headers: HeaderRow[]): string {
-  if (!signature) {
-    const token = SIGNATURE_PRESETS.find((p) => p.token && headers.some((row) => typeof row.key === 'string' && row.key.toLowerCase() === p.token!.header.toLowerCase()));
-    return token?.id ?? '';
-  }
+/** The preset the signature is exactly (secretName aside), '' without a signature, or 'custom'. */
+function presetOf(signature: Record<string, unknown> | undefined): string {
+  if (!signature) return '';
   const { secretName: _name, ...rest } = signature;
   return SIGNATURE_PRESETS.find((preset) => preset.signature && sortedJson(preset.signature) === sortedJson(rest))?.id ?? 'custom';
 }
@@ -33,19 +28,38 @@ function PresetFacts({ preset }: { preset: SignaturePreset }) {
         {preset.name}: documentation
       </a>
       {' · '}
-      {preset.token ? `${preset.token.header} must hold ${preset.secret}` : `the Secret Key holds ${preset.secret}`}
+      {`the Secret Key holds ${preset.secret}`}
       {preset.handshake ? ` · handshake: ${HANDSHAKE_NOTES[preset.handshake]}` : ''}
       {preset.note ? ` · ${preset.note}` : ''}
     </p>
   );
 }
 
+/** The picker's groups: signed providers, then token ones (the Secret Key holds the token), then handshake-only ones. */
+const PRESET_GROUPS: ReadonlyArray<readonly [string, (p: SignaturePreset) => boolean]> = [
+  ['Signed', (p) => p.signature !== undefined && p.signature.algorithm !== 'token'],
+  ['Token (the Secret Key holds it)', (p) => p.signature?.algorithm === 'token'],
+  ['Handshake only', (p) => p.signature === undefined],
+];
+
+const ALGORITHM_OPTIONS = [
+  ['', '(sha256)'],
+  ['sha256', 'sha256'],
+  ['sha1', 'sha1'],
+  ['sha512', 'sha512'],
+  ['ed25519', 'ed25519 (public key)'],
+  ['ecdsa-p256-sha256', 'ecdsa-p256-sha256 (public key)'],
+  ['rsa-sha256', 'rsa-sha256 (public key)'],
+  ['token', 'token (the header holds the Secret Key itself)'],
+] as const;
+/** raw is offered only with algorithm token: a signature is written in hex or base64. */
+const ENCODING_OPTIONS = [['', '(hex)'], ['hex', 'hex'], ['base64', 'base64']] as const;
+
 export function SignatureForm() {
   const { def, set } = useContext(EditorContext);
   const signature = getAt(def, PATH) as Record<string, unknown> | undefined;
-  const headers = (getAt(def, HEADERS) as HeaderRow[] | undefined) ?? [];
   const handshake = getAt(def, HANDSHAKE) as string | undefined;
-  const chosen = presetOf(signature, headers);
+  const chosen = presetOf(signature);
   const preset = SIGNATURE_PRESETS.find((p) => p.id === chosen);
   const pick = (id: string) => {
     const secretName = typeof signature?.secretName === 'string' ? signature.secretName : '';
@@ -55,11 +69,6 @@ export function SignatureForm() {
     else if (preset?.handshake && handshake === preset.handshake) set(HANDSHAKE, undefined);
     if (id === '') return set(PATH, undefined);
     if (id === 'custom') return set(PATH, { ...(signature ?? { header: '' }) });
-    if (next?.token) {
-      set(PATH, undefined);
-      if (!headers.some((row) => row.key === next.token!.header)) set(HEADERS, [...headers, { key: next.token.header, operator: '=', value: '' }]);
-      return;
-    }
     if (!next?.signature) return set(PATH, undefined);
     const filled: Record<string, unknown> = { ...presetSignature(id, secretName) };
     if (!filled.secretName) delete filled.secretName;
@@ -72,20 +81,15 @@ export function SignatureForm() {
         <label for="signature-preset">Provider preset</label>
         <select id="signature-preset" value={chosen} onChange={(e) => pick(e.currentTarget.value)}>
           <option value="">(no signature check)</option>
-          <optgroup label="Signed (HMAC)">
-            {SIGNATURE_PRESETS.filter((p) => p.signature).map((p) => (
-              <option value={p.id} key={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </optgroup>
-          <optgroup label="Token or handshake only">
-            {SIGNATURE_PRESETS.filter((p) => !p.signature).map((p) => (
-              <option value={p.id} key={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </optgroup>
+          {PRESET_GROUPS.map(([label, inGroup]) => (
+            <optgroup label={label} key={label}>
+              {SIGNATURE_PRESETS.filter(inGroup).map((p) => (
+                <option value={p.id} key={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </optgroup>
+          ))}
           <option value="custom">Custom</option>
         </select>
       </div>
@@ -96,8 +100,8 @@ export function SignatureForm() {
           <details open={chosen === 'custom'}>
             <summary>Signature fields{preset ? ` (set by the ${preset.name} preset)` : ''}</summary>
             <Field path={[...PATH, 'header']} label="header" />
-            <Field path={[...PATH, 'algorithm']} label="algorithm" kind="select" options={[['', '(sha256)'], ['sha256', 'sha256'], ['sha1', 'sha1'], ['sha512', 'sha512'], ['ed25519', 'ed25519 (public key)'], ['ecdsa-p256-sha256', 'ecdsa-p256-sha256 (public key)'], ['rsa-sha256', 'rsa-sha256 (public key)']]} />
-            <Field path={[...PATH, 'encoding']} label="encoding" kind="select" options={[['', '(hex)'], ['hex', 'hex'], ['base64', 'base64']]} />
+            <Field path={[...PATH, 'algorithm']} label="algorithm" kind="select" options={ALGORITHM_OPTIONS} />
+            <Field path={[...PATH, 'encoding']} label="encoding" kind="select" options={signature.algorithm === 'token' ? [...ENCODING_OPTIONS, ['raw', 'raw (the token as sent)']] : ENCODING_OPTIONS} />
             <Field path={[...PATH, 'separator']} label="separator" />
             <Field path={[...PATH, 'parts']} label="parts" kind="json" hint='["t=${timestamp}", "v1=${signature}"]' />
             <Field path={[...PATH, 'signed']} label="signed" />
