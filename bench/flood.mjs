@@ -5,7 +5,9 @@
 // listed log under its bound (docs/limits.md). The bench gateway's flood limits are out of reach
 // (wrangler-dev.mjs), so every bad signature reaches A's ticket: the worst case for B.
 import http from 'node:http';
+import { startCpuMeter } from './cpu.mjs';
 import { send } from './load.mjs';
+import { startCpuProfile } from './profile.mjs';
 import { quantile } from './stats.mjs';
 
 export const FLOOD_ID = 'fl';
@@ -87,8 +89,12 @@ const figures = (answers) => {
   return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
 };
 
-/** Runs (fl) on a fresh gateway; prints and returns the figures. Throws when a check fails. */
-export async function measureFlood(gateway, operatorToken) {
+/**
+ * Runs (fl) on a fresh gateway; prints and returns the figures. Throws when a check fails. With
+ * `profile`, a CPU profile of the Worker's isolate is taken over the whole flood (returned as
+ * `cpuProfile`; the sampling slows the flood a little, so its seconds are not those of a plain run).
+ */
+export async function measureFlood(gateway, operatorToken, { profile = false } = {}) {
   const base = gateway.url;
   const a = await api(base, 'POST', '/v1/projects', operatorToken, { name: 'Flooded' });
   const b = await api(base, 'POST', '/v1/projects', operatorToken, { name: 'Bystander' });
@@ -100,8 +106,13 @@ export async function measureFlood(gateway, operatorToken) {
   const alone = await steady(base, b.service_id, () => performance.now() > aloneUntil);
   let flooding = true;
   const startedAt = Date.now();
+  const stopProfile = profile ? await startCpuProfile(gateway.inspectorPort) : undefined;
+  const stopMeter = startCpuMeter([gateway.pgid]);
   const during = steady(base, b.service_id, () => !flooding);
   const floodRun = await flood(base, a.service_id).finally(() => (flooding = false));
+  // The server's CPU over the flood (every thread of workerd, B's consumptions included) per flooded request.
+  const cpu = stopMeter(FLOOD_REQUESTS, floodRun.seconds);
+  const cpuProfile = stopProfile ? await stopProfile() : undefined;
   const duringFlood = await during;
   const minutes = Math.floor(Date.now() / MINUTE_MS) - Math.floor(startedAt / MINUTE_MS) + 1;
 
@@ -112,7 +123,7 @@ export async function measureFlood(gateway, operatorToken) {
   const summaries = aLog.filter((row) => row.sampled);
   const counted = aLog.reduce((n, row) => n + (row.sampled ? row.sampled.more : 1), 0);
   const result = {
-    flood: { requests: FLOOD_REQUESTS, seconds: floodRun.seconds, statuses: floodRun.statuses, addresses: ADDRESSES },
+    flood: { requests: FLOOD_REQUESTS, seconds: floodRun.seconds, statuses: floodRun.statuses, addresses: ADDRESSES, server_cpu_ms: cpu.server_cpu_ms, other_cores: cpu.other_cores, profiled: profile },
     alone: figures(alone),
     during: figures(duringFlood),
     b: { answered_200: bAnswers.filter((x) => x.status === 200).length, sent: bAnswers.length, logged: bLog.length, distinct_logged: new Set(bLog.map((r) => r.consume_id)).size },
@@ -122,7 +133,7 @@ export async function measureFlood(gateway, operatorToken) {
   result.p99_ratio = result.during.p99 / result.alone.p99;
 
   const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-  console.log(`\n(fl) flood: ${FLOOD_REQUESTS} bad signatures at A's ticket from ${ADDRESSES} addresses in ${fmt(floodRun.seconds)} s (${fmt(FLOOD_REQUESTS / floodRun.seconds, 0)} req/s), answers ${JSON.stringify(floodRun.statuses)}`);
+  console.log(`\n(fl) flood: ${FLOOD_REQUESTS} bad signatures at A's ticket from ${ADDRESSES} addresses in ${fmt(floodRun.seconds)} s (${fmt(FLOOD_REQUESTS / floodRun.seconds, 0)} req/s), answers ${JSON.stringify(floodRun.statuses)}; server CPU ${fmt(cpu.server_cpu_ms, 2)} ms per flooded request, other processes ${fmt(cpu.other_cores, 2)} cores${profile ? ' (profiled)' : ''}`);
   console.log('| B consumed at 20/s | n | p50 ms | p99 ms |');
   console.log('|---|---:|---:|---:|');
   console.log(`| alone | ${result.alone.n} | ${fmt(result.alone.p50, 2)} | ${fmt(result.alone.p99, 2)} |`);
@@ -139,5 +150,5 @@ export async function measureFlood(gateway, operatorToken) {
   if (aBytes > result.a.bound_bytes) problems.push(`A's listed log is ${aBytes} bytes, over ${result.a.bound_bytes}`);
   if (counted !== (floodRun.statuses[400] ?? 0)) problems.push(`A's log counts ${counted} failures, ${floodRun.statuses[400] ?? 0} were answered 400`);
   if (problems.length > 0) throw new Error(`(fl) ${problems.join('; ')}`);
-  return result;
+  return { ...result, cpuProfile };
 }
