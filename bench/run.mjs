@@ -14,7 +14,7 @@
 //     consumed at 20/s; B's p50/p99 during the flood against B alone (bench/flood.mjs; one run, not rounds);
 //     --profile=fl profiles the Worker's isolate over the flood (ms per flooded request); --fl-modes=closed,paced
 //     (the default: both, each on projects of its own) sends it closed loop, 64 in flight (the worst case), and
-//     open loop at 350 a second (20,000 in 57 s)
+//     open loop at 350 a second (20,000 in 57 s), at most 64 in flight
 //   npm run bench -- --only=la,lh,lb --rounds=3   a 100-row page of the owner's ticket log (la) and of a caller's
 //     forward history (lh), seeded through the routes, beside the bare route (lb) (bench/listing-scenarios.mjs)
 import { randomBytes } from 'node:crypto';
