@@ -3,7 +3,7 @@
  * kept whole up to a count per kind and a byte budget, then counted in one summary entry per kind; successes
  * are always kept. Driven on the ticket's store with a fixed clock, so a minute is exactly one.
  */
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { SAMPLING_FLUSH_MS } from '../../durable-objects/log-sampler';
@@ -177,5 +177,28 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
       const [summary] = await summaries(store);
       expect(summary.description.sampled).toMatchObject({ more: 30 });
     });
+  });
+
+  it("the ticket's object's alarm writes the held counts to storage", async () => {
+    const stub = env.TICKETS.get(env.TICKETS.newUniqueId());
+    await runInDurableObject(stub, async (instance) => {
+      const data = instance['data'];
+      data.log.bind({ service_id: 'svc-sample', ticket_id: 'flooded', plan: 'free' });
+      // 60 KiB bodies: the minute's bytes are spent after 8 whole entries, far from a segment's worth (no packing job reads the log).
+      for (let i = 0; i < 20; i++) data.enqueueLog(failed(T0 + i, 'signature', 'CONDITION_FAILED', 60 * 1024), []);
+      expect(data.sampler['held'].size).toBe(1);
+      expect(data.jobs.all().map((job) => job.kind)).toEqual(['flush-sampling']);
+      await instance['alarms'].arm();
+    });
+    await runDurableObjectAlarm(stub);
+    const stored = await runInDurableObject(stub, (instance, state) => {
+      expect(instance['data'].sampler['held'].size).toBe(0);
+      // Straight from SQLite, past the log's own reads (which would write held counts first).
+      const whole = state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM log WHERE log_key NOT LIKE '%:MORE'").one().n;
+      const more = state.storage.sql.exec<{ n: number }>("SELECT json_extract(body, '$.description.sampled.more') AS n FROM log_bodies WHERE log_key LIKE '%:MORE'").one().n;
+      return { whole, more };
+    });
+    expect(stored.whole).toBeLessThan(10);
+    expect(stored.whole + stored.more).toBe(20);
   });
 });
