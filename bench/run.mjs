@@ -11,7 +11,10 @@
 //   npm run bench -- --assets=gateway   only the gateway behind it (as shipped; the baseline has no assets)
 //   npm run bench -- --only=s1,s2,sp,s3 --s-pieces=200 --s-gap=20 --s3-sockets=50 --s3-pieces=1000 --s3-gaps=0,10
 //   npm run bench -- --only=fl   the flood of issue 26: 20,000 bad signatures at one ticket of project A while B is
-//     consumed at 20/s; B's p50/p99 during the flood against B alone (bench/flood.mjs; one run, not rounds)
+//     consumed at 20/s; B's p50/p99 during the flood against B alone (bench/flood.mjs; one run, not rounds);
+//     --profile=fl profiles the Worker's isolate over the flood (ms per flooded request); --fl-modes=closed,paced
+//     (the default: both, each on projects of its own) sends it closed loop, 64 in flight (the worst case), and
+//     open loop at 350 a second (20,000 in 57 s), at most 64 in flight
 //   npm run bench -- --only=la,lh,lb --rounds=3   a 100-row page of the owner's ticket log (la) and of a caller's
 //     forward history (lh), seeded through the routes, beside the bare route (lb) (bench/listing-scenarios.mjs)
 import { randomBytes } from 'node:crypto';
@@ -52,6 +55,7 @@ const { values: opts } = parseArgs({
     's3-pieces': { type: 'string', default: '1000' },
     's3-gaps': { type: 'string', default: '0,10' },
     profile: { type: 'string' },
+    'fl-modes': { type: 'string', default: 'closed,paced' },
     assets: { type: 'string', default: 'none' },
     json: { type: 'string' },
   },
@@ -63,6 +67,8 @@ const CONCURRENCY = Number(opts.concurrency);
 const MAX_REQUESTS = Number(opts['max-requests']);
 const ONLY = new Set(opts.only.split(','));
 const PROFILE = new Set(opts.profile?.split(',') ?? []);
+/** How (fl) sends its flood, each on projects of its own: 'closed' (the worst case) and 'paced' (350/s, open loop). */
+const FLOOD_MODES = opts['fl-modes'].split(',');
 /** (h) per round: requests on an idle queue, and bursts of requests dispatched at once to one queue. */
 const H = { idle: Number(opts['h-idle']), bursts: Number(opts['h-bursts']), burstSize: Number(opts['h-burst-size']) };
 /**
@@ -113,7 +119,7 @@ const PHASES = [['a', 'b', 'c'], ['d', 'e'], ['f', 'g'], ['h'], STREAMING_IDS, L
 const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
 const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id) && id !== FLOOD_ID);
 /** (fl): 20 s alone, the flood (under a minute where the machine allows), the logs read back. */
-const FLOOD_BUDGET_MS = ONLY.has(FLOOD_ID) ? 240_000 : 0;
+const FLOOD_BUDGET_MS = ONLY.has(FLOOD_ID) ? 360_000 * FLOOD_MODES.length : 0;
 /** Generous: 0.5 s per idle sample, 5 s per burst. */
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
 const STREAM_BUDGET_MS = (ROUNDS + MAX_REPEATS) * streamingRoundBudgetMs([...ONLY], STREAM);
@@ -172,7 +178,8 @@ async function startWorkers(phase, operatorToken, stripeSecret, withBaseline) {
   return settled.map((s) => s.value);
 }
 
-function printProfile(id, profile) {
+/** `perRequests`: also each row's ms per request of that many (the flood's). */
+function printProfile(id, profile, perRequests) {
   const dir = path.join(ROOT, '.bench');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `profile-${id}.cpuprofile`);
@@ -180,10 +187,11 @@ function printProfile(id, profile) {
   // The profiled scripts' text, so a bundle line of the profile can be read back.
   writeFileSync(path.join(dir, `profile-${id}.sources.json`), JSON.stringify(profile.sources));
   const s = summarizeProfile(profile);
-  console.log(`\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate, ${s.idle_ms} ms idle`);
+  console.log(`\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate${perRequests ? ` (${(s.busy_ms / perRequests).toFixed(3)} ms per request of ${perRequests})` : ''}, ${s.idle_ms} ms idle`);
   const show = (title, rows, n) => {
     console.log(`  ${title}`);
-    for (const r of rows.slice(0, n)) console.log(`    ${String(r.pct).padStart(5)} %  ${String(r.ms).padStart(8)} ms  ${r.name}`);
+    const each = (ms) => (perRequests ? `  ${(ms / perRequests).toFixed(3).padStart(7)} ms/req` : '');
+    for (const r of rows.slice(0, n)) console.log(`    ${String(r.pct).padStart(5)} %  ${String(r.ms).padStart(8)} ms${each(r.ms)}  ${r.name}`);
   };
   show('self time by module', s.selfByModule, 15);
   show('inclusive time by function', s.inclusiveByFunction, 30);
@@ -259,7 +267,12 @@ async function main() {
     console.log(`bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
     const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret, destination);
     if (floodOnly) {
-      floodResult = await measureFlood(gateway, operatorToken);
+      floodResult = {};
+      for (const mode of FLOOD_MODES) {
+        const { cpuProfile, ...figures } = await measureFlood(gateway, operatorToken, { mode, profile: PROFILE.has(FLOOD_ID) });
+        floodResult[mode] = figures;
+        if (cpuProfile) printProfile(`${FLOOD_ID}-${mode}`, cpuProfile, figures.flood.requests);
+      }
       await stopWorkers();
       continue;
     }

@@ -1,8 +1,11 @@
 /**
  * Decides, per failed consumption or dry run, whether the ticket's log keeps it whole or counts it in
  * its kind's summary entry of the minute (src/logs/log-sampling.ts). Its state is one small row, read
- * once and rewritten per counted entry; the per-minute counts (flood_minutes) are what the dashboard
- * and `svc logs` show, beside the refusals (429) the Worker counted.
+ * once and rewritten with each entry kept whole or summary opened. A counted entry writes nothing at
+ * once: the counts are held in memory and written to their summaries by `flush()`, which the object's
+ * alarm runs within SAMPLING_FLUSH_MS and the log runs before anything reads or changes it, so a flood
+ * of failures costs no storage write (and no commit) per request. The per-minute counts (flood_minutes)
+ * are what the dashboard and `svc logs` show, beside the refusals (429) the Worker counted.
  */
 import type { ActionRow } from '../src/actions/types';
 import { bodyOf, classOf, encodeBody, LOG_CLASS, type LogBody } from '../src/consume/log-body';
@@ -28,20 +31,32 @@ export const LOG_SAMPLING_SCHEMA = `
 
 /** Per-minute counts are kept this long (a day of minutes). */
 const FLOOD_MINUTES_KEPT = 1_440;
+/**
+ * The most a count waits in memory before the alarm writes it to its summary (docs/limits.md): what an
+ * object reset (a deploy, a storage error) can lose of the counts, never an entry kept whole.
+ */
+export const SAMPLING_FLUSH_MS = 1_000;
 
 type KindState = { whole: number; more: number; summary?: string };
 type State = { minute: number; bytes: number; kinds: Record<string, KindState> };
+/** A kind's counts not yet in its summary: the first such entry, the last one's time, and the count its summary holds. */
+type Held = { kind: SampleKind; first: LogRow; last: number; written: number };
 
 /** One minute of a ticket under flood: refusals counted by the Worker, entries counted instead of kept. */
 export type FloodMinute = { minute: number; limited: number; sampled: number };
 
 export class LogSampler {
   private state?: State;
+  private readonly held = new Map<string, Held>();
 
+  /** `schedule`: asks for a flush within SAMPLING_FLUSH_MS (the object's alarm); called when counts start to be held. */
   constructor(
     private readonly sql: SqlStorage,
     private readonly log: TicketLog,
-  ) {}
+    private readonly schedule: () => void = () => {},
+  ) {
+    log.beforeUse(() => this.flush());
+  }
 
   /** Whether the entry is written whole; false: it was counted in its kind's summary instead. Successes always are. */
   keep(row: LogRow, actions: ActionRow[]): boolean {
@@ -61,14 +76,40 @@ export class LogSampler {
       }
     }
     counts.more++;
-    if (!counts.summary || !this.log.countInSummary(counts.summary, summaryUpdate(kind, counts.more, row.timestamp))) {
-      // The first counted entry of its kind this minute (or its summary was cleared meanwhile): a new summary.
-      counts.more = 1;
-      counts.summary = `${row.log_key}:MORE`;
-      this.log.openSummary(counts.summary, row.timestamp, cls, summaryBody(kind, row, counts.summary));
+    if (counts.summary) {
+      // Counted in memory; flush() writes it to the summary.
+      const held = this.held.get(kind.key);
+      if (held) held.last = row.timestamp;
+      else {
+        if (this.held.size === 0) this.schedule();
+        this.held.set(kind.key, { kind, first: row, last: row.timestamp, written: counts.more - 1 });
+      }
+      return false;
     }
+    // The first counted entry of its kind this minute: a new summary.
+    counts.more = 1;
+    counts.summary = `${row.log_key}:MORE`;
+    this.log.openSummary(counts.summary, row.timestamp, cls, summaryBody(kind, row, counts.summary));
     this.save(state);
     return false;
+  }
+
+  /** Writes the counts held in memory to their summaries (one statement per kind) and the state; a no-op when none are held. */
+  flush(): void {
+    const state = this.state;
+    if (this.held.size === 0 || !state) return;
+    const held = [...this.held.values()];
+    this.held.clear();
+    for (const { kind, first, last, written } of held) {
+      const counts = state.kinds[kind.key];
+      if (!counts?.summary || this.log.countInSummary(counts.summary, summaryUpdate(kind, counts.more, last))) continue;
+      // Its summary was cleared meanwhile: a new one, from the first entry held, counts those since the last write.
+      counts.more -= written;
+      counts.summary = `${first.log_key}:MORE`;
+      this.log.openSummary(counts.summary, first.timestamp, classOf(first), summaryBody(kind, first, counts.summary));
+      this.log.countInSummary(counts.summary, summaryUpdate(kind, counts.more, last));
+    }
+    this.save(state);
   }
 
   /** Adds refusals the Worker counted (minute → count) to the per-minute counts. */
@@ -104,6 +145,8 @@ export class LogSampler {
     const state = this.load();
     if (state && state.minute === minute) return state;
     if (state) {
+      // The last minute's counts go to its summaries before they close.
+      this.flush();
       const summaries = Object.values(state.kinds).flatMap((k) => (k.summary ? [k.summary] : []));
       if (summaries.length > 0) this.log.closeSummaries(summaries);
       const sampled = Object.values(state.kinds).reduce((n, k) => n + k.more, 0);

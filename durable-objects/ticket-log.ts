@@ -84,6 +84,14 @@ export class TicketLog {
   ) {}
 
   /** Records which ticket and plan the log is for (read from storage after an eviction). */
+  /** Run before the log is read or changed (see beforeUse). */
+  private settle?: () => void;
+
+  /** `write` runs before every read or change of the log, so counts held in memory are in what it reads (durable-objects/log-sampler.ts). */
+  beforeUse(write: () => void): void {
+    this.settle = write;
+  }
+
   bind(scope: LogScope): void {
     const known = this.scope();
     if (known && known.service_id === scope.service_id && known.ticket_id === scope.ticket_id && known.plan === scope.plan) return;
@@ -168,12 +176,14 @@ export class TicketLog {
 
   /** The bytes the log stores: bodies in SQLite (UTF-8) and in R2, and a fixed `overhead` per entry for its index row. */
   storedBytes(overhead: number): number {
+    this.settle?.();
     const bodies = this.sql.exec<{ n: number }>('SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) AS n FROM log_bodies').one().n;
     return bodies + this.segmentBytes() + this.count() * overhead;
   }
 
   /** Entries of runs that went on after resp are no longer held open (the ticket was deleted with its runs). */
   releaseOpen(): void {
+    this.settle?.();
     this.sql.exec('UPDATE log_bodies SET open = 0 WHERE open = 1');
     this.tail = undefined;
   }
@@ -200,6 +210,7 @@ export class TicketLog {
 
   /** Packs the oldest bodies of one full class into a segment; true while more are due. Retention rides along. */
   async compact(): Promise<boolean> {
+    this.settle?.();
     const scope = this.scope();
     const full = this.fullClass();
     if (scope && full !== undefined) await this.packSegment(scope, full);
@@ -238,6 +249,7 @@ export class TicketLog {
 
   /** One page of the listing, newest first, each row with its body. */
   async page(query: LogPageQuery): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    this.settle?.();
     const classes = query.outcome ? [LOG_CLASS[query.outcome]] : Object.values(LOG_CLASS);
     const after = query.after ? 'AND (timestamp < ? OR (timestamp = ? AND log_key < ?))' : '';
     const part = `SELECT * FROM (SELECT log_key, timestamp, class, seg FROM log
@@ -257,12 +269,14 @@ export class TicketLog {
 
   /** One entry by its log key, with its body; undefined when the log has none. */
   async entry(logKey: string): Promise<{ index: IndexFacts; body: LogBody } | undefined> {
+    this.settle?.();
     const row = this.sql.exec<IndexRow>(`${WITH_BODY} WHERE l.log_key = ?`, logKey).toArray()[0];
     return row ? (await this.withBodies([row]))[0] : undefined;
   }
 
   /** Entries by log key (those the log has), in the order asked. */
   async entries(logKeys: string[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    this.settle?.();
     const rows = this.sql
       .exec<IndexRow>(`${WITH_BODY} WHERE l.log_key IN (SELECT value FROM json_each(?))`, JSON.stringify(logKeys))
       .toArray();
@@ -272,6 +286,7 @@ export class TicketLog {
 
   /** Every entry, oldest first (tests and operations; a bounded log only). */
   async all(): Promise<{ index: IndexFacts; body: LogBody }[]> {
+    this.settle?.();
     return this.withBodies(this.sql.exec<IndexRow>(`${WITH_BODY} ORDER BY l.timestamp, l.log_key`).toArray());
   }
 
@@ -281,6 +296,7 @@ export class TicketLog {
   }
 
   count(): number {
+    this.settle?.();
     return this.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM log').one().n;
   }
 
@@ -319,6 +335,7 @@ export class TicketLog {
 
   /** One step of deleting entries older than `before`, with the segments that hold only such entries; true while more remain. */
   async deleteBefore(before: number): Promise<boolean> {
+    this.settle?.();
     let more = false;
     for (const cls of Object.values(LOG_CLASS)) {
       this.sql.exec(

@@ -7,7 +7,7 @@ import type { ConsumedIndexRow } from '../src/logs/consumed-index';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
-import { LOG_SAMPLING_SCHEMA, LogSampler } from './log-sampler';
+import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from './log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog } from './ticket-log';
 
 const SCHEMA = [
@@ -85,7 +85,7 @@ function jsonWithin(value: unknown, fitted: () => unknown): string {
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
-export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log' | 'take-in-logs';
+export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log' | 'take-in-logs' | 'flush-sampling';
 
 /** An outbox entry written before the log moved into the object: a log row and its action rows, for D1. */
 export interface LogEntry {
@@ -132,7 +132,7 @@ export class TicketStore implements ConsumeStore {
     this.jobs = new JobTable(sql);
     this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeExport });
     this.log = new TicketLog(sql, bucket, now);
-    this.sampler = new LogSampler(sql, this.log);
+    this.sampler = new LogSampler(sql, this.log, () => this.jobs.addOnce('flush-sampling', this.now() + SAMPLING_FLUSH_MS));
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */

@@ -3,6 +3,7 @@
  * a flood of bad signatures at one ticket of project A from many addresses, while project B's ticket is
  * consumed at a steady 20 a second. B loses nothing, A's log stays under its bound, nothing answers 500.
  */
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
@@ -66,6 +67,17 @@ describe(`a flood of ${FLOOD} bad signatures at one ticket of project A (issue 2
   it('answers no 500: every bad signature is refused CONDITION_FAILED (400) or, past a limit, 429', () => {
     expect(new Set(floodStatuses.filter((s) => s !== 400 && s !== 429))).toEqual(new Set());
     expect(floodStatuses.filter((s) => s === 400).length).toBeGreaterThan(FLOOD / 2);
+  });
+
+  it("the object's alarm writes A's counts held in memory to storage: every refusal is counted in what storage holds", async () => {
+    const stub = ticketStub(env, a.service_id, 'flooded');
+    // The flush is due a second after the counts started to be held; run the alarm rather than wait for it.
+    for (let i = 0; i < 5 && (await stub.scheduledJobs()).some((job) => job.kind === 'flush-sampling'); i++) await runDurableObjectAlarm(stub);
+    expect((await stub.scheduledJobs()).filter((job) => job.kind === 'flush-sampling')).toEqual([]);
+    // Nothing is left in memory, so the log's read below writes nothing first: what it reads, storage held.
+    expect(await runInDurableObject(stub, (instance) => instance['data'].sampler['held'].size)).toBe(0);
+    const entries = await stub.logEntries();
+    expect(entries.reduce((n, row) => n + (JSON.parse(row.description).sampled?.more ?? 1), 0)).toBe(floodStatuses.filter((s) => s === 400).length);
   });
 
   it("B loses nothing: each of its steady consumptions is answered 200 and logged once", async () => {
