@@ -1,7 +1,8 @@
 /**
- * Issue 26 item 3, the suite's bounded size (the full 20,000 in under a minute is `npm run bench -- fl`):
- * a flood of bad signatures at one ticket of project A from many addresses, while project B's ticket is
- * consumed at a steady 20 a second. B loses nothing, A's log stays under its bound, nothing answers 500.
+ * Issue 26 item 3 at full size: 20,000 bad signatures at one ticket of project A from many addresses,
+ * while project B's ticket is consumed at a steady 20 a second. B loses nothing, A's log stays under its
+ * bound, nothing answers 500. The flood's duration and rate are printed (docs/limits.md, "The flood test",
+ * keeps the figures: tests never assert on wall-clock time); B's latencies are `npm run bench -- --only=fl`.
  */
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -12,13 +13,13 @@ import { call, createProject, putSecret, registerTicket, type TestProject } from
 import { getTickets } from '../logs/log-helpers';
 import { from, setFloodLimits } from './support';
 
-/** Bad signatures sent at A (the bench sends 20,000). */
-const FLOOD = 2_000;
+/** Bad signatures sent at A. */
+const FLOOD = 20_000;
 /** Addresses the flood comes from: each stays under the ticket's per-caller limit. */
-const ADDRESSES = 20;
+const ADDRESSES = 200;
 const STEADY_EVERY_MS = 50;
 /** Flood requests in flight at once. */
-const BATCH = 50;
+const BATCH = 100;
 
 let a: TestProject;
 let b: TestProject;
@@ -59,10 +60,11 @@ describe(`a flood of ${FLOOD} bad signatures at one ticket of project A (issue 2
       call('POST', `/tp/${a.service_id}/flooded`, { raw: JSON.stringify({ n: i }), headers: from(`198.51.100.${(i % ADDRESSES) + 1}`, { 'content-type': 'application/json', 'x-sig': 'bad' }) }),
     );
     ({ statuses: floodStatuses, steady } = run);
+    console.log(`the flood: ${FLOOD} bad signatures in ${run.seconds.toFixed(1)} s (${Math.round(FLOOD / run.seconds)} a second), B consumed ${steady.length} times`);
     // B is consumed at 20 a second for as long as the flood lasts (but its last batch).
     expect(steady.length).toBeGreaterThanOrEqual(Math.floor(run.seconds * 20 * 0.9));
     minutes = Math.floor(Date.now() / MINUTE_MS) - Math.floor(startedAt / MINUTE_MS) + 1;
-  }, 120_000);
+  }, 300_000);
 
   it('answers no 500: every bad signature is refused CONDITION_FAILED (400) or, past a limit, 429', () => {
     expect(new Set(floodStatuses.filter((s) => s !== 400 && s !== 429))).toEqual(new Set());
