@@ -74,7 +74,12 @@ export class TicketDO extends DurableObject<Env> {
       // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
       'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2 },
       'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()), d1Queries: 1 },
-      'flush-sampling': { run: async (job) => void (this.data.sampler.flush(), this.data.jobs.delete(job.id)) },
+      'flush-sampling': {
+        run: async (job) => {
+          this.data.sampler.flush();
+          this.data.jobs.delete(job.id);
+        },
+      },
       'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })), d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1 },
       'take-in-logs': {
         run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),

@@ -83,7 +83,6 @@ export class TicketLog {
     private readonly now: () => number,
   ) {}
 
-  /** Records which ticket and plan the log is for (read from storage after an eviction). */
   /** Run before the log is read or changed (see beforeUse). */
   private settle?: () => void;
 
@@ -92,6 +91,7 @@ export class TicketLog {
     this.settle = write;
   }
 
+  /** Records which ticket and plan the log is for (read from storage after an eviction). */
   bind(scope: LogScope): void {
     const known = this.scope();
     if (known && known.service_id === scope.service_id && known.ticket_id === scope.ticket_id && known.plan === scope.plan) return;
