@@ -1,7 +1,15 @@
+/// <reference types="vite/types/importMeta.d.ts" />
 import { createExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import benchGateway from '../bench/gateway-entry';
+
+/** The shipped Worker's sources: src/index.ts and everything it can import of the repository. */
+const shipped: Record<string, string> = import.meta.glob(['/src/**/*.ts', '/durable-objects/**/*.ts', '/schemas/**/*.ts', '!**/*.test.ts'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 
 const ROUTE = 'https://svc.test/v1/bench/ticket-do';
 
@@ -10,6 +18,14 @@ describe('the bench route', () => {
     const res = await exports.default.fetch(ROUTE);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ code: 'NOT_FOUND', message: 'No such route.' });
+  });
+
+  it("nothing the shipped Worker is built from imports bench/ (the routes, the Rate Limiting stand-in)", () => {
+    expect(Object.keys(shipped)).toContain('/src/index.ts');
+    const importsBench = Object.entries(shipped)
+      .filter(([, text]) => /(?:from|import)\s*\(?\s*['"][^'"]*\/bench\//.test(text))
+      .map(([file]) => file);
+    expect(importsBench).toEqual([]);
   });
 
   it('is not listed in /openapi.json', async () => {
