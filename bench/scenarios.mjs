@@ -116,6 +116,14 @@ export const forwardDispatch = (destination, data, queue) => ({
   ...(queue === undefined ? {} : { queue }),
 });
 
+/**
+ * The Rate Limiting bindings a gateway request is counted in (bench/gateway-entry.ts): miniflare's simulated
+ * binding, as shipped (c, d, f), or the bench's in-isolate stand-in, the gateway's own cost (ci, di, fi).
+ * The two values are as long, so both requests are the same size.
+ */
+const SIMULATED = { 'x-bench-rate-limit': 'binding' };
+const IN_ISOLATE = { 'x-bench-rate-limit': 'isolate' };
+
 const isReceipt = (body) => typeof body?.tkid === 'string' && /^[0-9a-f]{64}$/.test(body?.hash ?? '');
 
 /**
@@ -125,36 +133,36 @@ const isReceipt = (body) => typeof body?.tkid === 'string' && /^[0-9a-f]{64}$/.t
 export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, serviceId, stripeSecret, destination }) {
   const gateway = { worker: gatewayWorker, base: gatewayWorker.url };
   const baseline = { worker: baselineWorker, base: baselineWorker.url };
-  const stripePost = (path) => async () => {
+  const stripePost = (path, extra = {}) => async () => {
     const events = await signedStripeEvents(stripeSecret);
     return (i) => {
       const { body, header } = events[i % events.length];
-      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'stripe-signature': header, 'user-agent': USER_AGENT } };
+      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'stripe-signature': header, 'user-agent': USER_AGENT, ...extra } };
     };
   };
-  const get = (path) => async () => () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT } });
-  const postJson = (path, bodyOf) => async () => (i) => ({
+  const get = (path, extra = {}) => async () => () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT, ...extra } });
+  const postJson = (path, bodyOf, extra = {}) => async () => (i) => ({
     method: 'POST',
     path,
     body: JSON.stringify(bodyOf(i)),
-    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...extra },
   });
+  const consumeParams = `/tg/${serviceId}/params?qty=2&sku=abc-123`;
+  const forward = `/v1/projects/${serviceId}/forward`;
+  const forwardBody = (i) => forwardDispatch(destination, apiData(i));
   const authorizedAnswer = (b) => json(b)?.authorized === true;
   return [
     { id: 'a', name: 'bare route GET /v1/health', ...gateway, prepare: get('/v1/health'), accepts: (b) => json(b)?.ok === true },
     { id: 'b', name: 'bare TicketDO round trip', ...gateway, prepare: get('/v1/bench/ticket-do'), accepts: (b) => json(b)?.exists === false },
-    { id: 'c', name: 'consume, params condition (GET /tg)', ...gateway, prepare: get(`/tg/${serviceId}/params?qty=2&sku=abc-123`), accepts: (b) => isReceipt(json(b)) },
-    { id: 'd', name: 'consume, Stripe-signed + body condition (POST /tp)', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`), accepts: (b) => isReceipt(json(b)) },
+    { id: 'c', name: 'consume, params condition (GET /tg)', ...gateway, prepare: get(consumeParams, SIMULATED), accepts: (b) => isReceipt(json(b)) },
+    { id: 'ci', name: '(c), rate limits counted in the isolate', ...gateway, prepare: get(consumeParams, IN_ISOLATE), accepts: (b) => isReceipt(json(b)) },
+    { id: 'd', name: 'consume, Stripe-signed + body condition (POST /tp)', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`, SIMULATED), accepts: (b) => isReceipt(json(b)) },
+    { id: 'di', name: '(d), rate limits counted in the isolate', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`, IN_ISOLATE), accepts: (b) => isReceipt(json(b)) },
     { id: 'e', name: 'baseline: hand-written Stripe verify + DO counter', ...baseline, prepare: stripePost('/webhooks/stripe'), accepts: (b) => json(b)?.received === true },
     ...(destination
       ? [
-          {
-            id: 'f',
-            name: 'forwardRequest, key in a header (POST /forward)',
-            ...gateway,
-            prepare: postJson(`/v1/projects/${serviceId}/forward`, (i) => forwardDispatch(destination, apiData(i))),
-            accepts: authorizedAnswer,
-          },
+          { id: 'f', name: 'forwardRequest, key in a header (POST /forward)', ...gateway, prepare: postJson(forward, forwardBody, SIMULATED), accepts: authorizedAnswer },
+          { id: 'fi', name: '(f), rate limit counted in the isolate', ...gateway, prepare: postJson(forward, forwardBody, IN_ISOLATE), accepts: authorizedAnswer },
           { id: 'g', name: 'baseline: hand-written proxy adding the key', ...baseline, prepare: postJson('/api/proxy', apiData), accepts: authorizedAnswer },
         ]
       : []),

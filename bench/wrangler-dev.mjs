@@ -22,7 +22,8 @@ export const BASELINE_WITH_ASSETS_CONFIG = path.join(ROOT, 'bench', 'baseline', 
  * [assets] table is left out: locally, assets put two more Workers (wrangler's RPC proxy and asset
  * router) in front of every request; on Cloudflare that routing is not the Worker's. The flood limits
  * ([[ratelimits]]) are raised out of reach: every request is still counted, but the scenarios measure one
- * ticket from one address far past a caller's limit, which would make them measure 429s.
+ * ticket from one address far past a caller's limit, which would make them measure 429s. The same
+ * tables, as raised, are the stand-in's (BENCH_RATE_LIMITS, see withRateLimitTable).
  */
 export function benchGatewayConfig({ assets }) {
   const source = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8');
@@ -37,7 +38,7 @@ export function benchGatewayConfig({ assets }) {
     const unlimited = main.replace(/^(\s*simple\s*=\s*\{\s*limit\s*=\s*)\d+/, `$1${BENCH_FLOOD_LIMIT}`);
     out.push(unlimited.replace(/^(\s*(?:migrations_dir|directory)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`));
   }
-  const text = out.join('\n');
+  const text = withRateLimitTable(out.join('\n'));
   if (text.includes('[assets]') !== assets || !text.includes('main = "../bench/gateway-entry.ts"')) {
     throw new Error('bench: could not derive the gateway\'s bench config from wrangler.toml');
   }
@@ -46,6 +47,25 @@ export function benchGatewayConfig({ assets }) {
   const file = path.join(dir, assets ? 'wrangler.gateway-assets.toml' : 'wrangler.gateway.toml');
   writeFileSync(file, `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker run from bench/gateway-entry.ts${assets ? '' : ', without [assets]'}.\n${text}`);
   return file;
+}
+
+/**
+ * Adds BENCH_RATE_LIMITS to the config's [vars]: its [[ratelimits]] tables as JSON, { NAME: { namespace,
+ * limit, period } }, which bench/rate-limit-stand-in.ts counts by, so the stand-in and the simulated
+ * binding have the same namespaces, limits and periods.
+ */
+function withRateLimitTable(toml) {
+  const table = {};
+  for (const part of toml.split(/^\[\[ratelimits\]\]\s*$/m).slice(1)) {
+    const body = part.split(/^\[/m)[0];
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(body)?.[1];
+    const namespace = /^namespace_id\s*=\s*"(\d+)"/m.exec(body)?.[1];
+    const simple = /^simple\s*=\s*\{\s*limit\s*=\s*(\d+)\s*,\s*period\s*=\s*(\d+)\s*\}/m.exec(body);
+    if (!name || !namespace || !simple) throw new Error(`bench: could not read a [[ratelimits]] table of wrangler.toml:\n${body}`);
+    table[name] = { namespace, limit: Number(simple[1]), period: Number(simple[2]) };
+  }
+  if (Object.keys(table).length === 0 || !/^\[vars\]\s*$/m.test(toml)) throw new Error('bench: wrangler.toml has no [[ratelimits]] or no [vars]');
+  return toml.replace(/^\[vars\]\s*$/m, (line) => `${line}\n# The bench's stand-in for the Rate Limiting bindings counts by these (bench/rate-limit-stand-in.ts).\nBENCH_RATE_LIMITS = '${JSON.stringify(table)}'`);
 }
 
 /** Returns { url, inspectorPort, pgid, stop(), output() } once `healthPath` answers 200. */
