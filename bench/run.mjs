@@ -116,7 +116,7 @@ const STARTUP_BUDGET_MS = 150_000;
 // (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
 // The streaming scenarios share one phase: both Workers and the destination, latency rather than load.
 const PHASES = [['a', 'b', 'c', 'ci'], ['d', 'di', 'e'], ['f', 'fi', 'g'], ['h'], STREAMING_IDS, LISTING_IDS, [FLOOD_ID]].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
-const FORWARDING = ['f', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
+const FORWARDING = ['f', 'fi', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
 const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id) && id !== FLOOD_ID);
 /** (fl): 20 s alone, the flood (under a minute where the machine allows), the logs read back. */
 const FLOOD_BUDGET_MS = ONLY.has(FLOOD_ID) ? 360_000 * FLOOD_MODES.length : 0;
@@ -367,7 +367,7 @@ async function main() {
   const others = Object.values(summary).map((s) => s.other_cores);
   const steal = Object.values(summary).map((s) => s.steal_cores);
   if (others.length > 0) console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
-  console.log(`machine: ${JSON.stringify(info)}`);
+  console.log(`machine: ${JSON.stringify(info)}; load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
   const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
   console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
