@@ -7,7 +7,7 @@
 import { ticketStub } from '../durable-objects/ticket-do';
 import type { Env, WorkMessage } from '../src/env';
 import gateway from '../src/index';
-import { parseRateLimitTable, standInBindings } from './rate-limit-stand-in';
+import { parseRateLimitTable, standInBindings, type RateLimitWindow } from './rate-limit-stand-in';
 
 export { ForwardQueueDO, RealtimeDO, TicketDO } from '../src/index';
 
@@ -25,13 +25,15 @@ const RATE_LIMIT_HEADER = 'x-bench-rate-limit';
 /** The bench config's [[ratelimits]] tables (bench/wrangler-dev.mjs); absent elsewhere. */
 type BenchEnv = Env & { BENCH_RATE_LIMITS?: string };
 
-/** The env with the stand-ins in place of the bindings, made once per env (an isolate's counters live as long as it). */
+/** The stand-ins' counts: the isolate's, however many env objects it is handed. */
+const windows = new Map<string, RateLimitWindow>();
+/** The env with the stand-ins in place of the bindings, made once per env. */
 const standInEnvs = new WeakMap<Env, Env>();
 function withStandIns(env: BenchEnv): Env {
   let out = standInEnvs.get(env);
   if (!out) {
     if (!env.BENCH_RATE_LIMITS) throw new Error('bench: x-bench-rate-limit: isolate needs BENCH_RATE_LIMITS (bench/wrangler-dev.mjs)');
-    out = { ...env, ...standInBindings(parseRateLimitTable(env.BENCH_RATE_LIMITS)) };
+    out = { ...env, ...standInBindings(parseRateLimitTable(env.BENCH_RATE_LIMITS), { windows }) };
     standInEnvs.set(env, out);
   }
   return out;

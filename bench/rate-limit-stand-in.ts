@@ -17,12 +17,12 @@
 export type RateLimitTable = Record<string, { namespace: string; limit: number; period: number }>;
 
 /** The counts of one namespace and period in the current window. */
-type Window = { epoch: number; counts: Map<string, number> };
+export type RateLimitWindow = { epoch: number; counts: Map<string, number> };
 
 /** A binding's contract, answered from this isolate's memory. */
 export class BenchRateLimitStandIn implements RateLimit {
   constructor(
-    private readonly window: Window,
+    private readonly window: RateLimitWindow,
     private readonly max: number,
     private readonly periodMs: number,
     private readonly now: () => number,
@@ -61,7 +61,7 @@ export function parseRateLimitTable(text: string): RateLimitTable {
  * `windows` holds them, so stand-ins made again over the same map keep counting where they were. `now`
  * is the clock (tests move it).
  */
-export function standInBindings(table: RateLimitTable, { windows = new Map<string, Window>(), now = Date.now } = {}): Record<string, RateLimit> {
+export function standInBindings(table: RateLimitTable, { windows = new Map<string, RateLimitWindow>(), now = Date.now } = {}): Record<string, RateLimit> {
   const out: Record<string, RateLimit> = {};
   for (const [name, { namespace, limit, period }] of Object.entries(table)) {
     const id = `${namespace}/${period}`;

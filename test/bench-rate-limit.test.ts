@@ -41,6 +41,12 @@ describe('the bench stand-in for the Rate Limiting binding', () => {
     expect(await successes(A, 'k', 1)).toEqual([false]);
   });
 
+  it('keeps counting across stand-ins made over the same windows (the entry keeps one map per isolate)', async () => {
+    const windows = new Map();
+    expect(await successes(standInBindings(table, { windows, now: () => 0 }).A, 'k', 2)).toEqual([true, true]);
+    expect(await successes(standInBindings(table, { windows, now: () => 0 }).A, 'k', 2)).toEqual([true, false]);
+  });
+
   it('takes a delta and refuses bad options, like the binding', async () => {
     const { A } = standInBindings(table, { now: () => 0 });
     expect((await A.limit({ key: 'k', delta: 2 })).success).toBe(true);
