@@ -200,43 +200,12 @@ export function strictSql(sql: SqlStorage, label: string): void {
   }) as SqlStorage['exec'];
 }
 
-/** Statuses whose answers have no body (a Response cannot be rebuilt with one). */
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
-/** Holds the connection of a fetch until its answer's body is read to the end, fails or is cancelled. */
-function heldUntilRead(response: Response, close: () => void): Response {
-  if (response.body === null || NULL_BODY.has(response.status)) {
-    close();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        close();
-        controller.error(err);
-        return;
-      }
-      if (!chunk.done) return controller.enqueue(chunk.value);
-      close();
-      controller.close();
-    },
-    cancel(reason) {
-      close();
-      return reader.cancel(reason);
-    },
-  });
-  const held = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  Object.defineProperties(held, { url: { value: response.url }, redirected: { value: response.redirected } });
-  return held;
-}
-
 let fetchCounted = false;
 
-/** Counts every global fetch made inside an invocation: a subrequest to the Internet and an open connection. */
+/**
+ * Counts every global fetch made inside an invocation: a subrequest to the Internet, and an open connection
+ * until its answer's headers arrive (Workers limits).
+ */
 export function countFetches(): void {
   if (fetchCounted) return;
   fetchCounted = true;
@@ -252,12 +221,6 @@ export function countFetches(): void {
     } catch (err) {
       return Promise.reject(err);
     }
-    return real(input, init).then(
-      (response) => heldUntilRead(response, close),
-      (err: unknown) => {
-        close();
-        throw err;
-      },
-    );
+    return real(input, init).finally(close);
   };
 }
