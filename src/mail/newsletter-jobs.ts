@@ -35,7 +35,7 @@ import { countMail } from './usage';
 
 export const NEWSLETTER_PLAN_KIND = 'newsletter-plan';
 export const NEWSLETTER_BATCH_KIND = 'newsletter-batch';
-/** Mails of one batch in flight at once (a Worker holds at most 6 open connections). */
+/** Mails of one batch in flight at once (at most 6 connections wait for headers; a send waits for its headers nearly all its time). */
 const SEND_CONCURRENCY = 6;
 
 export type PlanMessage = {

@@ -58,6 +58,8 @@ export interface OutboundOptions {
   /** Overrides the per-call limit (tests). Never more than OUTBOUND_CALL_MS. */
   callMs?: number;
   maxBytes?: number;
+  /** Called when the answer's headers arrive: the call no longer counts against the connections waiting for headers. */
+  onHeaders?: () => void;
 }
 
 /**
@@ -185,6 +187,7 @@ export async function sendOutbound(
     clearTimeout(timer);
     throw failed(error);
   }
+  options.onHeaders?.();
   const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
   const tooLarge = () => new OutboundError('too_large', `The response is larger than ${maxBytes} bytes.`, { limit: maxBytes });
   const head = { status: response.status, statusText: response.statusText, headers: headerRecord(response.headers) };

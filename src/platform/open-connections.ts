@@ -1,7 +1,7 @@
 /**
  * One invocation holds at most 6 connections open at once (Workers limits, "Simultaneous open
- * connections"; D1, R2, Durable Object and fetch calls each hold one while they run). Past that, calls wait
- * for a free one: work that fans out keeps itself under the limit instead.
+ * connections"): a D1, R2 or Queue call while it runs, a fetch until its answer's headers arrive. Past
+ * that, calls wait for a free one: work that fans out keeps itself under the limit instead.
  */
 export const OPEN_CONNECTIONS = 6;
 

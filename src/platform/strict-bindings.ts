@@ -3,7 +3,7 @@
  * the invocation that makes it and checked before it reaches the binding. Installed only when
  * SVC_STRICT_LIMITS is set (strict-entry.ts).
  */
-import { currentBudget } from './strict-context';
+import { currentBudget, STRICT_CALL, withCarried } from './strict-context';
 import { checkQueueMessage, checkSendBatch, checkStatement } from './strict-limits';
 
 /** Counts one call (`what`) to a Cloudflare service, holding a connection while it is pending. */
@@ -123,32 +123,40 @@ function strictQueue<T>(real: Queue<T>, name: string): Queue<T> {
   } as Queue<T>;
 }
 
-/** A Durable Object stub: each call (fetch or RPC method) one subrequest of the calling invocation. */
-function strictStub<S extends DurableObjectStub>(stub: S): S {
+/**
+ * A Durable Object stub: each call (fetch or RPC method) one subrequest of the calling invocation, and one
+ * link deeper: an RPC call goes through the object's STRICT_CALL with the chain, a fetch carries it in a header.
+ */
+function strictStub<S extends DurableObjectStub>(stub: S, binding: string): S {
   return new Proxy(stub, {
     get(target, property) {
       const value = (target as unknown as Record<PropertyKey, unknown>)[property];
       if (typeof property === 'symbol' || property === 'id' || property === 'name' || property === 'then') return value;
       return (...args: unknown[]) => {
+        const budget = currentBudget();
+        let carried;
         try {
-          currentBudget()?.subrequest(false, `Durable Object ${String(property)}`);
+          budget?.subrequest(false, `Durable Object ${property}`);
+          carried = budget?.call(`${binding}.${property}`);
         } catch (err) {
           return Promise.reject(err);
         }
-        return Reflect.apply(value as (...args: unknown[]) => unknown, target, args);
+        if (!carried) return Reflect.apply(value as (...args: unknown[]) => unknown, target, args);
+        if (property === 'fetch') return target.fetch(withCarried(carried, args[0] as RequestInfo | URL, args[1] as RequestInit | undefined));
+        return (target as unknown as Record<string, (...args: unknown[]) => unknown>)[STRICT_CALL](carried, property, args);
       };
     },
   });
 }
 
-function strictNamespace<T extends Rpc.DurableObjectBranded | undefined>(real: DurableObjectNamespace<T>): DurableObjectNamespace<T> {
+function strictNamespace<T extends Rpc.DurableObjectBranded | undefined>(real: DurableObjectNamespace<T>, binding: string): DurableObjectNamespace<T> {
   return {
     newUniqueId: real.newUniqueId.bind(real),
     idFromName: real.idFromName.bind(real),
     idFromString: real.idFromString.bind(real),
-    jurisdiction: (jurisdiction: DurableObjectJurisdiction) => strictNamespace(real.jurisdiction(jurisdiction)),
-    get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => strictStub(real.get(id, options)),
-    getByName: (name: string, options?: DurableObjectNamespaceGetDurableObjectOptions) => strictStub(real.getByName(name, options)),
+    jurisdiction: (jurisdiction: DurableObjectJurisdiction) => strictNamespace(real.jurisdiction(jurisdiction), binding),
+    get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => strictStub(real.get(id, options), binding),
+    getByName: (name: string, options?: DurableObjectNamespaceGetDurableObjectOptions) => strictStub(real.getByName(name, options), binding),
   } as DurableObjectNamespace<T>;
 }
 
@@ -159,7 +167,7 @@ function strictBinding(name: string, value: unknown): unknown {
   if (has(value, 'prepare', 'batch')) return new StrictD1(value as D1Database);
   if (has(value, 'createMultipartUpload', 'head')) return strictR2(value as R2Bucket);
   if (has(value, 'send', 'sendBatch')) return strictQueue(value as Queue, name);
-  if (has(value, 'idFromName', 'get')) return strictNamespace(value as DurableObjectNamespace);
+  if (has(value, 'idFromName', 'get')) return strictNamespace(value as DurableObjectNamespace, name);
   return value;
 }
 
@@ -200,43 +208,13 @@ export function strictSql(sql: SqlStorage, label: string): void {
   }) as SqlStorage['exec'];
 }
 
-/** Statuses whose answers have no body (a Response cannot be rebuilt with one). */
-const NULL_BODY = new Set([101, 204, 205, 304]);
-
-/** Holds the connection of a fetch until its answer's body is read to the end, fails or is cancelled. */
-function heldUntilRead(response: Response, close: () => void): Response {
-  if (response.body === null || NULL_BODY.has(response.status)) {
-    close();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        close();
-        controller.error(err);
-        return;
-      }
-      if (!chunk.done) return controller.enqueue(chunk.value);
-      close();
-      controller.close();
-    },
-    cancel(reason) {
-      close();
-      return reader.cancel(reason);
-    },
-  });
-  const held = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  Object.defineProperties(held, { url: { value: response.url }, redirected: { value: response.redirected } });
-  return held;
-}
-
 let fetchCounted = false;
 
-/** Counts every global fetch made inside an invocation: a subrequest to the Internet and an open connection. */
+/**
+ * Counts every global fetch made inside an invocation: a subrequest to the Internet, and an open connection
+ * until its answer's headers arrive (Workers limits). A fetch to the host of the request that began the chain
+ * reaches the Worker again: it is one link deeper and carries the chain to the request entry.
+ */
 export function countFetches(): void {
   if (fetchCounted) return;
   fetchCounted = true;
@@ -245,19 +223,16 @@ export function countFetches(): void {
     const budget = currentBudget();
     if (!budget) return real(input, init);
     let close: () => void;
+    let carrying: Request | undefined;
     try {
-      const what = `fetch ${input instanceof Request ? input.url : String(input)}`.slice(0, 100);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const what = `fetch ${url.href}`.slice(0, 100);
       budget.subrequest(true, what);
+      if (budget.host !== undefined && url.host === budget.host) carrying = withCarried(budget.call(what), input, init);
       close = budget.openConnection(what);
     } catch (err) {
       return Promise.reject(err);
     }
-    return real(input, init).then(
-      (response) => heldUntilRead(response, close),
-      (err: unknown) => {
-        close();
-        throw err;
-      },
-    );
+    return (carrying ? real(carrying) : real(input, init)).finally(close);
   };
 }

@@ -5,8 +5,8 @@
  * Unset, nothing is wrapped: the Worker's handlers pass `env` through, a Durable Object stays as it is.
  */
 import { countFetches, strictBindings, strictSql } from './strict-bindings';
-import { currentBudget, enter, strictPlan, type StrictVars } from './strict-context';
-import { check, cloneBytes, InvocationBudget, LIMITS, type InvocationKind, type StrictPlan } from './strict-limits';
+import { currentBudget, enter, STRICT_CALL, strictPlan, takeCarried, type StrictVars } from './strict-context';
+import { check, cloneBytes, InvocationBudget, LIMITS, type Carried, type InvocationKind, type StrictPlan } from './strict-limits';
 
 const WORKER = 'worker';
 
@@ -19,16 +19,21 @@ export function strictEnv<E extends StrictVars & object>(env: E): E {
 
 /** The Worker's handlers, each invocation counted when strict mode is on. */
 export function strictHandlers<E extends StrictVars & object, M>(handlers: Required<Pick<ExportedHandler<E, M>, 'fetch' | 'queue' | 'scheduled'>>) {
-  const run = <T>(env: E, kind: InvocationKind, where: string, handler: (env: E) => T): T => {
+  const run = <T>(env: E, kind: InvocationKind, where: string, handler: (env: E) => T, from?: Carried): T => {
     const plan = strictPlan(env);
     if (!plan) return handler(env);
-    return enter(new InvocationBudget(where, kind, plan, WORKER), () => handler(strictEnv(env)));
+    return enter(new InvocationBudget(where, kind, plan, WORKER, Date.now, from), () => handler(strictEnv(env)));
   };
   return {
-    fetch: (request: Request, env: E, ctx: ExecutionContext) =>
-      run(env, 'request', `request ${request.method} ${new URL(request.url).pathname}`, (e) =>
-        handlers.fetch(request as Parameters<typeof handlers.fetch>[0], e, ctx),
-      ),
+    fetch: (request: Request, env: E, ctx: ExecutionContext) => {
+      type Incoming = Parameters<typeof handlers.fetch>[0];
+      if (!strictPlan(env)) return handlers.fetch(request as Incoming, env, ctx);
+      const url = new URL(request.url);
+      // A fetch of the Worker's own host made in strict mode carries its chain (strict-bindings.ts).
+      const carried = takeCarried(request);
+      const from = carried?.carried ?? { chain: [], host: url.host };
+      return run(env, 'request', `request ${request.method} ${url.pathname}`, (e) => handlers.fetch((carried?.request ?? request) as Incoming, e, ctx), from);
+    },
     queue: (batch: MessageBatch<M>, env: E, ctx: ExecutionContext) =>
       run(env, 'queue', `queue batch of ${batch.queue} (${batch.messages.length} messages)`, (e) => handlers.queue(batch, e, ctx)),
     scheduled: (controller: ScheduledController, env: E, ctx: ExecutionContext) =>
@@ -64,21 +69,35 @@ function strictPrototype(base: object, plan: StrictPlan, className: string): obj
       if (name !== 'constructor' && typeof descriptor?.value === 'function') names.add(name);
     }
   }
-  for (const name of names) {
+  const invoke = (self: object, name: string, args: unknown[], from?: Carried): unknown => {
     const method = (base as Record<string, (...args: unknown[]) => unknown>)[name];
     const kind = kindOf(name);
+    if (!from && currentBudget()?.owner === self) return method.apply(self, args);
+    const where = `${kind} ${className}.${name}`;
+    return enter(new InvocationBudget(where, kind, plan, self, Date.now, from), () => {
+      checkPayload(kind, args, where);
+      const result = method.apply(self, args);
+      return kind === 'rpc' && result instanceof Promise
+        ? result.then((value: unknown) => (check('RPC payload (bytes)', cloneBytes(value), LIMITS.rpcBytes, where), value))
+        : result;
+    });
+  };
+  for (const name of names) {
     proto[name] = function (this: object, ...args: unknown[]) {
-      if (currentBudget()?.owner === this) return method.apply(this, args);
-      const where = `${kind} ${className}.${name}`;
-      return enter(new InvocationBudget(where, kind, plan, this), () => {
-        checkPayload(kind, args, where);
-        const result = method.apply(this, args);
-        return kind === 'rpc' && result instanceof Promise
-          ? result.then((value: unknown) => (check('RPC payload (bytes)', cloneBytes(value), LIMITS.rpcBytes, where), value))
-          : result;
-      });
+      const carried = name === 'fetch' && args[0] instanceof Request && currentBudget()?.owner !== this ? takeCarried(args[0]) : null;
+      if (carried) return invoke(this, name, [carried.request, ...args.slice(1)], carried.carried);
+      return invoke(this, name, args);
     };
   }
+  // An RPC call from another invocation's strict stub: the chain it came through, then the method. It goes on the
+  // class's own prototype: workerd reaches any inherited method over RPC, the Vitest pool only the class's.
+  Object.defineProperty(base, STRICT_CALL, {
+    configurable: true,
+    value(this: object, from: Carried, name: string, args: unknown[]) {
+      if (!names.has(name) || kindOf(name) !== 'rpc') throw new TypeError(`${className} has no RPC method ${name}`);
+      return invoke(this, name, args, from);
+    },
+  });
   prototypes.set(base, proto);
   return proto;
 }

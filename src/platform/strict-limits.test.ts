@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups } from './strict-limits';
+import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, deepestChain, forgetDeepest, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups } from './strict-limits';
 import { utf8Bytes } from '../../schemas/utf8';
 
 /** The breach `run` throws (and logs), as { limit, count, max }. */
@@ -86,6 +86,40 @@ describe('the most an invocation spent', () => {
     expect(mostSpentIn('alarm X.')).toEqual({ subrequests: 3, internet: 3, d1Queries: 40, open: 0 });
     expect(mostSpentIn('rpc X.').d1Queries).toBe(70);
     expect(mostSpentIn('alarm Y.').d1Queries).toBe(0);
+  });
+});
+
+describe('subrequest depth', () => {
+  /** The invocation a call from `budget` starts, as the callee's entry makes it. */
+  const callee = (budget: InvocationBudget, where: string) => new InvocationBudget(where, 'rpc', 'paid', null, Date.now, budget.call(where));
+
+  it('a request, an alarm, a queue batch start at 1; each call is one deeper; the call that would be the 17th fails naming the chain', () => {
+    let at = new InvocationBudget('request POST /tp/x', 'request', 'paid', 'worker', Date.now, { chain: [], host: 'svc.test' });
+    expect(at.depth).toBe(1);
+    expect(new InvocationBudget('alarm X.alarm', 'alarm', 'paid', null).depth).toBe(1);
+    at = callee(at, 'rpc TicketDO.consume');
+    for (let depth = 3; depth <= 16; depth++) at = callee(at, 'rpc TicketDO.runJob');
+    expect(at.depth).toBe(16);
+    expect(at.host).toBe('svc.test');
+    const breach = breachOf(() => at.call('TICKETS.runJob'));
+    expect(breach).toEqual({ limit: 'subrequest depth (Workers and Durable Objects one request recursed through)', count: 17, max: 16 });
+    const chain = ['request POST /tp/x', 'rpc TicketDO.consume', ...Array(14).fill('rpc TicketDO.runJob'), 'TICKETS.runJob'];
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(() => at.call('TICKETS.runJob')).toThrow(`: 17 > 16, in ${chain.join(' → ')}`);
+    log.mockRestore();
+  });
+
+  it('deepestChain: the deepest chain reached, per prefix of where it ran, until forgetDeepest', () => {
+    forgetDeepest();
+    const request = new InvocationBudget('request GET /a', 'request', 'paid', 'worker');
+    const rpc = callee(request, 'rpc X.run');
+    callee(rpc, 'rpc Y.step');
+    new InvocationBudget('rpc Y.step', 'rpc', 'paid', null);
+    expect(deepestChain()).toEqual({ depth: 3, chain: ['request GET /a', 'rpc X.run', 'rpc Y.step'] });
+    expect(deepestChain('rpc X.')).toEqual({ depth: 2, chain: ['request GET /a', 'rpc X.run'] });
+    expect(deepestChain('alarm ')).toEqual({ depth: 0, chain: [] });
+    forgetDeepest();
+    expect(deepestChain().depth).toBe(0);
   });
 });
 

@@ -41,6 +41,8 @@ export const LIMITS = {
   sendBatchBytes: 256_000,
   /** An alarm, a queue consumer or a cron trigger: 15 minutes of wall time. */
   wallTimeMs: 15 * 60_000,
+  /** Workers and Durable Objects one request may recurse through, itself the first (Workers errors, "Loop limit"). */
+  callDepth: 16,
 } as const;
 
 export class LimitBreach extends Error {
@@ -193,6 +195,26 @@ export function forgetSpent(): void {
   mostSpent.clear();
 }
 
+/** The invocations a call came through, the first one first; `host` is the host of the request that began them. */
+export interface Carried {
+  chain: readonly string[];
+  host?: string;
+}
+
+/** The deepest chain each place of invocation was reached by (`where` → its chain, itself the last link). */
+const deepest = new Map<string, readonly string[]>();
+
+/** The deepest chain of the invocations whose `where` starts with `prefix`: its depth (1 for a request) and its links. */
+export function deepestChain(prefix = ''): { depth: number; chain: string[] } {
+  let most: readonly string[] = [];
+  for (const [where, chain] of deepest) if (where.startsWith(prefix) && chain.length > most.length) most = chain;
+  return { depth: most.length, chain: [...most] };
+}
+
+export function forgetDeepest(): void {
+  deepest.clear();
+}
+
 /** What one invocation (a request, an alarm, a queue batch, one RPC call) has spent. */
 export class InvocationBudget {
   private readonly started: number;
@@ -201,6 +223,10 @@ export class InvocationBudget {
   private queries = 0;
   private open = 0;
 
+  /** The invocations that led to this one and this one, the first one first: a request, an alarm… starts at 1. */
+  readonly chain: readonly string[];
+  readonly host?: string;
+
   constructor(
     readonly where: string,
     readonly kind: InvocationKind,
@@ -208,8 +234,28 @@ export class InvocationBudget {
     /** Whose invocation this is (the Worker, or a Durable Object instance). */
     readonly owner: unknown,
     private readonly now: () => number = Date.now,
+    /** What the call that began this invocation carried; nothing for a request at the edge, an alarm, a queue batch. */
+    from: Carried = { chain: [] },
   ) {
     this.started = now();
+    this.chain = [...from.chain, where];
+    this.host = from.host;
+    const known = deepest.get(where);
+    if (!known && deepest.size >= 10_000) deepest.clear();
+    if (!known || known.length < this.chain.length) deepest.set(where, this.chain);
+  }
+
+  get depth(): number {
+    return this.chain.length;
+  }
+
+  /**
+   * A call of this invocation that the callee runs one deeper (a Durable Object call, a fetch to the Worker's own
+   * host); answers what the call carries. Production refuses one past 16: "Subrequest depth limit exceeded".
+   */
+  call(what: string, host = this.host): Carried {
+    check('subrequest depth (Workers and Durable Objects one request recursed through)', this.depth + 1, LIMITS.callDepth, [...this.chain, what].join(' → '));
+    return { chain: this.chain, host };
   }
 
   /** One subrequest (`what`): a fetch to the Internet, or a call to D1, R2, a Queue or a Durable Object. */

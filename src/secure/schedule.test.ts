@@ -69,4 +69,21 @@ describe('sync: a request with sync starts once the one before it has settled; o
     expect(most()).toBe(OPEN_CONNECTIONS);
     expect(started.indexOf(10)).toBeGreaterThan(started.indexOf(9));
   });
+
+  it('a request gives its place to the next once its answer\u2019s headers arrive, while its body is still read', async () => {
+    const started: number[] = [];
+    const bodies: Array<() => void> = [];
+    const all = runScheduled(Array.from({ length: 8 }, () => ({})), (_item, i, answered) => {
+      started.push(i);
+      return new Promise<number>((resolve) => {
+        bodies.push(() => resolve(i));
+        if (i < 6) answered();
+      });
+    });
+    await tick();
+    // Six answers are being read and two requests wait for their headers: all eight are under way.
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const read of bodies) read();
+    expect(await all).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
 });

@@ -42,8 +42,8 @@ function failureOf(error: OutboundError): MirrorOutcome {
   return failed('REQUEST_FAILED', error.message);
 }
 
-/** POSTs `body` (the JSON text of mirroredBody) to `url`. */
-export async function mirrorOne(context: MirrorContext, url: string, body: string): Promise<MirrorOutcome> {
+/** POSTs `body` (the JSON text of mirroredBody) to `url`; calls `answered` when the answer's headers arrive. */
+export async function mirrorOne(context: MirrorContext, url: string, body: string, answered?: () => void): Promise<MirrorOutcome> {
   const now = context.now ?? Date.now;
   if (now() >= context.deadline) return failed('TIMEOUT', "Not sent: the call's time budget ran out before this request's turn.");
   const headers = new Headers({ 'content-type': 'application/json' });
@@ -60,6 +60,7 @@ export async function mirrorOne(context: MirrorContext, url: string, body: strin
         deadline: context.deadline,
         now,
         maxBytes: context.maxBytes,
+        onHeaders: answered,
         ...(context.key ? { secret: context.key.value, redactAs: SECURE_KEY_TOKEN } : {}),
       },
     );

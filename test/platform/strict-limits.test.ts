@@ -103,16 +103,21 @@ describe('strict limits on the real bindings', () => {
     expect(big.limit).toBe('Queue message size (bytes)');
   });
 
-  it('simultaneous open connections: a seventh fetch while six answers are unread fails; a read answer frees its slot', async () => {
+  it('simultaneous open connections: a seventh fetch while six wait for their headers fails; answers whose headers arrived do not count', async () => {
     const spent = await invocation(async () => {
-      const open = await Promise.all(Array.from({ length: 6 }, () => fetch(`${origin}/stall-body`)));
+      // Headers arrived, bodies never sent: these hold no connection any more (the limits page since 2026-04).
+      const unread = await Promise.all(Array.from({ length: 6 }, () => fetch(`${origin}/stall-body`)));
+      const abort = new AbortController();
+      const waiting = Array.from({ length: 6 }, () => fetch(`${origin}/stall`, { signal: abort.signal }).catch((err: unknown) => err));
       const breach = await breachOf(() => fetch(`${origin}/echo`));
       expect(breach).toMatchObject({ limit: 'simultaneous open connections', count: 7, max: 6 });
-      await Promise.all(open.map((response) => response.body?.cancel()));
+      abort.abort();
+      for (const err of await Promise.all(waiting)) expect(err).not.toBeInstanceOf(LimitBreach);
       expect(await (await fetch(`${origin}/echo`)).json()).toMatchObject({ method: 'GET' });
+      await Promise.all(unread.map((response) => response.body?.cancel()));
     });
-    // Six held, the refused seventh (counted before its connection was refused) and the last.
-    expect(spent).toMatchObject({ subrequests: 8, internet: 8, open: 0 });
+    // Six unread, six waiting, the refused seventh (counted before its connection was refused) and the last.
+    expect(spent).toMatchObject({ subrequests: 14, internet: 14, open: 0 });
   });
 
   it("the Worker's entry points count each invocation: a queue batch that sends 101 messages at once fails", async () => {
