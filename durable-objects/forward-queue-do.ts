@@ -15,7 +15,7 @@ import { compactHistory } from '../src/forward/history-segments';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
-import type { EnqueueAnswer, ForwardQueueStore, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
+import type { EnqueueAnswer, ForwardQueueStore, LiveAddress, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
@@ -219,7 +219,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
     if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
     this.dropStream(row.seq);
-    this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated) });
+    // `updated` moves on every finalize, so it names the kept version (see LiveAddress).
+    this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated + 1) });
     await this.alarms.arm();
     return { finalized: true, message: FINALIZE_MESSAGES.done };
   }
@@ -257,10 +258,14 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
-  async current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>> {
+  async current(addresses: readonly LiveAddress[]): Promise<Array<LiveState | 'unchanged' | null>> {
     return addresses.map((address) => {
       const row = this.find(address);
       if (!row) return null;
+      if (address.finalized_at !== undefined) {
+        const held = JSON.parse(row.record) as ForwardRecord;
+        if (held.finalized && held.updated === address.finalized_at) return 'unchanged';
+      }
       const { request_body: _body, request_headers: _headers, ...state } = this.recordOf(row, ['response_body']);
       return state;
     });

@@ -12,23 +12,33 @@ import { historyUpsert, historyUpsertAll, type HistoryEntry } from './history';
 
 /** The first write waits this long, so requests settling together start in one. */
 const GATHER_MS = 1;
-/** How often a waiting request looks at its entry, and how long before it writes its row itself. */
+/** How often a waiting request looks at its entry, and how long before it answers without its row. */
 const WATCH_MS = 1;
 const WAIT_LIMIT_MS = 5_000;
+/**
+ * Writes one invocation makes before it leaves the rest to a waiting request's invocation: under steady
+ * load the loop never runs dry, and one invocation has 50 D1 queries on the Free plan (a write is up to 2)
+ * and its waitUntil 30 s after its answer.
+ */
+const WRITES_PER_WRITER = 20;
+/** A writer this old is taken for one whose invocation ended mid-write (its `finally` never ran). */
+const WRITER_LEASE_MS = 10_000;
+
 interface Waiting {
   entry: HistoryEntry;
   written: boolean;
 }
 
 let waiting: Waiting[] = [];
-let writing = false;
+let writerSince: number | undefined;
 
-/** Writes what waits, then what arrived meanwhile, until nothing waits. */
+/** Writes what waits, then what arrived meanwhile, until nothing waits or this writer's share is done. */
 async function writeAll(db: D1Database): Promise<void> {
-  writing = true;
+  const since = Date.now();
+  writerSince = since;
   try {
     await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
-    while (waiting.length > 0) {
+    for (let writes = 0; waiting.length > 0 && writes < WRITES_PER_WRITER; writes++) {
       const taken = waiting;
       waiting = [];
       try {
@@ -40,22 +50,33 @@ async function writeAll(db: D1Database): Promise<void> {
       for (const w of taken) w.written = true;
     }
   } finally {
-    writing = false;
+    if (writerSince === since) writerSince = undefined;
   }
 }
 
-/** Resolves once the row is in D1 (or its write failed and was logged). */
+/** Starts a writer in this invocation unless a live one is at work. */
+function ensureWriter(db: D1Database, waitUntil: (promise: Promise<unknown>) => void): void {
+  if (writerSince !== undefined && Date.now() - writerSince < WRITER_LEASE_MS) return;
+  waitUntil(writeAll(db));
+}
+
+/**
+ * Resolves once the row is in D1 (or its write failed and was logged), or after WAIT_LIMIT_MS: the answer
+ * then goes without waiting longer, and the row is written alone after it (docs/decisions.md, issue 34).
+ */
 export async function writeHistoryTogether(db: D1Database, entry: HistoryEntry, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const mine: Waiting = { entry, written: false };
   waiting.push(mine);
-  if (!writing) waitUntil(writeAll(db));
   const deadline = Date.now() + WAIT_LIMIT_MS;
   while (!mine.written) {
     if (Date.now() > deadline) {
-      console.error('forward history write took too long; writing the row alone');
-      await db.batch(historyUpsert(db, [entry])).catch(() => undefined);
+      console.error('forward history write took too long; the answer goes first and its row is written after it');
+      waitUntil(
+        db.batch(historyUpsert(db, [entry])).catch((error) => console.error('forward history write failed', error instanceof Error ? error.message : String(error))),
+      );
       return;
     }
+    ensureWriter(db, waitUntil);
     await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
   }
 }

@@ -195,7 +195,8 @@ function placedStatements(db: D1Database, placed: readonly HistoryEntry[]): D1Pr
       .bind(JSON.stringify(rows)),
     db
       .prepare(
-        `DELETE FROM forward_bodies WHERE rowid IN (SELECT b.rowid FROM forward_bodies AS b CROSS JOIN json_each(?) AS j
+        // json_each first (CROSS JOIN keeps the order): each body is found by its key, not by a scan of the table.
+        `DELETE FROM forward_bodies WHERE rowid IN (SELECT b.rowid FROM json_each(?) AS j CROSS JOIN forward_bodies AS b
            WHERE b.service_id = json_extract(j.value, '$[2]') AND b.caller_key = json_extract(j.value, '$[3]') AND b.method = json_extract(j.value, '$[4]')
              AND b.url = json_extract(j.value, '$[5]') AND b.id = json_extract(j.value, '$[6]'))`,
       )

@@ -4,10 +4,9 @@
  * moment later. A listing therefore asks the caller's object for the current state of the rows whose D1
  * state may trail it, one call per caller on the page, and only for those rows.
  */
-import type { RequestAddress } from '../../schemas/forward-rules';
 import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import type { HistoryOwner } from './history';
-import type { ForwardQueueStore, LiveState } from './queue-store';
+import type { ForwardQueueStore, LiveAddress, LiveState } from './queue-store';
 import type { ForwardRecord } from './record';
 
 /** The caller's queue object, as far as a listing needs it. */
@@ -24,18 +23,21 @@ const MAX_CALLERS_ASKED = 30;
 export const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
 /**
- * A row D1 may hold behind its object: a queued request not settled, or a streamed one not finalized (a row
- * whose bodies moved to a segment is settled and kept: never behind).
+ * A row D1 may hold behind its object: a queued request not settled, or a streamed one (its object keeps
+ * it until it expires, and a finalize, also one replacing a version D1 has, reaches D1 through the outbox).
  */
-export const mayTrail = (record: ForwardRecord) =>
-  record.queue_name !== null &&
-  record.compact_texts === undefined &&
-  (isUnresolved(record.status) || (record.stream === true && record.response_body === undefined && record.side_texts?.[3] !== true));
+export const mayTrail = (record: ForwardRecord) => record.queue_name !== null && (isUnresolved(record.status) || record.stream === true);
+
+/** Whether the row holds a finalized version of a streamed request (its body inline, waiting, or in a segment). */
+const finalizedInD1 = (record: ForwardRecord) =>
+  record.stream === true && (record.response_body !== undefined || record.side_texts?.[3] === true || record.compact_texts?.[3] === true);
 
 /** The D1 row brought up to the object's state (what the caller sent never changes, so D1's copy is kept). */
 export const withLive = (kept: ForwardRecord, live: LiveState): ForwardRecord => ({
   ...live,
   ...(kept.side_texts !== undefined ? { side_texts: kept.side_texts } : {}),
+  // A row whose bodies moved to a segment: its request text, in a compact listing, is only there.
+  ...(kept.side_texts === undefined && kept.compact_texts !== undefined ? { side_texts: kept.compact_texts } : {}),
   ...(kept.request_body !== undefined ? { request_body: kept.request_body } : {}),
   ...(kept.request_headers !== undefined ? { request_headers: kept.request_headers } : {}),
 });
@@ -45,7 +47,12 @@ export interface HistoryPlace {
   record: ForwardRecord;
 }
 
-const addressOf = (record: ForwardRecord): RequestAddress => ({ method: record.method, url: record.url, id: record.id });
+const addressOf = (record: ForwardRecord): LiveAddress => ({
+  method: record.method,
+  url: record.url,
+  id: record.id,
+  ...(finalizedInD1(record) ? { finalized_at: record.updated } : {}),
+});
 
 /**
  * Each row as it is now: the object's state where D1 may trail it; null for a request its object no longer
@@ -70,6 +77,7 @@ export async function freshen(
     await mapWithin(at, 1, async (i, k) => {
       const state = states[k];
       const kept = places[i].record;
+      if (state === 'unchanged') return;
       if (state) out[i] = withLive(kept, state);
       else if (isUnresolved(kept.status)) {
         const now = await reread(places[i]);

@@ -43,6 +43,13 @@ export interface StreamText {
 /** A held request as it is now, without what the caller sent (that never changes; the history has it). */
 export type LiveState = Omit<ForwardRecord, 'request_body' | 'request_headers'>;
 
+/**
+ * A request a listing asks about; `finalized_at`: the `updated` of the finalized version the listing read
+ * from D1 (each finalize moves `updated`), so a store still holding that version answers 'unchanged'
+ * instead of the kept version again (up to 1 MiB per request).
+ */
+export type LiveAddress = RequestAddress & { finalized_at?: number };
+
 export interface ForwardQueueStore {
   /** Stores a request at the end of its queue; refused when the caller's queued limit is full. */
   enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer>;
@@ -58,7 +65,7 @@ export interface ForwardQueueStore {
   /** Rows of this caller with bodies were written to the history: their bodies move to a segment in a while. */
   historyWritten(owner: HistoryOwner): Promise<void>;
   /** Read-only: each request's current state, null for one the store does not hold (a listing's fresh view). */
-  current(addresses: readonly RequestAddress[]): Promise<Array<LiveState | null>>;
+  current(addresses: readonly LiveAddress[]): Promise<Array<LiveState | 'unchanged' | null>>;
   /** Read-only: a streamed request's stored pieces joined; null when the store holds none of it. */
   streamText(address: RequestAddress): Promise<StreamText | null>;
 }
