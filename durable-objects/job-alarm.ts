@@ -124,7 +124,8 @@ export class JobAlarm<K extends string> {
     if (next === null) return;
     const at = Math.max(next, this.now());
     if (this.at === undefined) this.at = await this.storage.getAlarm();
-    if (this.at === null || at < this.at) {
+    // An alarm at or before now may be the one running now, which the runtime removes when it ends: set anew.
+    if (this.at === null || at < this.at || this.at <= this.now()) {
       this.at = at;
       await this.storage.setAlarm(at);
     }
