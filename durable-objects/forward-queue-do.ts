@@ -20,7 +20,7 @@ import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { JobAlarm } from './job-alarm';
-import { type Job, JobTable } from './job-table';
+import { type DeadJob, type Job, JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
@@ -92,6 +92,11 @@ const INTERRUPTED: ForwardError = {
   message: 'The request was interrupted while it was running (its runner stopped); it was not sent again.',
 };
 
+const GIVEN_UP: ForwardError = {
+  code: 'REQUEST_FAILED',
+  message: 'The request could not be run: its runner failed on every try (an internal error, logged); it was not sent.',
+};
+
 /**
  * Queued requests running at once in one caller's object, each in an invocation of its own. A step holds
  * its request (at most the 2,031,616-character multipart cap) and its answer (1 MiB; a stream's pieces
@@ -130,12 +135,14 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     });
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.jobs, {
-      run: { run: (job) => this.runQueue(job), background: true },
+      run: { run: (job) => this.runQueue(job), background: true, givenUp: (job) => this.giveUpHead(job) },
       // d1Queries: the most each run makes (job-alarm.ts); the others make none.
       'export-history': {
         run: (job) =>
           this.outbox.export(job, this.env.DB, (changes) => historyChangeStatements(this.env.DB, this.env.BODIES, changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
         d1Queries: 4,
+        // A D1 outage must not drop the history: an entry that can never be written goes to dead_letters instead (outbox.ts).
+        tries: Infinity,
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
@@ -269,6 +276,11 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       const { request_body: _body, request_headers: _headers, ...state } = this.recordOf(row, ['response_body']);
       return state;
     });
+  }
+
+  /** The jobs given up after failing on every try (for the operator's view and tests). */
+  async deadJobs(): Promise<DeadJob[]> {
+    return this.jobs.dead();
   }
 
   /** Requests waiting or running in the queue. */
@@ -409,6 +421,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.jobs.delete(job.id);
   }
 
+  /** The oldest request of the queue waiting or running. */
+  private headOf(queue: string): RequestRow | undefined {
+    return this.ctx.storage.sql
+      .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
+      .toArray()[0];
+  }
+
   private bySeq(seq: number): RequestRow | null {
     return this.ctx.storage.sql.exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE seq = ?', seq).toArray()[0] ?? null;
   }
@@ -430,9 +449,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
    */
   private async runQueue(job: Job<ForwardJobKind>): Promise<void> {
     const { queue } = JSON.parse(job.payload) as { queue: string };
-    const head = this.ctx.storage.sql
-      .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
-      .toArray()[0];
+    const head = this.headOf(queue);
     if (!head) {
       this.jobs.delete(job.id);
       return;
@@ -463,6 +480,34 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       // The next request of the queue, if any, in an invocation of its own.
       this.jobs.reschedule(job.id, Date.now());
     }
+  }
+
+  /**
+   * A queue whose step failed on every try (a request it cannot read or save): its head request is settled
+   * as failed, never sent, and the queue goes on with the next one.
+   */
+  private giveUpHead(job: Job<ForwardJobKind>): boolean {
+    const { queue } = JSON.parse(job.payload) as { queue: string };
+    const head = this.headOf(queue);
+    if (head) {
+      const record = readRecord(head);
+      if (!record) {
+        console.error('a given-up request whose record cannot be read is removed', head.seq);
+        this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', head.seq);
+        this.jobs.reschedule(job.id, Date.now());
+        return true;
+      }
+      const failed: ForwardRecord = { ...record, status: 'failed', updated: Math.max(Date.now(), record.updated), error: GIVEN_UP };
+      try {
+        this.save(head, failed);
+      } catch (err) {
+        // Its plan cannot be read: the row alone is settled (with an empty plan, so reads work); its history row keeps its last state.
+        console.error('a given-up request could not be saved with its history', err instanceof Error ? err.message : String(err));
+        this.ctx.storage.sql.exec("UPDATE requests SET status = 'failed', record = ?, plan = '{}' WHERE seq = ?", JSON.stringify(failed), head.seq);
+      }
+    }
+    this.jobs.reschedule(job.id, Date.now());
+    return true;
   }
 
   /** Checks the key again (it may have changed while the request waited); the key, or why it cannot be used. */
@@ -522,6 +567,14 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
 
 
+
+function readRecord(row: RequestRow): ForwardRecord | null {
+  try {
+    return JSON.parse(row.record) as ForwardRecord;
+  } catch {
+    return null;
+  }
+}
 
 /** A record as its row holds it when its texts are beside the row. */
 function withoutTexts(record: ForwardRecord): ForwardRecord {

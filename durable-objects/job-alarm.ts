@@ -3,12 +3,18 @@
  * is always set to the earliest job that is not running. A building block any object uses with its
  * `ctx.storage`.
  *
- * Every invocation has its own budget (6 open connections, 1,000 subrequests and D1 queries on Paid,
- * 50 on Free, 15 minutes for an alarm: docs/limits.md), so no invocation runs an object's whole life.
- * The alarm runs the foreground jobs (short steps: an export batch, a compaction step) and starts each
- * due background job (one queued request's run, one continuation) in an invocation of its own: the
- * object's call of its own `runJob` through its stub. A background job that has more to do when its
- * step ends (the next request of a queue) is started again the same way from that step's invocation.
+ * Every invocation has its own budget (6 open connections, 10,000 subrequests by default and 1,000 D1
+ * queries on Paid, 50 on Free, 15 minutes for an alarm: docs/limits.md), so no invocation runs an
+ * object's whole life. The alarm runs the foreground jobs (short steps: an export batch, a compaction
+ * step) and starts each due background job (one queued request's run, one continuation) in an
+ * invocation of its own: the object's call of its own `runJob` through its stub.
+ *
+ * A chain of calls through Workers and Durable Objects deeper than 16 is refused, `waitUntil` included,
+ * so no step starts the next one (or any other job) from its own invocation: when a step ends, the
+ * alarm is set to now and starts what is due (alarm → runJob: depth 2, however long the queue). An
+ * outside invocation that makes a job due (a dispatch) may start it at once, one hop below itself.
+ * A failed start and a failing step are retried by the alarm with a growing delay; a job that fails
+ * on every try is given up (`givenUp`, else moved to `dead_jobs`).
  */
 import type { Job, JobTable } from './job-table';
 
@@ -23,6 +29,28 @@ export interface JobHandler<K extends string> {
   background?: boolean;
   /** The most D1 queries one run makes (a foreground job): one alarm runs as many as fit in ALARM_D1_QUERIES. */
   d1Queries?: number;
+  /** Tries before the job is given up (default RETRY.tries); Infinity for a job that must never be dropped. */
+  tries?: number;
+  /**
+   * The job failed on its last try. Answers true when the handler dealt with it and the job goes on (a
+   * queue settles its head request as failed and serves the next); else the job is moved to dead_jobs.
+   */
+  givenUp?(job: Job<K>, error: string): boolean;
+}
+
+/** Retries of a failed start or a failed step: `firstMs` doubling up to `maxMs`, at most `tries` tries of a step. */
+export interface RetryPolicy {
+  firstMs: number;
+  maxMs: number;
+  tries: number;
+}
+
+export const RETRY: RetryPolicy = { firstMs: 1_000, maxMs: 60_000, tries: 8 };
+
+export interface JobAlarmOptions {
+  /** The clock (tests drive it). */
+  now?: () => number;
+  retry?: Partial<RetryPolicy>;
 }
 
 /** How the object starts a background step in an invocation of its own. */
@@ -44,25 +72,32 @@ const STARTS_PER_INVOCATION = 100;
 const FOREGROUND_PER_ALARM = 16;
 /** D1 queries the foreground jobs of one alarm may make together: the Free plan's 50 per invocation, less a margin. */
 const ALARM_D1_QUERIES = 45;
-/** How long a failed foreground job waits before it is tried again. */
-const FOREGROUND_RETRY_MS = 1_000;
 
 export class JobAlarm<K extends string> {
   /** The alarm as last set or read (null = none); undefined = ask storage. */
   private at?: number | null;
-  /** Background jobs started or running in this instance: neither the alarm nor a step starts them again. */
+  /** Background jobs started or running in this instance: neither the alarm nor a dispatch starts them again. */
   private readonly claimed = new Set<number>();
   /** Background jobs whose step runs now (a second `runJob` of the same job returns at once). */
   private readonly stepping = new Set<number>();
+  /** Failed starts in a row, by job: each waits twice as long as the one before. */
+  private readonly startFailures = new Map<number, number>();
+  /** Start errors already logged: a persistent one is logged once, not once per try. */
+  private readonly loggedStartErrors = new Set<string>();
   private readonly backgroundKinds: K[];
+  private readonly now: () => number;
+  private readonly retry: RetryPolicy;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly jobs: JobTable<K>,
     private readonly handlers: Record<K, JobHandler<K>>,
     private readonly dispatch: JobDispatch,
+    options: JobAlarmOptions = {},
   ) {
     this.backgroundKinds = (Object.keys(handlers) as K[]).filter((kind) => handlers[kind].background);
+    this.now = options.now ?? (() => Date.now());
+    this.retry = { ...RETRY, ...options.retry };
   }
 
   isRunning(id: number): boolean {
@@ -70,19 +105,27 @@ export class JobAlarm<K extends string> {
   }
 
   /**
-   * Starts the background jobs due now, then sets the alarm to the earliest job it must start (not one
-   * running; no background job while as many run as may), unless it is already set earlier; a no-op
-   * when no job changed.
+   * From an invocation that came from outside the object (a dispatch, a consumption): starts the
+   * background jobs due now, then sets the alarm to the earliest job it must start; a no-op when no
+   * job changed.
    */
   async arm(force = false): Promise<void> {
     if (!this.jobs.takeChanged() && !force) return;
-    // A background job due now starts at once, from the invocation that made it due, not the alarm's.
-    this.startDue(this.jobs.due(Date.now()), Date.now());
+    this.startDue(this.jobs.due(this.now()), this.now());
+    await this.schedule();
+  }
+
+  /**
+   * Sets the alarm to the earliest job it must start (not one running; no background job while as many
+   * run as may), unless it is already set earlier.
+   */
+  private async schedule(): Promise<void> {
     const next = this.jobs.nextAt([...this.claimed], this.full() ? this.backgroundKinds : []);
     if (next === null) return;
-    const at = Math.max(next, Date.now());
+    const at = Math.max(next, this.now());
     if (this.at === undefined) this.at = await this.storage.getAlarm();
-    if (this.at === null || at < this.at) {
+    // An alarm at or before now may be the one running now, which the runtime removes when it ends: set anew.
+    if (this.at === null || at < this.at || this.at <= this.now()) {
       this.at = at;
       await this.storage.setAlarm(at);
     }
@@ -91,41 +134,46 @@ export class JobAlarm<K extends string> {
   /**
    * The alarm's body. Starts the due background jobs, each in an invocation of its own, then runs the
    * foreground jobs: all of them when no background job is going (their delay only gathers work into
-   * one batch), else those due. A failed foreground job is tried again a little later, by the alarm
-   * this one sets (the runtime's own retry would not see jobs added meanwhile).
+   * one batch), else those due; a job waiting out a retry's delay waits. A failed foreground job is
+   * tried again later, by the alarm this one sets (the runtime's own retry would not see jobs added
+   * meanwhile).
    */
   async serve(): Promise<void> {
     // The alarm that fired is spent; what storage holds now decides the next one.
     this.at = undefined;
-    const now = Date.now();
+    const now = this.now();
     const jobs = this.jobs.all().filter((job) => this.known(job));
     this.startDue(jobs, now);
+    const retrying = this.jobs.retrying();
     let ran = 0;
     let queries = 0;
     for (const job of jobs) {
       const handler = this.handlers[job.kind];
-      if (handler.background || (this.claimed.size > 0 && job.run_at > now)) continue;
+      if (handler.background || (job.run_at > now && (this.claimed.size > 0 || retrying.has(job.id)))) continue;
       queries += handler.d1Queries ?? 0;
       if (ran > 0 && (ran === FOREGROUND_PER_ALARM || queries > ALARM_D1_QUERIES)) break;
       ran++;
       try {
         await handler.run(job);
+        if (retrying.has(job.id)) this.jobs.succeeded(job.id);
       } catch (err) {
-        console.error(`${job.kind} failed; retrying`, err instanceof Error ? err.message : String(err));
-        if (this.jobs.get(job.id)) this.jobs.reschedule(job.id, Date.now() + FOREGROUND_RETRY_MS);
+        this.failed(job, err);
       }
     }
     await this.arm(true);
   }
 
   /**
-   * One step of a background job, in the invocation `start` opened (the object's `runJob`). A step that
-   * leaves its job due (more to do: the queue's next request) is followed by the next step, in an
-   * invocation of its own; else its place goes to the next due job.
+   * One step of a background job, in the invocation `start` opened (the object's `runJob`). Whatever
+   * is due when it ends (its own next step: the queue's next request; a job waiting for its place)
+   * is started by the alarm, set to now: never from this invocation, which would make each step one
+   * hop deeper than the one before it.
    */
   async runStarted(id: number): Promise<void> {
-    const job = this.jobs.get(id);
     if (this.stepping.has(id)) return;
+    this.startFailures.delete(id);
+    this.loggedStartErrors.clear();
+    const job = this.jobs.get(id);
     if (!job || !this.handlers[job.kind]?.background) {
       this.claimed.delete(id);
       return;
@@ -134,17 +182,14 @@ export class JobAlarm<K extends string> {
     this.stepping.add(id);
     try {
       await this.handlers[job.kind].run(job);
+      this.jobs.succeeded(id);
     } catch (err) {
-      // The job keeps its lease: the alarm takes it up again when the lease ends.
-      console.error(`${job.kind} step failed`, err instanceof Error ? err.message : String(err));
+      this.failed(job, err);
     } finally {
       this.stepping.delete(id);
+      this.claimed.delete(id);
     }
-    const after = this.jobs.get(id);
-    if (after && after.run_at <= Date.now()) this.start(id);
-    else this.claimed.delete(id);
-    // Its place, if it left one, goes to the next due job.
-    await this.arm(true);
+    await this.schedule();
   }
 
   /** Starts due background jobs not yet started, while fewer than `atOnce` run. */
@@ -161,15 +206,57 @@ export class JobAlarm<K extends string> {
     return this.claimed.size >= this.dispatch.atOnce;
   }
 
-  /** Starts a step of job `id` in an invocation of its own; should the call fail, the alarm tries again. */
+  /** The delay before the next try after `failures` failed ones: firstMs, doubling, at most maxMs. */
+  private delay(failures: number): number {
+    return Math.min(this.retry.firstMs * 2 ** Math.min(failures - 1, 30), this.retry.maxMs);
+  }
+
+  /**
+   * Starts a step of job `id` in an invocation of its own. A failed start (the object overloaded, the
+   * depth limit) is tried again by the alarm after a growing delay, never from here: a persistent
+   * failure would become a loop of billed calls.
+   */
   private start(id: number): void {
     this.claimed.add(id);
-    const call = this.dispatch.start(id).catch(async (err: unknown) => {
-      console.error('a background step could not be started', err instanceof Error ? err.message : String(err));
+    const call = (async () => this.dispatch.start(id))().catch(async (err: unknown) => {
       this.claimed.delete(id);
-      await this.arm(true);
+      const message = err instanceof Error ? err.message : String(err);
+      if (!this.loggedStartErrors.has(message)) {
+        this.loggedStartErrors.add(message);
+        console.error('a background step could not be started; retrying with a growing delay', message);
+      }
+      const failures = (this.startFailures.get(id) ?? 0) + 1;
+      this.startFailures.set(id, failures);
+      const job = this.jobs.get(id);
+      // A job held by a lease (its step may be running after all) keeps its time.
+      if (job && job.run_at <= this.now()) this.jobs.reschedule(id, this.now() + this.delay(failures));
+      await this.schedule();
     });
     this.dispatch.waitUntil(call);
+  }
+
+  /** A failed try of a job: tried again after a growing delay, given up after its handler's tries. */
+  private failed(job: Job<K>, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    if (!this.jobs.get(job.id)) {
+      console.error(`${job.kind} job ${job.id} failed`, message);
+      return;
+    }
+    const handler = this.handlers[job.kind];
+    const tries = this.jobs.failed(job.id, message);
+    if (tries < (handler.tries ?? this.retry.tries)) {
+      console.error(`${job.kind} job ${job.id} failed (try ${tries}); retrying`, message);
+      this.jobs.reschedule(job.id, this.now() + this.delay(tries));
+      return;
+    }
+    console.error(`${job.kind} job ${job.id} given up after ${tries} tries`, message);
+    this.jobs.succeeded(job.id);
+    try {
+      if (handler.givenUp?.(job, message)) return;
+    } catch (giveUpErr) {
+      console.error(`${job.kind} job ${job.id} could not be given up by its handler`, giveUpErr instanceof Error ? giveUpErr.message : String(giveUpErr));
+    }
+    this.jobs.bury(job, tries, message, this.now());
   }
 
   /** A job of a kind this object no longer has a handler for is dropped (it could never run). */

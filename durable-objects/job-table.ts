@@ -26,6 +26,22 @@ const TABLE = `CREATE TABLE IF NOT EXISTS jobs (
    CREATE TABLE IF NOT EXISTS job_pieces (id INTEGER NOT NULL, piece INTEGER NOT NULL, txt TEXT NOT NULL, PRIMARY KEY (id, piece)) WITHOUT ROWID;
    CREATE TRIGGER IF NOT EXISTS jobs_drop_pieces AFTER DELETE ON jobs BEGIN DELETE FROM job_pieces WHERE id = old.id; END;`;
 
+/**
+ * Failed tries of a job (a row only while its last try failed), and the jobs given up after too many:
+ * kept to be looked at, never run again (job-alarm.ts). Created here for every object that has a table.
+ */
+const FAILURES = `CREATE TABLE IF NOT EXISTS job_tries (id INTEGER PRIMARY KEY, tries INTEGER NOT NULL, error TEXT NOT NULL);
+   CREATE TRIGGER IF NOT EXISTS jobs_drop_tries AFTER DELETE ON jobs BEGIN DELETE FROM job_tries WHERE id = old.id; END;
+   CREATE TABLE IF NOT EXISTS dead_jobs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, died_at INTEGER NOT NULL, tries INTEGER NOT NULL, error TEXT NOT NULL, payload TEXT NOT NULL);`;
+
+/** A job given up after failing on every try. */
+export type DeadJob = { id: number; kind: string; died_at: number; tries: number; error: string; payload: string };
+
+/** The payload a dead job keeps: its start, enough to tell which work it was. */
+const DEAD_PAYLOAD_CHARS = 2_000;
+/** Dead jobs kept per object: the oldest go past this. */
+const DEAD_KEPT = 100;
+
 /** Largest payload kept in the job's own row; the row of a longer one holds '' and the text is in job_pieces. */
 const PIECE_BYTES = 1_000_000;
 /** The columns a read takes: a payload in pieces joined in SQL would pass the value limit, so it is joined here. */
@@ -37,6 +53,48 @@ export class JobTable<K extends string> {
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(TABLE);
+    sql.exec(FAILURES);
+  }
+
+  /** Counts a failed try of job `id`; answers the tries so far. */
+  failed(id: number, error: string): number {
+    return this.sql
+      .exec<{ tries: number }>(
+        'INSERT INTO job_tries (id, tries, error) VALUES (?, 1, ?) ON CONFLICT (id) DO UPDATE SET tries = tries + 1, error = excluded.error RETURNING tries',
+        id,
+        error.slice(0, 1_000),
+      )
+      .one().tries;
+  }
+
+  /** A try that worked: the count starts again. */
+  succeeded(id: number): void {
+    this.sql.exec('DELETE FROM job_tries WHERE id = ?', id);
+  }
+
+  /** The jobs whose last try failed (they wait out their backoff). */
+  retrying(): Set<number> {
+    return new Set(this.sql.exec<{ id: number }>('SELECT id FROM job_tries').toArray().map((row) => row.id));
+  }
+
+  /** Moves job `id` to dead_jobs: never run again, kept to be looked at. */
+  bury(job: Job<K>, tries: number, error: string, now: number): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO dead_jobs (id, kind, died_at, tries, error, payload) VALUES (?, ?, ?, ?, ?, ?)',
+      job.id,
+      job.kind,
+      now,
+      tries,
+      error.slice(0, 1_000),
+      job.payload.slice(0, DEAD_PAYLOAD_CHARS),
+    );
+    this.sql.exec('DELETE FROM dead_jobs WHERE id NOT IN (SELECT id FROM dead_jobs ORDER BY died_at DESC, id DESC LIMIT ?)', DEAD_KEPT);
+    this.delete(job.id);
+  }
+
+  /** The jobs given up, newest first. */
+  dead(): DeadJob[] {
+    return this.sql.exec<DeadJob>('SELECT id, kind, died_at, tries, error, payload FROM dead_jobs ORDER BY died_at DESC, id DESC').toArray();
   }
 
   add(kind: K, runAt: number, payload = '{}'): number {

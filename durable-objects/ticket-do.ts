@@ -23,7 +23,7 @@ import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
 import { ENTRY_OVERHEAD_BYTES, MINUTE_MS } from '../src/logs/log-sampling';
 import { JobAlarm } from './job-alarm';
 import type { FloodMinute } from './log-sampler';
-import type { Job } from './job-table';
+import type { DeadJob, Job } from './job-table';
 import type { LogScope } from './ticket-log';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
@@ -70,9 +70,10 @@ export class TicketDO extends DurableObject<Env> {
     this.secrets = new SecretCache(this.env);
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
-      continuation: { run: (job) => this.runContinuation(job), background: true },
+      continuation: { run: (job) => this.runContinuation(job), background: true, givenUp: (job) => this.giveUpContinuation(job) },
       // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2 },
+      // tries: a D1 outage must not drop the log (an entry that can never be written goes to dead_letters, outbox.ts).
+      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2, tries: Infinity },
       'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()), d1Queries: 1 },
       'flush-sampling': {
         run: async (job) => {
@@ -220,6 +221,11 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.jobs.all().map(({ id, kind, run_at }) => ({ id, kind, run_at, running: this.alarms.isRunning(id) }));
   }
 
+  /** The jobs given up after failing on every try (for the operator's view and tests). */
+  async deadJobs(): Promise<DeadJob[]> {
+    return this.data.jobs.dead();
+  }
+
   private runnerDeps(project: ContinuationJob['project'], deadline: number): RunnerDeps {
     return {
       services: { env: this.env, serviceId: project.service_id, ownerId: project.owner_id, plan: project.plan, now: () => Date.now(), deadline },
@@ -258,6 +264,13 @@ export class TicketDO extends DurableObject<Env> {
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);
+  }
+
+  /** A continuation that failed on every try: its consumption's log entry is closed as failed; the job is kept among the dead. */
+  private giveUpContinuation(job: Job<TicketJobKind>): boolean {
+    const saved = JSON.parse(job.payload) as ContinuationJob;
+    closeContinuation(this.data, saved, { rows: saved.state.rows, error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } }, Date.now());
+    return false;
   }
 
   /**
