@@ -7,6 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
+import { deepestChain, forgetDeepest } from '../../src/platform/strict-limits';
 import { loggedConsumptions, settle } from '../actions/run-support';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { forward, heldAtGate, loopback, origin, readStream } from '../forward/support';
@@ -16,6 +17,7 @@ let project: TestProject;
 const shortened = env.OUTBOUND_CALL_MS;
 beforeAll(async () => {
   env.OUTBOUND_CALL_MS = '10000';
+  forgetDeepest();
   project = await createProject({ plan: 'standard' });
 });
 afterAll(() => void (env.OUTBOUND_CALL_MS = shortened));
@@ -105,4 +107,14 @@ describe('continuations served back to back', () => {
     }
     expect(await stub.deadJobs()).toEqual([]);
   }, 150_000);
+});
+
+describe('call depth', () => {
+  // Runs after the chains above (vitest keeps a file's order): production refuses a chain past 16 links.
+  it('the deepest chain any of these tests reached is at most 4 links', () => {
+    const deepest = deepestChain();
+    console.log(`deepest chain: ${deepest.depth} links: ${deepest.chain.join(' → ')}`);
+    expect(deepest.depth).toBeGreaterThanOrEqual(2);
+    expect(deepest.depth).toBeLessThanOrEqual(4);
+  });
 });
