@@ -173,6 +173,13 @@ const ticketLogAnswer = consumedAnswer.extend({
     .optional()
     .describe('Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).'),
 });
+export const ticketJobsAnswer = z.object({
+  ticket_id: z.string(),
+  scheduled: z.array(z.object({ kind: z.string(), run_at: ms('When it runs next'), running: z.boolean() })),
+  dead: z
+    .array(z.object({ kind: z.string(), died_at: ms('When it was given up'), tries: z.int(), error: z.string().describe('The last failure.') }))
+    .describe('Jobs given up after failing on every try (issue 33), newest first; at most 100 kept.'),
+});
 export const ticketFloodAnswer = z.object({
   ticket_id: z.string(),
   minutes: z.array(

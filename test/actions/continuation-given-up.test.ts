@@ -33,6 +33,13 @@ describe('a continuation whose run fails on every try', () => {
     const dead = await stub.deadJobs();
     expect(dead).toEqual([expect.objectContaining({ kind: 'continuation', tries: RETRY.tries, error: expect.any(String) })]);
     expect((await stub.scheduledJobs()).filter((job) => job.kind === 'continuation')).toEqual([]);
+    // The owner sees it, without its payload; another project's key does not.
+    const jobs = await call('GET', `/v1/projects/${project.service_id}/tickets/given-up/jobs`, { token: project.owner_key });
+    expect(jobs.status).toBe(200);
+    expect(jobs.json.dead).toEqual([{ kind: 'continuation', died_at: expect.any(Number), tries: RETRY.tries, error: expect.any(String) }]);
+    expect(jobs.json.scheduled.filter((job: { kind: string }) => job.kind === 'continuation')).toEqual([]);
+    const stranger = await createProject({ plan: 'standard' });
+    expect((await call('GET', `/v1/projects/${project.service_id}/tickets/given-up/jobs`, { token: stranger.owner_key })).status).toBe(401);
     await settle(project, 'given-up');
     const [row] = await loggedConsumptions(project, 'given-up');
     expect(row).toMatchObject({ failed: 1, code: 'INTERNAL_ERROR' });
