@@ -176,10 +176,12 @@ describe('a job failing on every try is given up', () => {
 });
 
 describe('a step never starts the next one', () => {
-  it("a background job left due by its step is started by the alarm, not from the step's invocation", async () => {
+  it("a background job left due by its step is started by the alarm's chain, never from inside the step's invocation", async () => {
     await inObject(async (state) => {
       let left = 3;
-      const started: number[] = [];
+      // How many steps were running (inside the dispatch) when each start was made: 0 = not from a step.
+      let inside = 0;
+      const startedInside: number[] = [];
       const h = harness(
         state,
         {
@@ -193,20 +195,26 @@ describe('a step never starts the next one', () => {
           export: { run: async () => {} },
         },
         async (id, alarm) => {
-          started.push(id);
-          await alarm.runStarted(id);
+          startedInside.push(inside);
+          inside++;
+          try {
+            await alarm.runStarted(id);
+          } finally {
+            inside--;
+          }
         },
       );
       h.jobs.add('step', h.clock.now);
       await h.alarm.arm(true);
       await h.settle();
-      expect(started).toHaveLength(1);
-      // The alarm set to now starts each next step.
+      // A step started from outside sets the alarm when it ends; it does not start the next.
+      expect(startedInside).toEqual([0]);
+      expect(await state.storage.getAlarm()).toBe(h.clock.now);
+      // The alarm starts the next step and, as each of its steps ends, the one after it.
       expect(await h.fire()).toBe(0);
-      expect(started).toHaveLength(2);
-      await h.fire();
-      expect(started).toHaveLength(3);
-      expect(await state.storage.getAlarm()).toBeNull();
+      await h.settle();
+      expect(startedInside).toEqual([0, 0, 0]);
+      expect(h.jobs.all()).toEqual([]);
     });
   });
 });

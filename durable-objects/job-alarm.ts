@@ -10,9 +10,11 @@
  * invocation of its own: the object's call of its own `runJob` through its stub.
  *
  * A chain of calls through Workers and Durable Objects deeper than 16 is refused, `waitUntil` included,
- * so no step starts the next one (or any other job) from its own invocation: when a step ends, the
- * alarm is set to now and starts what is due (alarm → runJob: depth 2, however long the queue). An
- * outside invocation that makes a job due (a dispatch) may start it at once, one hop below itself.
+ * so no step starts the next one (or any other job) from its own invocation. The alarm starts what is
+ * due (alarm → runJob: depth 2, however long the queue) and, while its chain lasts, starts what is due
+ * next as each step it started ends, from its own invocation; a step started otherwise sets the alarm to
+ * now when it ends. An outside invocation that makes a job due (a dispatch) may start it at once, one
+ * hop below itself.
  * A failed start and a failing step are retried by the alarm with a growing delay; a job that fails
  * on every try is given up (`givenUp`, else moved to `dead_jobs`).
  */
@@ -68,6 +70,21 @@ export interface JobDispatch {
 
 /** Background jobs one invocation starts (each start is one subrequest of it); the rest follow from the next. */
 const STARTS_PER_INVOCATION = 100;
+/**
+ * How long and for how many starts one alarm goes on starting the next step as each of its steps ends
+ * (each start is a subrequest of the alarm, its work outlives the alarm's handler through waitUntil);
+ * then the next alarm takes over. Short of the 30 s a Worker's waitUntil is granted after its event.
+ */
+const CHAIN_MS = 20_000;
+const CHAIN_STARTS = 500;
+/** A step the alarm's chain follows still sets the alarm this far ahead: should the chain stop, the alarm goes on. */
+const CHAIN_BACKSTOP_MS = 1_000;
+
+/** The starts one alarm invocation made, and when it fired. */
+interface Chain {
+  starts: number;
+  began: number;
+}
 /** Foreground jobs one alarm invocation runs; the rest run in the next alarm, set at once. */
 const FOREGROUND_PER_ALARM = 16;
 /** D1 queries the foreground jobs of one alarm may make together: the Free plan's 50 per invocation, less a margin. */
@@ -80,6 +97,8 @@ export class JobAlarm<K extends string> {
   private readonly claimed = new Set<number>();
   /** Background jobs whose step runs now (a second `runJob` of the same job returns at once). */
   private readonly stepping = new Set<number>();
+  /** Background jobs started by an alarm's chain, which starts what is due when their step ends. */
+  private readonly chained = new Set<number>();
   /** Failed starts in a row, by job: each waits twice as long as the one before. */
   private readonly startFailures = new Map<number, number>();
   /** Start errors already logged: a persistent one is logged once, not once per try. */
@@ -119,10 +138,10 @@ export class JobAlarm<K extends string> {
    * Sets the alarm to the earliest job it must start (not one running; no background job while as many
    * run as may), unless it is already set earlier.
    */
-  private async schedule(): Promise<void> {
+  private async schedule(earliest = this.now()): Promise<void> {
     const next = this.jobs.nextAt([...this.claimed], this.full() ? this.backgroundKinds : []);
     if (next === null) return;
-    const at = Math.max(next, this.now());
+    const at = Math.max(next, earliest);
     if (this.at === undefined) this.at = await this.storage.getAlarm();
     // An alarm at or before now may be the one running now, which the runtime removes when it ends: set anew.
     if (this.at === null || at < this.at || this.at <= this.now()) {
@@ -143,7 +162,7 @@ export class JobAlarm<K extends string> {
     this.at = undefined;
     const now = this.now();
     const jobs = this.jobs.all().filter((job) => this.known(job));
-    this.startDue(jobs, now);
+    this.startDue(jobs, now, { starts: 0, began: now });
     const retrying = this.jobs.retrying();
     let ran = 0;
     let queries = 0;
@@ -166,8 +185,8 @@ export class JobAlarm<K extends string> {
   /**
    * One step of a background job, in the invocation `start` opened (the object's `runJob`). Whatever
    * is due when it ends (its own next step: the queue's next request; a job waiting for its place)
-   * is started by the alarm, set to now: never from this invocation, which would make each step one
-   * hop deeper than the one before it.
+   * is started by the alarm (the chain of the alarm that started this step, else the alarm set to now):
+   * never from this invocation, which would make each step one hop deeper than the one before it.
    */
   async runStarted(id: number): Promise<void> {
     if (this.stepping.has(id)) return;
@@ -189,17 +208,26 @@ export class JobAlarm<K extends string> {
       this.stepping.delete(id);
       this.claimed.delete(id);
     }
-    await this.schedule();
+    await this.schedule(this.chained.has(id) ? this.now() + CHAIN_BACKSTOP_MS : this.now());
   }
 
-  /** Starts due background jobs not yet started, while fewer than `atOnce` run. */
-  private startDue(jobs: Job<K>[], now: number): void {
+  /** Starts due background jobs not yet started, while fewer than `atOnce` run; from an alarm, as part of its chain. */
+  private startDue(jobs: Job<K>[], now: number, chain?: Chain): void {
     let starts = 0;
+    const most = chain ? CHAIN_STARTS - chain.starts : STARTS_PER_INVOCATION;
     for (const job of jobs) {
       if (!this.handlers[job.kind]?.background || job.run_at > now || this.claimed.has(job.id)) continue;
-      if (this.full() || starts++ === STARTS_PER_INVOCATION) return;
-      this.start(job.id);
+      if (this.full() || starts++ >= most) return;
+      this.start(job.id, chain);
     }
+  }
+
+  /** A step the alarm's chain started has ended: the chain starts what is due now, while it lasts. */
+  private async followChain(id: number, chain: Chain): Promise<void> {
+    this.chained.delete(id);
+    const now = this.now();
+    if (chain.starts < CHAIN_STARTS && now - chain.began < CHAIN_MS) this.startDue(this.jobs.due(now), now, chain);
+    await this.schedule();
   }
 
   private full(): boolean {
@@ -216,22 +244,34 @@ export class JobAlarm<K extends string> {
    * depth limit) is tried again by the alarm after a growing delay, never from here: a persistent
    * failure would become a loop of billed calls.
    */
-  private start(id: number): void {
+  private start(id: number, chain?: Chain): void {
     this.claimed.add(id);
-    const call = (async () => this.dispatch.start(id))().catch(async (err: unknown) => {
-      this.claimed.delete(id);
-      const message = err instanceof Error ? err.message : String(err);
-      if (!this.loggedStartErrors.has(message)) {
-        this.loggedStartErrors.add(message);
-        console.error('a background step could not be started; retrying with a growing delay', message);
-      }
-      const failures = (this.startFailures.get(id) ?? 0) + 1;
-      this.startFailures.set(id, failures);
-      const job = this.jobs.get(id);
-      // A job held by a lease (its step may be running after all) keeps its time.
-      if (job && job.run_at <= this.now()) this.jobs.reschedule(id, this.now() + this.delay(failures));
-      await this.schedule();
-    });
+    if (chain) {
+      chain.starts++;
+      this.chained.add(id);
+    }
+    // What follows the call runs in the invocation that started the step (the alarm's), not in the step's.
+    const call = (async () => this.dispatch.start(id))().then(
+      async () => {
+        if (!chain) return;
+        await this.followChain(id, chain).catch((err: unknown) => console.error('the alarm could not go on with its chain', err instanceof Error ? err.message : String(err)));
+      },
+      async (err: unknown) => {
+        this.claimed.delete(id);
+        this.chained.delete(id);
+        const message = err instanceof Error ? err.message : String(err);
+        if (!this.loggedStartErrors.has(message)) {
+          this.loggedStartErrors.add(message);
+          console.error('a background step could not be started; retrying with a growing delay', message);
+        }
+        const failures = (this.startFailures.get(id) ?? 0) + 1;
+        this.startFailures.set(id, failures);
+        const job = this.jobs.get(id);
+        // A job held by a lease (its step may be running after all) keeps its time.
+        if (job && job.run_at <= this.now()) this.jobs.reschedule(id, this.now() + this.delay(failures));
+        await this.schedule();
+      },
+    );
     this.dispatch.waitUntil(call);
   }
 
