@@ -4,7 +4,7 @@
  * SVC_STRICT_LIMITS is set (strict-entry.ts).
  */
 import { currentBudget } from './strict-context';
-import { checkQueueMessage, checkSendBatch, checkStatement } from './strict-limits';
+import { checkQueueMessage, checkSendBatch, checkStatement, countDurableObjectCall } from './strict-limits';
 
 /** Counts one call (`what`) to a Cloudflare service, holding a connection while it is pending. */
 async function serviceCall<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -132,6 +132,7 @@ function strictStub<S extends DurableObjectStub>(stub: S): S {
       return (...args: unknown[]) => {
         try {
           currentBudget()?.subrequest(false, `Durable Object ${String(property)}`);
+          countDurableObjectCall();
         } catch (err) {
           return Promise.reject(err);
         }
