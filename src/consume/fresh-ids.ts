@@ -23,16 +23,21 @@ export interface FreshIdsPorts {
 let refreshesStarted = 0;
 export const markNow = (): number => refreshesStarted;
 
+/** How often a request waiting for another request's read looks again (each waits on its own timer). */
+const POLL_MS = 20;
+/** A read in flight this long is taken as lost (its request ended): the next waiter reads again. */
+const STUCK_MS = 10_000;
+
 export class FreshIds {
   private readonly ids = new Set<string>();
   private overflow = false;
-  /** The number (in refreshesStarted) of the last refresh that completed; 0 = none. */
+  /** The number (in refreshesStarted) of the last read that completed; 0 = none. */
   private completed = 0;
   private lastStart = -Infinity;
   private lastCompletedStart = -Infinity;
-  private next: Promise<void> | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private runningNumber = 0;
+  /** The number of the read in flight, and when it started; 0 = none. */
+  private reading = 0;
+  private readingSince = -Infinity;
 
   constructor(
     private readonly ports: FreshIdsPorts,
@@ -54,34 +59,39 @@ export class FreshIds {
     this.ids.add(id);
   }
 
-  /** Whether `id` may exist, asked at `mark` (markNow() when the request arrived). */
+  /**
+   * Whether `id` may exist, asked at `mark` (markNow() when the request arrived). A request never awaits
+   * another request's promise (the Workers runtime runs the continuation in the other request's context,
+   * where this request's body and bindings cannot be used): one request reads, the others look again
+   * on their own timers.
+   */
   async has(id: string, mark: number): Promise<boolean> {
     for (;;) {
       if (this.holds(id)) return true;
       if (this.completed > mark) return false;
-      if (this.runningNumber > mark) await this.running;
-      else await (this.next ??= this.refresh());
+      const now = this.ports.now();
+      if (this.reading !== 0 && now - this.readingSince < STUCK_MS) await this.ports.sleep(POLL_MS);
+      else if (this.lastStart + this.gapMs > now) await this.ports.sleep(this.lastStart + this.gapMs - now);
+      else await this.read();
     }
   }
 
-  private async refresh(): Promise<void> {
-    // In order, and at most one start per gap.
-    await this.running.catch(() => undefined);
-    const wait = this.lastStart + this.gapMs - this.ports.now();
-    if (wait > 0) await this.ports.sleep(wait);
-    this.next = undefined;
+  private async read(): Promise<void> {
     const number = ++refreshesStarted;
     const started = this.ports.now();
     this.lastStart = started;
-    const full = this.completed === 0;
-    const read = this.ports.read(full, this.lastCompletedStart).then((result) => {
+    this.reading = number;
+    this.readingSince = started;
+    try {
+      const result = await this.ports.read(this.completed === 0, this.lastCompletedStart);
       for (const id of result.ids) this.ids.add(id);
       if (result.overflow) this.overflow = true;
-      this.completed = number;
-      this.lastCompletedStart = started;
-    });
-    this.running = read;
-    this.runningNumber = number;
-    await read;
+      if (number > this.completed) {
+        this.completed = number;
+        this.lastCompletedStart = started;
+      }
+    } finally {
+      if (this.reading === number) this.reading = 0;
+    }
   }
 }
