@@ -115,4 +115,21 @@ describe('a request for something that does not exist costs no store read (issue
     expect(run.objectCalls).toBeLessThanOrEqual(run.steady.length + MOST_READS);
     expect(run.steady.every((status) => status === 200)).toBe(true);
   }, LONGEST);
+
+  it('bad ids (made up, long, %2F, dots, Unicode) are INVALID_SERVICE or TICKET_NOT_FOUND, never a 500, with no store read', async () => {
+    const services = [randomId(20), 'x', 'a'.repeat(5_000), 'abcd%2Fefghijklmnopq', 'abcd..efghijklmnopqr', encodeURIComponent('ñandú'.repeat(4)), 'ABCDEFGHIJKLMNOPQRST', `${a.service_id.slice(0, 19)}${a.service_id[19] === 'a' ? 'b' : 'a'}`];
+    const tickets = ['x'.repeat(5_000), 'a%2Fb', 'a..b', encodeURIComponent('ñandú'), `t-${randomId(12)}`, '-starts-with-dash'];
+    const queries = d1QueriesSoFar();
+    const calls = durableObjectCallsSoFar();
+    const answers = await Promise.all([
+      ...services.flatMap((s) => ROUTES.map((route) => route(s, 'ticket'))).map(([method, path]) => call(method, path, { headers: from('198.51.100.7') })),
+      ...tickets.map((t) => call('GET', `/tg/${a.service_id}/${t}`, { headers: from('198.51.100.8') })),
+    ]);
+    const codes = answers.map((res) => `${res.status} ${res.json?.code}`);
+    expect(codes.slice(0, services.length * ROUTES.length).every((code) => code === '400 INVALID_SERVICE')).toBe(true);
+    expect(codes.slice(services.length * ROUTES.length).every((code) => code === '400 TICKET_NOT_FOUND')).toBe(true);
+    // One read of the project's ticket ids at most (the made-up one well-formed); no object called.
+    expect(d1QueriesSoFar() - queries).toBeLessThanOrEqual(1);
+    expect(durableObjectCallsSoFar() - calls).toBe(0);
+  });
 });
