@@ -13,6 +13,8 @@ const ISOLATED = [
   'test/platform/**/*.test.ts',
   'test/actions/kept-answers.test.ts',
   'test/flood/flood.test.ts',
+  // Counts the D1 queries and Durable Object calls of the whole process.
+  'test/flood/made-up-ids.test.ts',
   // Watches the loopback server see a socket close: other files' open connections in the same runtime delay it.
   'src/outbound/fetch-streamed.test.ts',
 ];

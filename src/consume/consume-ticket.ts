@@ -36,9 +36,9 @@ export interface ConsumePorts {
  */
 export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, ports: ConsumePorts): Promise<ConsumeOutcome> {
   const ticket = store.ticket();
-  const read = readRequest(input, ticket?.legacy === true);
+  if (!ticket) return missingTicket(input);
+  const read = readRequest(input, ticket.legacy === true);
   if (!read.ok) return read.refused;
-  if (!ticket) return failure(input.ticket_id, 'ticket', 'TICKET_NOT_FOUND', 'The ticket does not exist.', false);
   if (!ticket.legacy) return consumeRead(store, ticket, input, read.snapshot, ports);
   try {
     return asLegacy(await consumeRead(store, ticket, input, read.snapshot, ports));
@@ -46,6 +46,13 @@ export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, po
     console.error('legacy consumption crashed', err instanceof Error ? err.message : String(err));
     return { ok: false, status: 500, error: { code: 'INTERNAL_ERROR', message: 'Internal server error', stage: 'ticket' }, legacy: true };
   }
+}
+
+/** The answer for a ticket that does not exist (the route answers it without the object when it knows): a refused request first. */
+export function missingTicket(input: Pick<ConsumeInput, 'ticket_id' | 'request' | 'rawBody' | 'search'>): ConsumeOutcome {
+  const read = readRequest(input, false);
+  if (!read.ok) return read.refused;
+  return failure(input.ticket_id, 'ticket', 'TICKET_NOT_FOUND', 'The ticket does not exist.', false);
 }
 
 /** A legacy ticket's failure is answered as plain text (spec 7); an action that crashed is a 500. */
@@ -204,7 +211,7 @@ async function consumeRead(
  * The request with its body and query parsed (spec 4.1; a legacy ticket keeps query values as
  * strings): a refused request answers before the ticket is judged, unlogged.
  */
-function readRequest(input: ConsumeInput, legacy: boolean): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
+function readRequest(input: Pick<ConsumeInput, 'request' | 'rawBody' | 'search'>, legacy: boolean): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
   try {
     const body = input.request.method === 'POST' ? parseBody(input.rawBody) : {};
     return { ok: true, snapshot: { ...input.request, params: parseQuery(input.search, !legacy), body } };

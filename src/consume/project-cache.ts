@@ -1,7 +1,8 @@
 import type { Env } from '../env';
 import { IsolateCache } from '../platform/isolate-cache';
 import { STORED_BYTES_SQL } from '../platform/project-storage';
-import { activeOrRefused } from '../platform/projects';
+import { activeOrRefused, invalidService } from '../platform/projects';
+import { serviceMayExist } from '../platform/known-services';
 import { type ProjectStorage, refuseOverStorageQuota, storageQuotaOf } from '../platform/storage-quota';
 import { floodLimitsOf } from '../platform/flood-limits';
 import type { FloodLimits, IdentitySettings } from '../platform/types';
@@ -68,6 +69,8 @@ async function readProject(env: Env, serviceId: string): Promise<ConsumingProjec
  * writes a log entry), all before anything else is read or written.
  */
 export async function consumingProject(env: Env, serviceId: string): Promise<ConsumingProject> {
+  // No D1 query (nor cache entry) for an id no project can have, however many are sent.
+  if (!(await serviceMayExist(env, serviceId))) throw invalidService('ticket');
   const project = activeOrRefused(await cache.get(serviceId, () => readProject(env, serviceId)), 'ticket');
   refuseOverStorageQuota(project.storage, 'ticket');
   return project;

@@ -47,25 +47,55 @@ export const randomBase64Url = (bytes: number): string => bytesToBase64Url(crypt
 
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
-/** The AES-GCM key of SECRETS_KEY. Missing or malformed: INTERNAL_ERROR 500 (the deployment is misconfigured). */
-function secretsKey(env: Pick<Env, 'SECRETS_KEY'>): Promise<CryptoKey> {
+/** SECRETS_KEY's 32 bytes. Missing or malformed: INTERNAL_ERROR 500 (the deployment is misconfigured). */
+function secretsKeyBytes(env: Pick<Env, 'SECRETS_KEY'>): { encoded: string; raw: Uint8Array } {
   const encoded = env.SECRETS_KEY?.trim();
   if (!encoded) {
     throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) is not configured.', { status: 500 });
   }
+  let raw: Uint8Array;
+  try {
+    raw = base64ToBytes(encoded);
+  } catch {
+    raw = new Uint8Array(0);
+  }
+  if (raw.length !== 32) {
+    throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) must be base64 of 32 bytes.', { status: 500 });
+  }
+  return { encoded, raw };
+}
+
+/** The AES-GCM key of SECRETS_KEY. */
+function secretsKey(env: Pick<Env, 'SECRETS_KEY'>): Promise<CryptoKey> {
+  const { encoded, raw } = secretsKeyBytes(env);
   let key = keyCache.get(encoded);
   if (!key) {
-    let raw: Uint8Array;
-    try {
-      raw = base64ToBytes(encoded);
-    } catch {
-      raw = new Uint8Array(0);
-    }
-    if (raw.length !== 32) {
-      throw new SvcHttpError('INTERNAL_ERROR', 'The secret encryption key (SECRETS_KEY) must be base64 of 32 bytes.', { status: 500 });
-    }
     key = crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
     keyCache.set(encoded, key);
+  }
+  return key;
+}
+
+const derivedKeys = new Map<string, Promise<CryptoKey>>();
+
+/** An HMAC-SHA-256 key derived from SECRETS_KEY by HKDF for one purpose (`label`): never the encryption key itself. */
+export function derivedHmacKey(env: Pick<Env, 'SECRETS_KEY'>, label: string): Promise<CryptoKey> {
+  const { encoded, raw } = secretsKeyBytes(env);
+  const cacheKey = `${label}\n${encoded}`;
+  let key = derivedKeys.get(cacheKey);
+  if (!key) {
+    key = crypto.subtle
+      .importKey('raw', raw, 'HKDF', false, ['deriveKey'])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(label) },
+          base,
+          { name: 'HMAC', hash: 'SHA-256', length: 256 },
+          false,
+          ['sign'],
+        ),
+      );
+    derivedKeys.set(cacheKey, key);
   }
   return key;
 }

@@ -4,12 +4,12 @@ import { IsolateCache } from './isolate-cache';
 import type { Env } from '../env';
 import { type Stage, SvcHttpError } from '../http/errors';
 import { constantTimeEqualText } from '../bytes/constant-time';
-import { decryptText, encryptText, hashSha256Hex, randomBase64Url, randomId } from './crypto';
+import { decryptText, encryptText, hashSha256Hex, randomBase64Url } from './crypto';
+import { serviceMayExist } from './known-services';
+import { newServiceId } from './service-ids';
 import type { CreateProjectBody, UpdateProjectBody } from './schemas';
 import type { IdentitySettings, Plan, Project } from './types';
 
-/** 20 lowercase letters and digits; the first 4 are the regional subdomain label of {base_url}. */
-const SERVICE_ID_PATTERN = /^[a-z0-9]{20}$/;
 export const OWNER_KEY_PREFIX = 'ok_';
 
 /** Additional-data labels that bind each encrypted column to its project. */
@@ -61,7 +61,7 @@ interface CreatedProject {
 
 /** Creates a project with a fresh owner, owner key and built-in issuer key pair (ES256). */
 export async function createProject(env: Env, body: CreateProjectBody): Promise<CreatedProject> {
-  const serviceId = randomId(20);
+  const serviceId = await newServiceId(env);
   const ownerId = crypto.randomUUID();
   const ownerKey = `${OWNER_KEY_PREFIX}${randomBase64Url(32)}`;
   const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
@@ -69,17 +69,17 @@ export async function createProject(env: Env, body: CreateProjectBody): Promise<
   const privateJwkEnc = await encryptText(env, JSON.stringify(await exportJWK(privateKey)), devPrivateJwkContext(serviceId));
   const now = Date.now();
   await env.DB.prepare(
-    `INSERT INTO projects (service_id, owner_id, owner_key_hash, name, active, plan, identity, dev_public_jwk, dev_private_jwk_enc, created, updated)
-     VALUES (?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?)`,
+    `INSERT INTO projects (service_id, owner_id, owner_key_hash, name, active, plan, identity, dev_public_jwk, dev_private_jwk_enc, created, updated, id_checked)
+     VALUES (?, ?, ?, ?, 1, ?, NULL, ?, ?, ?, ?, 1)`,
   )
     .bind(serviceId, ownerId, await hashSha256Hex(ownerKey), body.name ?? '', body.plan ?? 'free', JSON.stringify(publicJwk), privateJwkEnc, now, now)
     .run();
   return { service_id: serviceId, owner_id: ownerId, owner_key: ownerKey };
 }
 
-/** The project, or null when there is none (an id of the wrong shape is never looked up). */
+/** The project, or null when there is none (an id no project can have is never looked up: known-services.ts). */
 export async function loadProject(env: Env, serviceId: string): Promise<Project | null> {
-  if (!SERVICE_ID_PATTERN.test(serviceId)) return null;
+  if (!(await serviceMayExist(env, serviceId))) return null;
   const row = await env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE service_id = ?`).bind(serviceId).first<ProjectRow>();
   return row ? toProject(row) : null;
 }
@@ -109,12 +109,14 @@ const publicProjects = new IsolateCache<Project | null>(PUBLIC_PROJECT_CACHE_MS)
 
 /** loadActiveProject for the public routes (forwarding), read through a 5-second cache of this isolate. */
 export async function loadActiveProjectCached(env: Env, serviceId: string): Promise<Project> {
+  // Checked before the cache too, so made-up ids do not fill it and push real projects out.
+  if (!(await serviceMayExist(env, serviceId))) throw invalidService();
   return activeOrRefused(await publicProjects.get(serviceId, () => loadProject(env, serviceId)));
 }
 
 /** Applies the operator's (or the owner's settings) changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
 export async function updateProject(env: Env, serviceId: string, patch: UpdateProjectBody): Promise<Project> {
-  if (!SERVICE_ID_PATTERN.test(serviceId)) throw invalidService();
+  if (!(await serviceMayExist(env, serviceId))) throw invalidService();
   const sets: string[] = [];
   const values: unknown[] = [];
   const set = (column: string, value: unknown) => {

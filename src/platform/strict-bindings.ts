@@ -4,7 +4,7 @@
  * SVC_STRICT_LIMITS is set (strict-entry.ts).
  */
 import { currentBudget, STRICT_CALL, withCarried } from './strict-context';
-import { checkQueueMessage, checkSendBatch, checkStatement } from './strict-limits';
+import { checkQueueMessage, checkSendBatch, checkStatement, countDurableObjectCall } from './strict-limits';
 
 /** Counts one call (`what`) to a Cloudflare service, holding a connection while it is pending. */
 async function serviceCall<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -137,6 +137,7 @@ function strictStub<S extends DurableObjectStub>(stub: S, binding: string): S {
         let carried;
         try {
           budget?.subrequest(false, `Durable Object ${property}`);
+          countDurableObjectCall();
           carried = budget?.call(`${binding}.${property}`);
         } catch (err) {
           return Promise.reject(err);

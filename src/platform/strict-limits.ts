@@ -191,6 +191,12 @@ export function mostSpentIn(prefix: string): Spent {
   return most;
 }
 
+/** D1 queries and Durable Object calls of every invocation since the process started: what a whole flood cost. */
+const total = { d1Queries: 0, durableObjectCalls: 0 };
+export const d1QueriesSoFar = (): number => total.d1Queries;
+export const durableObjectCallsSoFar = (): number => total.durableObjectCalls;
+export const countDurableObjectCall = (): void => void total.durableObjectCalls++;
+
 export function forgetSpent(): void {
   mostSpent.clear();
 }
@@ -271,6 +277,7 @@ export class InvocationBudget {
   /** D1 queries, each statement of a batch one. */
   d1Queries(statements: number): void {
     this.queries += statements;
+    total.d1Queries += statements;
     check('D1 queries per invocation', this.queries, PLAN_LIMITS[this.plan].d1Queries, this.where);
     this.note();
   }

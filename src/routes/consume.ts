@@ -3,6 +3,8 @@ import { createRouter, type AppEnv } from '../app';
 import { consumingProject, type ConsumingProject } from '../consume/project-cache';
 import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
+import { missingTicket } from '../consume/consume-ticket';
+import { markNow, ticketMayExist } from '../consume/ticket-ids';
 import { SvcHttpError } from '../http/errors';
 import { verifyIdToken } from '../http/auth';
 import { floodKey, takeTicketFlood } from '../http/flood';
@@ -10,6 +12,7 @@ import { countRefusal } from '../http/limited-counts';
 import { refuseLoop } from '../http/loops';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
+import type { Env } from '../env';
 import { ticketStub } from '../../durable-objects/ticket-do';
 
 interface RouteKind {
@@ -53,6 +56,8 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const serviceId = c.req.param('service') ?? '';
   const ticketId = c.req.param('ticket') ?? '';
   const ownerId = c.req.param('owner');
+  // A miss in the project's ticket ids waits for a directory read that starts after this.
+  const arrived = markNow();
   refuseLoop(c.req.raw.headers, 'ticket');
   // The project read is cached (5 s per isolate) and holds the owner's limits; nothing else is read or written before they are counted.
   const project = await consumingProject(c.env, serviceId);
@@ -61,7 +66,7 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   } catch (err) {
     if (err instanceof SvcHttpError && err.code === 'TOO_MANY_REQUESTS' && TICKET_ID.test(ticketId)) {
       const due = countRefusal(floodKey(project.service_id, ticketId), Date.now());
-      if (due) c.executionCtx.waitUntil(ticketStub(c.env, project.service_id, ticketId).addLimited(due).catch((e) => console.error('refusal counts not kept', String(e))));
+      if (due) c.executionCtx.waitUntil(keepRefusals(c.env, project.service_id, ticketId, arrived, due).catch((e) => console.error('refusal counts not kept', String(e))));
     }
     throw err;
   }
@@ -77,14 +82,13 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   const rawBody = method === 'POST' ? await readBodyBytes(c.req.raw) : new Uint8Array(0);
   const url = new URL(c.req.url);
   const headers = headerObject(c.req.raw.headers);
+  const caller: ConsumeInput['request'] = { method, headers, ip: headers['cf-connecting-ip'] ?? '0.0.0.0', user_agent: headers['user-agent'] ?? '' };
+  // Answered as the object would answer it, without making one (docs/decisions.md, "Ids that do not exist cost no store read").
+  if (!(await ticketMayExist(c.env, project.service_id, ticketId, arrived))) {
+    return render(missingTicket({ ticket_id: ticketId, request: caller, rawBody, search: url.search }));
+  }
   const identity = kind.signed ? await identify(c, project) : { issuer: false };
-  const request: ConsumeInput['request'] = {
-    method,
-    headers,
-    ip: headers['cf-connecting-ip'] ?? '0.0.0.0',
-    user_agent: headers['user-agent'] ?? '',
-    ...(identity.user ? { user: identity.user } : {}),
-  };
+  const request: ConsumeInput['request'] = { ...caller, ...(identity.user ? { user: identity.user } : {}) };
   const outcome = await ticketStub(c.env, project.service_id, ticketId).consume({
     mode: kind.mode,
     project: { service_id: project.service_id, owner_id: project.owner_id, receipt_key: project.receipt_key, plan: project.plan },
@@ -99,6 +103,11 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
     issuer: identity.issuer,
   });
   return render(outcome);
+}
+
+/** Hands refusal counts to the ticket's object, unless the ticket does not exist (no object is made for a made-up id). */
+async function keepRefusals(env: Env, serviceId: string, ticketId: string, arrived: number, due: [number, number][]): Promise<void> {
+  if (await ticketMayExist(env, serviceId, ticketId, arrived)) await ticketStub(env, serviceId, ticketId).addLimited(due);
 }
 
 /** The caller of a signed-in route: a verified user, the issuer (owner), or why the token failed. */

@@ -15,6 +15,7 @@ import { logScope, ticketLogSource } from './ticket-log-source';
 import { registrationLookups } from './ticket-lookups';
 import { ownerView, publicView } from './ticket-views';
 import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry } from '../platform/ticket-directory';
+import { noteTicket } from '../consume/ticket-ids';
 import type { Env } from '../env';
 import type { Project } from '../platform/types';
 
@@ -48,6 +49,7 @@ async function saveTicket(env: Env, project: Project, ticketId: string, input: u
   // The engine's copy first: a consumption after this answer always sees the new definition.
   const remaining = await ticketStub(env, project.service_id, ticketId).store(stored, count);
   await saveDirectoryEntry(env, project.service_id, stored);
+  noteTicket(env, project.service_id, ticketId);
   return { view: ownerView(stored, remaining), created: !previous };
 }
 

@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
+import type { StoredTicket } from '../../schemas/ticket-types';
+import { saveDirectoryEntry } from '../../src/platform/ticket-directory';
 import type { TicketAction } from '../../schemas/ticket-types';
 import { createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { accessGroupOf, consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
@@ -117,10 +119,10 @@ describe('Then chains and err chains through the Worker', () => {
   it('a kind with no registered module fails with INTERNAL_ERROR at stage action', async () => {
     const now = Date.now();
     const bogus = { act: 'bogus', exe: {} } as unknown as TicketAction;
-    await ticketStub(env, project.service_id, 'chain-bogus').store(
-      { ticket_id: 'chain-bogus', condition: {}, actions: [bogus], timestamp: now, updated: now, rules_version: 2 },
-      null,
-    );
+    // Stored as registration stores it (the object's copy, then the directory's), with a definition registration would refuse.
+    const stored: StoredTicket = { ticket_id: 'chain-bogus', condition: {}, actions: [bogus], timestamp: now, updated: now, rules_version: 2 };
+    await ticketStub(env, project.service_id, 'chain-bogus').store(stored, null);
+    await saveDirectoryEntry(env, project.service_id, stored);
     const res = await consumePost(project, 'chain-bogus');
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'INTERNAL_ERROR', stage: 'action', action: { act: 'bogus', path: 'actions[0]' } });

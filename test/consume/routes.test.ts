@@ -2,6 +2,8 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
+import type { StoredTicket } from '../../schemas/ticket-types';
+import { saveDirectoryEntry } from '../../src/platform/ticket-directory';
 import { receiptHash } from '../../src/consume/receipt';
 import { call, createProject, mintUser, OPERATOR_TOKEN, registerTicket, type TestProject } from '../helpers/api';
 
@@ -79,10 +81,10 @@ describe('consume routes', () => {
 
   it('a ticket past time_to_live answers TICKET_EXPIRED', async () => {
     const now = Date.now();
-    await ticketStub(env, project.service_id, 'old').store(
-      { ticket_id: 'old', condition: {}, actions: [], time_to_live: now - 1, timestamp: now, updated: now, rules_version: 2 },
-      null,
-    );
+    // Stored as registration stores it (the object's copy, then the directory's), with a definition registration would refuse.
+    const stored: StoredTicket = { ticket_id: 'old', condition: {}, actions: [], time_to_live: now - 1, timestamp: now, updated: now, rules_version: 2 };
+    await ticketStub(env, project.service_id, 'old').store(stored, null);
+    await saveDirectoryEntry(env, project.service_id, stored);
     expect((await tp('old')).json).toMatchObject({ code: 'TICKET_EXPIRED', stage: 'ticket' });
   });
 
