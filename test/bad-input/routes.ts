@@ -31,6 +31,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`POST ${P}/tickets/{ticket_id}/clear-log`]: 'POST clear-log',
   [`GET ${P}/tickets/{ticket_id}`]: 'GET ticket',
   [`GET ${P}/tickets/{ticket_id}/flood`]: 'GET ticket flood',
+  [`GET ${P}/tickets/{ticket_id}/jobs`]: 'GET ticket jobs',
   [`POST ${P}/tickets/{ticket_id}/plan`]: 'POST ticket plan',
   [`POST ${P}/tickets/{ticket_id}/check`]: 'POST ticket check',
   'GET /v1/owner': 'GET owner project',

@@ -296,6 +296,16 @@ const floodCases = (): BadInputCase[] => [
   ignoredQueryKeysCase(flood(PLAIN), { ticket_id: PLAIN, minutes: [] }),
 ];
 
+// --- a ticket's scheduled and given-up jobs (issue 33) ---
+
+const jobs = (ticketId: PathParam): Target => ({ route: `GET ${P}/tickets/{ticket_id}/jobs`, params: { ticket_id: ticketId }, auth: 'owner' });
+
+const jobCases = (): BadInputCase[] => [
+  ...credentialCases(jobs(PLAIN), undefined, OWNER_ROUTE_CREDENTIALS),
+  ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...jobs(id), input, expect: invalidParameter('ticket_id', true) })),
+  ignoredQueryKeysCase(jobs(PLAIN), { ticket_id: PLAIN, scheduled: [], dead: [] }),
+];
+
 const planCases = (): BadInputCase[] => [
   ...credentialCases(plan(PLAIN), { json: ticketBase }, OWNER_ROUTE_CREDENTIALS),
   ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...plan(id), input, body: { json: ticketBase }, expect: refused('ticket_id') })),
@@ -399,6 +409,7 @@ export const ticketCases = (): BadInputCase[] => [
   ...consumedCases(),
   ...oneTicketCases(),
   ...floodCases(),
+  ...jobCases(),
   ...planCases(),
   ...checkCases(),
   ...replayCases(),
