@@ -7,7 +7,8 @@
  * The figures are printed between CAPACITY-FIGURES-BEGIN / -END; `node test/capacity/write-figures.mjs`
  * runs this file and writes them to test/capacity/figures.json, where docs/capacity.md takes its numbers.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, registerTicket } from '../helpers/api';
 import { measureScenario, WARM_UP_OPERATIONS, type ScenarioFigures } from './measure';
 import { countQueueMessages, queueMessagesSent } from './queue-counter';
@@ -33,7 +34,13 @@ function entriesAnywhere(f: ScenarioFigures): number {
   return sqlite + r2;
 }
 
+// The production outbound limit (10 s), not the suite's 2 s: the scenarios measure bytes, and 200 queued
+// sends beside the other worker's files can pass 2 s on 2 busy cores.
+const shortened = env.OUTBOUND_CALL_MS;
+afterAll(() => void (env.OUTBOUND_CALL_MS = shortened));
+
 beforeAll(async () => {
+  env.OUTBOUND_CALL_MS = '10000';
   countQueueMessages();
   for (const scenario of SCENARIOS) {
     const measurement = await measureScenario(scenario);

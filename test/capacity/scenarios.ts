@@ -216,7 +216,7 @@ export const SCENARIOS: Scenario[] = [
     settle: async (project, operations) => {
       for (let i = 0; i < operations; i++) {
         const envelope = await settled(project, queuedAddresses.get(`${project.service_id}/${i}`)!);
-        expect(envelope).toMatchObject({ status: 'resolved', status_code: 200 });
+        expect(envelope, JSON.stringify(envelope.error ?? null)).toMatchObject({ status: 'resolved', status_code: 200 });
       }
     },
   },
