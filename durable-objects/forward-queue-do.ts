@@ -9,9 +9,19 @@ import {
 } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
 import type { HistoryOwner } from '../src/forward/history';
+import type { ForwardHistoryQuery } from '../schemas/forward';
+import type { OwnerForwardQuery } from '../schemas/forward-owner';
 import { historyChangeStatements, type HistoryChange } from '../src/forward/history-changes';
-import { addressOfRecord } from '../src/forward/owner-history';
-import { compactHistory } from '../src/forward/history-segments';
+import { addressOfRecord, findOwnerHistory, ownerRows, type OwnerAddress } from '../src/forward/owner-history';
+import { compactHistory, INLINE_BODY_CHARS } from '../src/forward/history-segments';
+import { findHistory, historyInsertNew, historyRows, historyUpsert, placeBodies } from '../src/forward/history';
+import { historyExpiry, runHistorySweep } from '../src/forward/history-cleanup';
+import type { HistoryPlace } from '../src/forward/live-history';
+import type { DirectDispatch } from '../src/forward/queue-store';
+import { CallerIndex } from './caller-index-touch';
+import { HISTORY_SCHEMA } from './history-schema';
+import { importLegacyHistory } from './history-import';
+import { SqlDatabase } from './sql-database';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
@@ -54,9 +64,11 @@ const SCHEMA = [
   CHUNKS_SCHEMA,
   ARCHIVE_SCHEMA,
   REQUEST_TEXTS_SCHEMA,
+  // The caller's history (issue 34 item 2), as D1 held it (migrations 0006 to 0018), and its place in D1's caller index.
+  HISTORY_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history';
+type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history' | 'sweep-history';
 
 interface RequestRow {
   seq: number;
@@ -117,6 +129,11 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly alarms: JobAlarm<ForwardJobKind>;
   private readonly streams: ForwardStreams;
   private readonly texts: RequestTexts;
+  /** The caller's history, in this object's SQLite (history-schema.ts). */
+  private readonly history: SqlDatabase;
+  private readonly callerIndex: CallerIndex;
+  /** Rows D1 held for this caller, moved here once (history-import.ts). */
+  private imported: Promise<void> | null = null;
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -127,6 +144,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.jobs = new JobTable(ctx.storage.sql);
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
     this.texts = new RequestTexts(ctx.storage.sql);
+    this.history = new SqlDatabase(ctx.storage);
+    this.callerIndex = new CallerIndex(ctx.storage.sql, this.env.DB);
     this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
       exportKind: 'export-history',
       delayMs: HISTORY_EXPORT_DELAY_MS,
@@ -139,18 +158,19 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       // d1Queries: the most each run makes (job-alarm.ts); the others make none.
       'export-history': {
         run: (job) =>
-          this.outbox.export(job, this.env.DB, (changes) => historyChangeStatements(this.env.DB, this.env.BODIES, changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
-        d1Queries: 4,
-        // A D1 outage must not drop the history: an entry that can never be written goes to dead_letters instead (outbox.ts).
+          this.outbox.export(job, this.history, (changes) => historyChangeStatements(this.history, this.env.BODIES, changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
+        // An entry that can never be written goes to dead_letters instead (outbox.ts).
         tries: Infinity,
       },
       expire: { run: (job) => this.expire(job) },
       'move-stream': { run: (job) => this.moveStream(job) },
       'drop-stream': { run: (job) => this.dropMoved(job) },
-      'compact-history': { run: (job) => this.compactHistory(job), d1Queries: 4 },
+      'compact-history': { run: (job) => this.compactHistory(job) },
+      'sweep-history': { run: (job) => this.sweepHistory(job) },
     }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
+      this.failInterruptedDirect();
       this.scheduleUnmovedStreams();
       await this.alarms.arm(true);
     });
@@ -158,6 +178,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** Stores a request at the end of its queue and makes sure the queue runs; refused when the caller's limit is full. */
   async enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer> {
+    await this.importOnce(dispatch.owner);
     const { record, prepared } = dispatch;
     if (dispatch.queuedLimit !== undefined && prepared.secretName !== undefined) {
       const unresolved = this.ctx.storage.sql
@@ -169,6 +190,9 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     }
     // The bodies go beside the row, once: data is the record's request_body, a multipart body its own text.
     const texts = crypto.randomUUID();
+    // Bodies too large for a row go to R2 first, before anything is stored (a failure stores nothing).
+    const [entry] = await placeBodies(this.env.BODIES, [{ owner: dispatch.owner, record }]);
+    const touched = this.callerIndex.touch(dispatch.owner, Date.now());
     const { data, multipart, ...rest } = prepared;
     const plan: QueuedPlan = {
       owner: dispatch.owner,
@@ -193,11 +217,15 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       .one();
     for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
     if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
+    // In the history at once (the listings read it before the outbox's later states reach it).
+    for (const statement of historyInsertNew(this.history, entry)) statement.run();
+    this.scheduleSweep(record);
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
     if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOfRecord(record)));
     await this.alarms.arm();
+    if (touched) await touched;
     const envelope = envelopeOf(record, this.inQueue(record.queue_name, seq));
     return { ok: true, envelope: record.realtime_group ? { ...envelope, realtime_group: record.realtime_group } : envelope };
   }
@@ -259,9 +287,46 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
   }
 
-  async historyWritten(owner: HistoryOwner): Promise<void> {
-    this.scheduleCompaction(owner);
+  /**
+   * A direct request: in the history as running before it is sent (the output gate holds the send until
+   * that is on disk), settled there before this answers. A restart meanwhile fails it (failInterruptedDirect).
+   */
+  async sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome> {
+    await this.importOnce(dispatch.owner);
+    const { owner, record } = dispatch;
+    const running: ForwardRecord = { ...record, status: 'running', executed: record.created };
+    const [entry] = await placeBodies(this.env.BODIES, [{ owner, record: running }]);
+    for (const statement of historyInsertNew(this.history, entry)) statement.run();
+    const touched = this.callerIndex.touch(owner, Date.now());
+    const outcome = await sendPrepared(dispatch.prepared, dispatch.key, this.env);
+    const done = settled(running, outcome);
+    const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
+    await this.history.batch(historyUpsert(this.history, [settledEntry]));
+    this.scheduleSweep(done);
+    if (bodyChars(done) > INLINE_BODY_CHARS) this.scheduleCompaction(owner);
     await this.alarms.arm();
+    if (touched) await touched;
+    return outcome;
+  }
+
+  async historyRows(owner: HistoryOwner, query: ForwardHistoryQuery, after: string | null, count: number): Promise<ForwardRecord[]> {
+    await this.importOnce(owner);
+    return historyRows(this.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
+  }
+
+  async historyFind(owner: HistoryOwner, address: RequestAddress): Promise<ForwardRecord | null> {
+    await this.importOnce(owner);
+    return findHistory(this.history, this.env.BODIES, owner, address, Date.now());
+  }
+
+  async ownerRows(owner: HistoryOwner, query: OwnerForwardQuery, after: string | null, count: number): Promise<HistoryPlace[]> {
+    await this.importOnce(owner);
+    return ownerRows(this.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
+  }
+
+  async ownerFind(owner: HistoryOwner, address: OwnerAddress): Promise<HistoryPlace | null> {
+    await this.importOnce(owner);
+    return findOwnerHistory(this.history, this.env.BODIES, owner, address, Date.now(), () => this);
   }
 
   /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
@@ -374,6 +439,40 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     for (const { seq } of rows.toArray()) this.scheduleMove(seq, Date.now());
   }
 
+  /** The caller's rows D1 held before the history moved here, moved once per object (history-import.ts). */
+  private importOnce(owner: HistoryOwner): Promise<void> {
+    if (this.callerIndex.meta('imported') !== null) return Promise.resolve();
+    this.imported ??= importLegacyHistory(this.env.DB, this.ctx.storage, owner).then(
+      () => {
+        this.ctx.storage.sql.exec("INSERT OR REPLACE INTO caller_meta (name, value) VALUES ('imported', ?)", Date.now());
+        this.scheduleCompaction(owner);
+        this.jobs.add('sweep-history', Date.now(), '{}');
+      },
+      (error: unknown) => {
+        this.imported = null;
+        throw error;
+      },
+    );
+    return this.imported;
+  }
+
+  /** A sweep of expired rows is due by the time this one expires (one job at a time, the earliest wins). */
+  private scheduleSweep(record: ForwardRecord): void {
+    const at = historyExpiry(record);
+    const job = this.jobs.all().find((candidate) => candidate.kind === 'sweep-history');
+    if (!job) this.jobs.add('sweep-history', at, '{}');
+    else if (job.run_at > at) this.jobs.reschedule(job.id, at);
+  }
+
+  private async sweepHistory(job: Job<ForwardJobKind>): Promise<void> {
+    if (job.run_at > Date.now()) return;
+    const more = await runHistorySweep(this.history, this.env.BODIES, Date.now());
+    const next = this.ctx.storage.sql.exec<{ at: number | null }>('SELECT min(expires_at) AS at FROM forward_requests').one().at;
+    if (more) this.jobs.reschedule(job.id, Date.now());
+    else if (next !== null) this.jobs.reschedule(job.id, next);
+    else this.jobs.delete(job.id);
+  }
+
   private scheduleCompaction(owner: HistoryOwner): void {
     const payload = JSON.stringify({ serviceId: owner.serviceId, callerKey: owner.callerKey });
     if (!this.jobs.has('compact-history', payload)) this.jobs.add('compact-history', Date.now() + HISTORY_COMPACT_DELAY_MS, payload);
@@ -384,7 +483,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (job.run_at > Date.now()) return;
     const owner = JSON.parse(job.payload) as HistoryOwner;
     for (let step = 0; step < COMPACT_STEPS_PER_RUN; step++) {
-      if (!(await compactHistory(this.env.DB, this.env.BODIES, owner)).more) {
+      if (!(await compactHistory(this.history, this.env.BODIES, owner)).more) {
         this.jobs.delete(job.id);
         return;
       }
@@ -430,6 +529,15 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   private bySeq(seq: number): RequestRow | null {
     return this.ctx.storage.sql.exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE seq = ?', seq).toArray()[0] ?? null;
+  }
+
+  /** A direct request left running was cut off with the instance that sent it: failed, never sent again. */
+  private failInterruptedDirect(): void {
+    this.ctx.storage.sql.exec(
+      "UPDATE forward_requests SET status = 'failed', updated = max(updated, ?), error = ? WHERE status = 'running' AND queue_name IS NULL",
+      Date.now(),
+      JSON.stringify(INTERRUPTED),
+    );
   }
 
   /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
@@ -565,6 +673,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 }
 
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
+const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
 
 
 

@@ -31,6 +31,11 @@ const TABLES = `CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, paylo
   CREATE TABLE IF NOT EXISTS dead_letters (id INTEGER NOT NULL, piece INTEGER NOT NULL, at INTEGER NOT NULL, error TEXT, txt TEXT NOT NULL, PRIMARY KEY (id, piece)) WITHOUT ROWID;`;
 
 /** Largest payload kept in one row (a row holds at most 2,000,000 bytes). */
+/** Where an export writes: D1, or a caller's own history (durable-objects/sql-database.ts). */
+export interface BatchTarget<S> {
+  batch(statements: S[]): Promise<unknown>;
+}
+
 export const PIECE_BYTES = 1_000_000;
 
 /**
@@ -139,10 +144,10 @@ export class Outbox<T, K extends string> {
    * can never fit (see neverFits) is split in halves, in order, down to the single entry, which is
    * dead-lettered while the rest goes through; any other failure leaves the batch for the next run.
    */
-  async export(
+  async export<S>(
     job: Job<K>,
-    db: D1Database,
-    statementsOf: (values: T[]) => D1PreparedStatement[] | Promise<D1PreparedStatement[]>,
+    db: BatchTarget<S>,
+    statementsOf: (values: T[]) => S[] | Promise<S[]>,
     batch: number,
     exported?: (values: T[]) => void,
   ): Promise<void> {
@@ -155,10 +160,10 @@ export class Outbox<T, K extends string> {
     }
   }
 
-  private async write(
+  private async write<S>(
     entries: OutboxEntry<T>[],
-    db: D1Database,
-    statementsOf: (values: T[]) => D1PreparedStatement[] | Promise<D1PreparedStatement[]>,
+    db: BatchTarget<S>,
+    statementsOf: (values: T[]) => S[] | Promise<S[]>,
     exported?: (values: T[]) => void,
   ): Promise<void> {
     try {

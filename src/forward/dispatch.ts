@@ -7,27 +7,24 @@ import type { ForwardCheckAnswer, ForwardStatusEnvelope } from '../../schemas/fo
 import type { Env } from '../env';
 import { SvcHttpError } from '../http/errors';
 import { OutboundError } from '../outbound/errors';
-import { checkDestination, type OutboundRequest } from '../outbound/fetch';
+import { checkDestination } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 import type { ForwardCaller } from './caller';
-import { historyDelete, historyInsertNew, placeBodies, type HistoryEntry, type HistoryOwner } from './history';
-import { writeHistoryTogether } from './history-together';
-import { INLINE_BODY_CHARS } from './history-segments';
+import type { HistoryOwner } from './history';
 import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
 import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
 import type { ForwardRecord } from './record';
-import { failureOf, sendBuilt } from './send';
-import { settled } from './settle';
+import { failureOf } from './send';
 import { accessRefusal, destinationRefusal, keyRefusal, missingKey } from './verdicts';
 
 export interface ForwardContext {
   env: Env;
   serviceId: string;
   caller: ForwardCaller;
-  /** The store of this caller's queues (reached by a queued request, and told of a direct one's bodies). */
+  /** The caller's object: its queues and its history (every request, direct ones too, goes through it). */
   queues: () => ForwardQueueStore;
   /** Keeps work going after the answer. */
   waitUntil(promise: Promise<unknown>): void;
@@ -123,51 +120,30 @@ function newRecord(dispatch: ForwardDispatch, prepared: PreparedRequest, queue: 
 }
 
 /**
- * Writes a history row before the dispatch answers, so both listings have the request at once (issue 24,
- * item 5). A failure is only logged: the request was sent or queued, and a queued one's outbox writes it again.
+ * Sends at once through the caller's object, which records the request before it goes and settles it before
+ * answering (issue 34 item 2). An object that cannot be reached sent nothing: the caller is asked to retry.
  */
-async function writeRow(db: D1Database, statements: D1PreparedStatement[] | (() => Promise<D1PreparedStatement[]>)): Promise<void> {
-  try {
-    await db.batch(typeof statements === 'function' ? await statements() : statements);
-  } catch (error) {
-    console.error('forward history write failed', error instanceof Error ? error.message : String(error));
-  }
-}
-
-/**
- * When this isolate last told a caller's object that bodies wait inline: at most once per
- * COMPACT_NOTICE_MS, since the object's compaction runs a minute after a notice and takes every row
- * written until then (a request each would be one more object call per request on the hot path).
- */
-const noticed = new Map<string, number>();
-const COMPACT_NOTICE_MS = 30_000;
-
-function noticeDue(callerKey: string, now: number): boolean {
-  const last = noticed.get(callerKey);
-  if (last !== undefined && now - last < COMPACT_NOTICE_MS) return false;
-  if (noticed.size >= 10_000) noticed.clear();
-  noticed.set(callerKey, now);
-  return true;
-}
-
-const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
-
-/** Sends at once; the settled request is in the history before the answer is relayed. */
-async function sendDirect(context: ForwardContext, request: OutboundRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
-  const { env } = context;
-  const outcome = await sendBuilt(request, key, env);
-  const settledRecord = settled({ ...record, executed: record.created }, outcome);
+async function sendDirect(context: ForwardContext, prepared: PreparedRequest, key: SecretKey | null, record: ForwardRecord): Promise<DispatchAnswer> {
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
-  const entry: HistoryEntry = { owner, record: settledRecord };
-  // Bodies too large for a D1 row go to R2 first; when that fails the write below fails and is logged.
-  const [placed] = await placeBodies(env.BODIES, [entry]).catch(() => [entry]);
-  await writeHistoryTogether(env.DB, placed, (promise) => context.waitUntil(promise));
-  // Bodies past the inline size move to a segment later, by the caller's object (history-segments.ts).
-  if (bodyChars(settledRecord) > INLINE_BODY_CHARS && noticeDue(`${owner.serviceId}/${owner.callerKey}`, Date.now())) {
-    context.waitUntil(context.queues().historyWritten(owner).catch(() => undefined));
-  }
+  const outcome = await reachingStore(() => context.queues().sendDirect({ owner, prepared, key, record }));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
   return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
+}
+
+/** How long a caller whose object is unavailable is asked to wait. */
+const STORE_UNAVAILABLE_RETRY_SECONDS = 1;
+
+/** The object's answer; its failure (overloaded, restarting, unreachable) a 503 with Retry-After, never a hang. */
+async function reachingStore<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    console.error('forward caller object unavailable', error instanceof Error ? error.message : String(error));
+    throw new SvcHttpError('INTERNAL_ERROR', 'The request store of this caller is unavailable (overloaded or restarting): nothing was sent unless the history shows the request. Try again shortly.', {
+      status: 503,
+      retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS,
+    });
+  }
 }
 
 export async function dispatchForward(context: ForwardContext, dispatch: ForwardDispatch): Promise<DispatchAnswer> {
@@ -192,13 +168,12 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   // A polled or streamed request needs a queue: one is generated when none is named.
   const queue = dispatch.queue ?? ((dispatch.poll ?? 0) > 0 || dispatch.stream ? generatedQueueName() : undefined);
   const record = newRecord(dispatch, prepared, queue, now);
-  if (queue === undefined) return sendDirect(context, request, key, record);
+  if (queue === undefined) return sendDirect(context, prepared, key, record);
 
   const owner: HistoryOwner = { serviceId, callerKey: caller.key };
   const queuedRecord = { ...record, queue_name: queue };
-  // The row goes to D1 beside the enqueue (one round trip's time, not two); the object's own export of a
-  // later state wins over it (see historyInsertNew).
-  const [enqueued] = await Promise.all([
+  // The object writes the request's history row as it stores it.
+  const enqueued = await reachingStore(() =>
     context.queues().enqueue({
       owner,
       caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
@@ -206,10 +181,8 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
       record: queuedRecord,
       ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
     }),
-    writeRow(env.DB, async () => historyInsertNew(env.DB, (await placeBodies(env.BODIES, [{ owner, record: queuedRecord }]))[0])),
-  ]);
+  );
   if (!enqueued.ok) {
-    await writeRow(env.DB, [historyDelete(env.DB, owner, queuedRecord)]);
     if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
     throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
   }

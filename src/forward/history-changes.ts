@@ -3,6 +3,7 @@
  * changes in order, in as few statements as they allow, since each statement is one of the export
  * invocation's D1 queries (50 on the Free plan).
  */
+import type { HistoryDb, HistoryStatement } from './history-db';
 import type { RequestAddress } from '../../schemas/forward-rules';
 import { historyDeleteAll, historyUpsertAll, placeBodies, type HistoryEntry, type HistoryOwner } from './history';
 import { addressOfRecord } from './owner-history';
@@ -14,8 +15,8 @@ export type HistoryChange = { op: 'put'; owner: HistoryOwner; record: ForwardRec
  * Puts and deletes gather into as few statements as their size allows (deletes into one), until a change
  * meets a request the other kind holds; bodies too large for a D1 row are put in R2 first (placeBodies).
  */
-export async function historyChangeStatements(db: D1Database, bodies: R2Bucket, changes: readonly HistoryChange[]): Promise<D1PreparedStatement[]> {
-  const statements: D1PreparedStatement[] = [];
+export async function historyChangeStatements(db: HistoryDb, bodies: R2Bucket, changes: readonly HistoryChange[]): Promise<HistoryStatement[]> {
+  const statements: HistoryStatement[] = [];
   let puts: HistoryEntry[] = [];
   let deletes: { owner: HistoryOwner; address: RequestAddress }[] = [];
   const keys = { put: new Set<string>(), delete: new Set<string>() };

@@ -4,6 +4,7 @@
  * runs: at most STATEMENTS_PER_RUN deletes of ROWS_PER_STATEMENT rows each (and two for body segments), the rest continued by a
  * work-queue message, so no invocation comes near D1's 50 (Free) or 1,000 queries.
  */
+import type { HistoryDb, HistoryStatement } from './history-db';
 import type { Env, WorkMessage } from '../env';
 import { sweepExpiredSegments } from './history-segments';
 import type { ForwardRecord } from './record';
@@ -29,7 +30,7 @@ export interface SweepResult {
 }
 
 /** One bounded run: deletes rows expired at `now`, one statement at a time, until none is left or the budget is spent. */
-export async function sweepExpiredHistory(db: D1Database, now: number, statements = STATEMENTS_PER_RUN): Promise<SweepResult> {
+export async function sweepExpiredHistory(db: HistoryDb, now: number, statements = STATEMENTS_PER_RUN): Promise<SweepResult> {
   let removed = 0;
   for (let spent = 1; spent <= statements; spent++) {
     const result = await db
@@ -59,3 +60,10 @@ export async function runHistoryCleanup(env: Env, now: number, statements = STAT
 
 /** Work-queue consumer of a cleanup continuation. */
 export const historyCleanupJob = (message: HistoryCleanupMessage, env: Env): Promise<void> => runHistoryCleanup(env, message.now);
+
+/** One run of a caller's object's sweep of its own history: expired rows, then segments whose rows all expired; whether more wait. */
+export async function runHistorySweep(db: HistoryDb, bucket: R2Bucket, now: number): Promise<boolean> {
+  const rows = await sweepExpiredHistory(db, now);
+  const segments = await sweepExpiredSegments(db, bucket, now);
+  return rows.more || segments.removed === 1000;
+}

@@ -6,6 +6,7 @@
  * segment of its page once, with one range read; a compact listing reads none.
  * Rows holding 200 characters or less of bodies keep them inline (a compact text would be as long).
  */
+import type { HistoryDb, HistoryStatement } from './history-db';
 import type { HistoryOwner } from './history';
 import { type CompactTexts, compactTextsOf, type ForwardRecord } from './record';
 
@@ -108,7 +109,7 @@ export async function placeAlone(bucket: R2Bucket, owner: HistoryOwner, record: 
 }
 
 /** The caller's hash in R2 keys (no user id or visitor key appears in a key). */
-async function callerHash(callerKey: string): Promise<string> {
+export async function callerHash(callerKey: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(callerKey));
   return btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
 }
@@ -118,7 +119,7 @@ async function callerHash(callerKey: string): Promise<string> {
  * first, written as one segment, then pointed at it in one D1 batch (the segment registered with the last
  * expiry of its rows, so the cleanup deletes it). A row changed meanwhile keeps its new inline bodies.
  */
-export async function compactHistory(db: D1Database, bucket: R2Bucket, owner: HistoryOwner): Promise<{ moved: number; more: boolean }> {
+export async function compactHistory(db: HistoryDb, bucket: R2Bucket, owner: HistoryOwner): Promise<{ moved: number; more: boolean }> {
   const { results } = await db
     .prepare(
       `SELECT method, url, id, updated, expires_at, request_body, response_body, request_headers FROM (
@@ -212,7 +213,7 @@ export async function loadBodies(bucket: R2Bucket, records: readonly ForwardReco
 }
 
 /** Segments whose rows all expired: deleted from R2 (one call for up to 1,000 keys), then forgotten. */
-export async function sweepExpiredSegments(db: D1Database, bucket: R2Bucket, now: number): Promise<{ removed: number; statements: number }> {
+export async function sweepExpiredSegments(db: HistoryDb, bucket: R2Bucket, now: number): Promise<{ removed: number; statements: number }> {
   const { results } = await db.prepare('SELECT key FROM forward_segments WHERE expires_at <= ? LIMIT 1000').bind(now).all<{ key: string }>();
   if (results.length === 0) return { removed: 0, statements: 1 };
   const keys = results.map((row) => row.key);

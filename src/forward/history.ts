@@ -3,12 +3,14 @@
  * caller, written by the direct path once and by a queue's outbox per change; read by polls of requests
  * that left their queue's object, and listed newest first.
  */
+import type { HistoryDb, HistoryStatement } from './history-db';
 import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { RequestAddress, RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
+import type { ForwardQueueStore } from './queue-store';
 import { utf8Bytes } from '../../schemas/utf8';
 import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
 import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
@@ -160,7 +162,7 @@ const BODIES_FROM_JSON = BODY_COLUMNS.split(', ')
 const waits = (entry: HistoryEntry) => !keepsInline(entry.record) && !entry.placed;
 
 /** The entries' bodies that wait in forward_bodies, and the segments of those placed alone (none: no statement). */
-function bodiesStatement(db: D1Database, entries: readonly HistoryEntry[], conflict: string): D1PreparedStatement[] {
+function bodiesStatement(db: HistoryDb, entries: readonly HistoryEntry[], conflict: string): HistoryStatement[] {
   const waiting = entries.filter(waits);
   const placed = entries.filter((entry) => entry.placed !== undefined);
   return [
@@ -180,7 +182,7 @@ function bodiesStatement(db: D1Database, entries: readonly HistoryEntry[], confl
  * when the row points at it, else due at once (a later state in the same batch, or a row already written,
  * won); and bodies an earlier state left waiting go.
  */
-function placedStatements(db: D1Database, placed: readonly HistoryEntry[]): D1PreparedStatement[] {
+function placedStatements(db: HistoryDb, placed: readonly HistoryEntry[]): HistoryStatement[] {
   const rows = placed.map(({ owner, record, placed: at }) => [at!.segment, historyExpiry(record), owner.serviceId, owner.callerKey, record.method, record.url, record.id]);
   return [
     db
@@ -230,7 +232,7 @@ const FROM_JSON = ENTRY_COLUMNS.split(', ')
  * Writes rows as they are now, in one statement however many (they travel as one JSON parameter); a
  * later state of a request replaces an earlier one, also within the same call.
  */
-export function historyUpsert(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement[] {
+export function historyUpsert(db: HistoryDb, entries: readonly HistoryEntry[]): HistoryStatement[] {
   const rows = db
     .prepare(
       `INSERT INTO forward_requests (${ENTRY_COLUMNS})
@@ -263,7 +265,7 @@ const entrySizes = (entry: HistoryEntry): [number, number] => [utf8Bytes(JSON.st
  * Writes any number of rows in as few statements as their size as encoded allows (an entry over the size
  * goes alone, and is refused: the outbox dead-letters it).
  */
-export function historyUpsertAll(db: D1Database, entries: readonly HistoryEntry[]): D1PreparedStatement[] {
+export function historyUpsertAll(db: HistoryDb, entries: readonly HistoryEntry[]): HistoryStatement[] {
   const groups: HistoryEntry[][] = [];
   let size = [0, 0];
   for (const entry of entries) {
@@ -279,7 +281,7 @@ export function historyUpsertAll(db: D1Database, entries: readonly HistoryEntry[
 }
 
 /** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
-export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1PreparedStatement[] {
+export function historyInsertNew(db: HistoryDb, entry: HistoryEntry): HistoryStatement[] {
   return [
     db
       .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
@@ -288,14 +290,14 @@ export function historyInsertNew(db: D1Database, entry: HistoryEntry): D1Prepare
   ];
 }
 
-export function historyDelete(db: D1Database, owner: HistoryOwner, address: RequestAddress): D1PreparedStatement {
+export function historyDelete(db: HistoryDb, owner: HistoryOwner, address: RequestAddress): HistoryStatement {
   return db
     .prepare('DELETE FROM forward_requests WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND id = ?')
     .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id);
 }
 
 /** Deletes these requests' rows in one statement (each statement is one of the invocation's D1 queries). */
-export function historyDeleteAll(db: D1Database, rows: readonly { owner: HistoryOwner; address: RequestAddress }[]): D1PreparedStatement {
+export function historyDeleteAll(db: HistoryDb, rows: readonly { owner: HistoryOwner; address: RequestAddress }[]): HistoryStatement {
   const keys = rows.map(({ owner, address }) => [owner.serviceId, owner.callerKey, address.method, address.url, address.id]);
   return db
     .prepare(
@@ -306,7 +308,7 @@ export function historyDeleteAll(db: D1Database, rows: readonly { owner: History
 }
 
 /** The caller's request at this address, with its bodies, unless it expired. */
-export async function findHistory(db: D1Database, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
+export async function findHistory(db: HistoryDb, bodies: R2Bucket, owner: HistoryOwner, address: RequestAddress, now: number): Promise<ForwardRecord | null> {
   const row = await db
     .prepare(
       `SELECT ${COLUMNS} FROM forward_requests AS f
@@ -321,7 +323,7 @@ export async function findHistory(db: D1Database, bodies: R2Bucket, owner: Histo
 }
 
 /** Where a page ended: the id of its last request (ids sort as their stamps: see migration 0006). */
-type Position = string;
+export type Position = string;
 const isPosition = (value: unknown): value is Position => typeof value === 'string' && value.length <= 64;
 
 /** The queue filters of a listing as SQL (applied in the read, so pages are full while more remain). */
@@ -343,26 +345,30 @@ function queueFilter(query: ForwardHistoryQuery): { sql: string; binds: unknown[
   return { sql: parts.map((part) => ` AND ${part}`).join(''), binds };
 }
 
-/** The caller's requests to one url and method, newest first, each as it is now (see live-history.ts). */
-export function listHistory(
-  db: D1Database,
+/**
+ * Up to `count` of the caller's requests to one url and method after `after`, newest first, each as it is
+ * now (see live-history.ts): run by the caller's object over its own history.
+ */
+export function historyRows(
+  db: HistoryDb,
   bodies: R2Bucket,
   owner: HistoryOwner,
   query: ForwardHistoryQuery,
-  page: PageRequest,
+  after: Position | null,
+  count: number,
   now: number,
   live: LiveLookup,
-): Promise<DatabaseResponse<RequestHistory>> {
+): Promise<ForwardRecord[]> {
   const filter = queueFilter(query);
-  const read = async (after: Position | null, count: number) => {
+  const read = async (from: Position | null, n: number) => {
     const { results } = await db
       .prepare(
         `SELECT ${query.compact === true ? COMPACT_COLUMNS : COLUMNS} FROM forward_requests AS f
          WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND (expires_at IS NULL OR expires_at > ?)
-           ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+           ${from !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC LIMIT ?`,
       )
-      .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+      .bind(owner.serviceId, owner.callerKey, query.method, query.url, now, ...(from !== null ? [from] : []), ...filter.binds, n)
       .all<HistoryRow>();
     const records = results.map(recordOf);
     // A compact listing shows the texts the row keeps: no body is read.
@@ -373,9 +379,19 @@ export function listHistory(
     (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, bodies, owner, record, now))).filter(
       (record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status),
     );
+  return fillPage(after, count, read, (record) => record.id, fresh);
+}
+
+/** The caller's history as the spec's listing pages it; the rows come from the caller's object (historyRows). */
+export function listHistory(
+  store: Pick<ForwardQueueStore, 'historyRows'>,
+  owner: HistoryOwner,
+  query: ForwardHistoryQuery,
+  page: PageRequest,
+): Promise<DatabaseResponse<RequestHistory>> {
   return pageOf(page, {
     isPosition,
-    rows: (after, count) => fillPage(after, count, read, (record) => record.id, fresh),
+    rows: (after, count) => store.historyRows(owner, query, after, count),
     position: (record): Position => record.id,
     shape: (record) => historyItemOf(record, query.compact === true),
   });

@@ -5,8 +5,7 @@
  */
 import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import { fullRequestId, type RequestAddress, type RequestHistory } from '../../schemas/forward-rules';
-import type { DatabaseResponse } from '../../schemas/listings';
-import { type PageRequest, pageOf } from '../http/paging';
+import type { HistoryDb } from './history-db';
 import { COLUMNS, COMPACT_COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
 import { loadBodies } from './history-segments';
 import { fillPage, freshen, type HistoryPlace, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
@@ -34,7 +33,6 @@ interface OwnerRow extends HistoryRow {
   caller_key: string;
 }
 
-const isPosition = (value: unknown): value is string => typeof value === 'string' && value.length <= 64;
 
 /** Every filter of the query as SQL (applied in the read, so pages are full while more remain). */
 export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unknown[] } {
@@ -53,41 +51,40 @@ export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unk
   return { sql: parts.map(([sql]) => ` AND ${sql}`).join(''), binds: parts.flatMap(([, binds]) => binds) };
 }
 
-/** The project's requests, every caller's, newest first (ids sort as their stamps: see migration 0006), each as it is now. */
-export function listOwnerHistory(
-  db: D1Database,
+/**
+ * Up to `count` of the caller's requests after the id `after` that pass the owner's filters, newest first,
+ * each as it is now: run by each caller's object over its own history (owner-fan-out.ts merges them).
+ */
+export function ownerRows(
+  db: HistoryDb,
   bodies: R2Bucket,
-  serviceId: string,
+  owner: HistoryOwner,
   query: OwnerForwardQuery,
-  page: PageRequest,
+  after: string | null,
+  count: number,
   now: number,
   live: LiveLookup,
-): Promise<DatabaseResponse<OwnerHistoryItem>> {
+): Promise<HistoryPlace[]> {
   const filter = ownerFilter(query);
-  const read = async (after: string | null, count: number): Promise<HistoryPlace[]> => {
+  const read = async (from: string | null, n: number): Promise<HistoryPlace[]> => {
     const { results } = await db
       .prepare(
         `SELECT caller_key, ${query.compact === true ? COMPACT_COLUMNS : COLUMNS} FROM forward_requests AS f
-         WHERE service_id = ? AND (expires_at IS NULL OR expires_at > ?) ${after !== null ? 'AND id < ?' : ''}${filter.sql}
+         WHERE service_id = ? AND caller_key = ? AND (expires_at IS NULL OR expires_at > ?) ${from !== null ? 'AND id < ?' : ''}${filter.sql}
          ORDER BY id DESC, method, url LIMIT ?`,
       )
-      .bind(serviceId, now, ...(after !== null ? [after] : []), ...filter.binds, count)
+      .bind(owner.serviceId, owner.callerKey, now, ...(from !== null ? [from] : []), ...filter.binds, n)
       .all<OwnerRow>();
-    const places = results.map((row) => ({ owner: { serviceId, callerKey: row.caller_key }, record: recordOf(row) }));
+    const places = results.map((row) => ({ owner, record: recordOf(row) }));
     // A compact listing shows the texts the row keeps: no body is read.
     if (query.compact !== true) await loadBodies(bodies, places.map((place) => place.record));
     return places;
   };
-  return pageOf(page, {
-    isPosition,
-    rows: (after, count) => fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, bodies, places, live, now, query.status)),
-    position: (place) => place.record.id,
-    shape: (place) => ({ caller: callerName(place.owner.callerKey), ...historyItemOf(place.record, query.compact === true) }),
-  });
+  return fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, bodies, places, live, now, query.status));
 }
 
 /** The places as they are now; removed ones, and with a status filter those whose status moved on, left out. */
-async function freshPlaces(db: D1Database, bodies: R2Bucket, places: HistoryPlace[], live: LiveLookup, now: number, status?: string): Promise<HistoryPlace[]> {
+async function freshPlaces(db: HistoryDb, bodies: R2Bucket, places: HistoryPlace[], live: LiveLookup, now: number, status?: string): Promise<HistoryPlace[]> {
   const records = await freshen(places, live, (place) => findHistory(db, bodies, place.owner, place.record, now));
   return places.flatMap((place, i) => {
     const record = records[i];
@@ -95,28 +92,30 @@ async function freshPlaces(db: D1Database, bodies: R2Bucket, places: HistoryPlac
   });
 }
 
-/** One request, whoever made it: by its public id, narrowed by method and url when the full id gave them. */
+/** The owner's one request, asked of one caller's object: by its public id, narrowed by method and url when the full id gave them. */
+export type OwnerAddress = { id: string; method?: string; url?: string };
+
 export async function findOwnerHistory(
-  db: D1Database,
+  db: HistoryDb,
   bodies: R2Bucket,
-  serviceId: string,
-  address: { id: string; method?: string; url?: string },
+  owner: HistoryOwner,
+  address: OwnerAddress,
   now: number,
   live: LiveLookup,
-): Promise<{ owner: HistoryOwner; record: ForwardRecord } | null> {
+): Promise<HistoryPlace | null> {
   const narrow = address.method !== undefined && address.url !== undefined;
   const row = await db
     .prepare(
       `SELECT caller_key, ${COLUMNS} FROM forward_requests AS f
-       WHERE service_id = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)${narrow ? ' AND method = ? AND url = ?' : ''}
+       WHERE service_id = ? AND caller_key = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)${narrow ? ' AND method = ? AND url = ?' : ''}
        LIMIT 1`,
     )
-    .bind(serviceId, address.id, now, ...(narrow ? [address.method, address.url] : []))
+    .bind(owner.serviceId, owner.callerKey, address.id, now, ...(narrow ? [address.method, address.url] : []))
     .first<OwnerRow>();
   if (!row) return null;
   const record = recordOf(row);
   await loadBodies(bodies, [record]);
-  return (await freshPlaces(db, bodies, [{ owner: { serviceId, callerKey: row.caller_key }, record }], live, now))[0] ?? null;
+  return (await freshPlaces(db, bodies, [{ owner, record }], live, now))[0] ?? null;
 }
 
 /** A request in full, as the owner's view answers it. */

@@ -3,7 +3,13 @@
  * implements it, so src/forward/ never imports the object.
  */
 import type { FinalizeAnswer, ForwardStatusEnvelope, RemovalAnswer, RequestAddress, StreamedEnvelope } from '../../schemas/forward-rules';
+import type { ForwardHistoryQuery } from '../../schemas/forward';
+import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import type { ForwardCaller } from './caller';
+import type { HistoryPlace } from './live-history';
+import type { OwnerAddress } from './owner-history';
+import type { SecretKey } from '../platform/secrets';
+import type { ForwardOutcome } from './send';
 import type { HistoryOwner } from './history';
 import type { PreparedRequest } from './prepare';
 import type { ForwardRecord } from './record';
@@ -17,6 +23,14 @@ export interface QueuedPlan {
   texts?: string;
   /** prepared.data was left out of the stored plan: it is the record's request_body, parsed. */
   dataFromRecord?: true;
+}
+
+/** A direct request as the dispatch hands it to the caller's object: checked, counted, ready to go. */
+export interface DirectDispatch {
+  owner: HistoryOwner;
+  prepared: PreparedRequest;
+  key: SecretKey | null;
+  record: ForwardRecord;
 }
 
 export interface QueuedDispatch extends QueuedPlan {
@@ -62,8 +76,15 @@ export interface ForwardQueueStore {
   cancel(address: RequestAddress): Promise<RemovalAnswer | null>;
   withdraw(address: RequestAddress): Promise<RemovalAnswer | null>;
   queueCount(queue: string): Promise<number>;
-  /** Rows of this caller with bodies were written to the history: their bodies move to a segment in a while. */
-  historyWritten(owner: HistoryOwner): Promise<void>;
+  /** Sends a direct request, recorded before it goes and settled before this answers (the caller's history). */
+  sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome>;
+  /** The caller's history (history.ts historyRows): up to `count` after the id `after`, newest first. */
+  historyRows(owner: HistoryOwner, query: ForwardHistoryQuery, after: string | null, count: number): Promise<ForwardRecord[]>;
+  /** One request of the caller's history, with its bodies; null when it is not there (or expired). */
+  historyFind(owner: HistoryOwner, address: RequestAddress): Promise<ForwardRecord | null>;
+  /** The owner's view of this caller's history (owner-history.ts ownerRows). */
+  ownerRows(owner: HistoryOwner, query: OwnerForwardQuery, after: string | null, count: number): Promise<HistoryPlace[]>;
+  ownerFind(owner: HistoryOwner, address: OwnerAddress): Promise<HistoryPlace | null>;
   /** Read-only: each request's current state, null for one the store does not hold (a listing's fresh view). */
   current(addresses: readonly LiveAddress[]): Promise<Array<LiveState | 'unchanged' | null>>;
   /** Read-only: a streamed request's stored pieces joined; null when the store holds none of it. */

@@ -4,26 +4,24 @@
  */
 import { FINALIZE_MESSAGES, type FinalizeAnswer, type ForwardStatusEnvelope, type RemovalAnswer, type RequestAddress } from '../../schemas/forward-rules';
 import { SvcHttpError } from '../http/errors';
-import { findHistory, type HistoryOwner } from './history';
+import type { HistoryOwner } from './history';
 import type { ForwardQueueStore, PollAnswer } from './queue-store';
 import { envelopeOf } from './record';
 
 const REQUEST_NOT_FOUND = FINALIZE_MESSAGES.notFound;
 
 export interface RequestPlaces {
+  /** The caller's object: its live requests and its history. */
   queues: ForwardQueueStore;
-  db: D1Database;
-  /** Where history bodies moved out of D1 are (history-segments.ts). */
-  bodies: R2Bucket;
   owner: HistoryOwner;
 }
 
 /**
  * The settled request the history keeps. An unresolved row there belongs to a request its queue no longer
- * holds (cancelled, withdrawn or expired; the row's deletion is still on its way to D1): it is gone.
+ * holds (cancelled, withdrawn or expired; the row's deletion is still on its way from the outbox): it is gone.
  */
 async function settledInHistory(places: RequestPlaces, address: RequestAddress) {
-  const kept = await findHistory(places.db, places.bodies, places.owner, address, Date.now());
+  const kept = await places.queues.historyFind(places.owner, address);
   return kept && (kept.status === 'resolved' || kept.status === 'failed') ? kept : null;
 }
 

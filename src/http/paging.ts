@@ -53,6 +53,11 @@ export interface Listing<P, R, T> {
   rows: (after: P | null, count: number) => Promise<R[]>;
   /** The position a page ending on `row` hands out as its startKey. */
   position: (row: R) => P;
+  /**
+   * For a listing whose page reads are bounded (it may stop short of `count` with more to come): where the
+   * next page starts then, or null when the list ended. Asked after `rows`.
+   */
+  resumeAt?: () => P | null;
   /** What the list shows of a row. */
   shape: (row: R) => T | Promise<T>;
 }
@@ -65,10 +70,11 @@ export async function pageOf<P, R, T>(request: PageRequest, listing: Listing<P, 
   const after = decodeStartKey(request.startKey, listing.isPosition);
   const rows = await listing.rows(after, request.limit + 1);
   const kept = rows.slice(0, request.limit);
-  const endOfList = rows.length <= request.limit;
+  const resume = rows.length <= request.limit ? (listing.resumeAt?.() ?? null) : null;
+  const endOfList = rows.length <= request.limit && resume === null;
   return {
     list: await Promise.all(kept.map((row) => listing.shape(row))),
-    startKey: endOfList ? null : encodeStartKey(listing.position(kept[kept.length - 1])),
+    startKey: endOfList ? null : encodeStartKey(resume ?? listing.position(kept[kept.length - 1])),
     endOfList,
   };
 }

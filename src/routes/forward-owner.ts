@@ -11,7 +11,8 @@ import { createRouter } from '../app';
 import { SvcHttpError } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../http/paging';
-import { addressOfRecord, findOwnerHistory, listOwnerHistory, ownerRequestView } from '../forward/owner-history';
+import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
+import { findOwnerRequest, listOwnerHistory } from '../forward/owner-fan-out';
 
 export const forwardOwnerRoutes = createRouter();
 
@@ -31,12 +32,12 @@ async function requestIdOf(raw: string): Promise<{ id: string; method?: string; 
 forwardOwnerRoutes.get(REQUESTS_PATH, owner, async (c) => {
   const parsed = await checked(() => parseOrRefuse(ownerForwardQuerySchema, c.req.query()));
   if (!parsed.ok) throw new SvcHttpError(parsed.issue.code, parsed.issue.message, { detail: { field: parsed.issue.field } });
-  return c.json(await listOwnerHistory(c.env.DB, c.env.BODIES, c.get('project').service_id, parsed.value, pageRequest(c.req), Date.now(), (owner) => forwardQueueStub(c.env, owner)));
+  return c.json(await listOwnerHistory(c.env.DB, c.get('project').service_id, parsed.value, pageRequest(c.req), (owner) => forwardQueueStub(c.env, owner)));
 });
 
 forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, owner, async (c) => {
   const serviceId = c.get('project').service_id;
-  const found = await findOwnerHistory(c.env.DB, c.env.BODIES, serviceId, await requestIdOf(c.req.param('id')), Date.now(), (owner) => forwardQueueStub(c.env, owner));
+  const found = await findOwnerRequest(c.env.DB, serviceId, await requestIdOf(c.req.param('id')), (owner) => forwardQueueStub(c.env, owner));
   if (!found) throw new SvcHttpError('NOT_FOUND', 'Request not found.', { status: 404 });
   const { record } = found;
   // The pieces stay in the caller's queue object until finalized (read-only here).

@@ -44,7 +44,7 @@ const callerOf = (c: Guarded): Promise<ForwardCaller> => callerOfRequest(c.get('
 
 async function placesOf(c: Guarded): Promise<RequestPlaces> {
   const owner: HistoryOwner = { serviceId: c.get('project').service_id, callerKey: (await callerOf(c)).key };
-  return { owner, db: c.env.DB, bodies: c.env.BODIES, queues: forwardQueueStub(c.env, owner) };
+  return { owner, queues: forwardQueueStub(c.env, owner) };
 }
 
 async function checkedAddress(input: { id?: unknown; url?: unknown; method?: unknown }) {
@@ -124,5 +124,5 @@ forwardRoutes.get(`${FORWARD_PATH}/history`, anyone, async (c) => {
   const parsed = await checked(() => parseOrRefuse(forwardHistoryQuerySchema, c.req.query()));
   if (!parsed.ok) throw refusal(parsed.issue);
   const places = await placesOf(c);
-  return c.json(await listHistory(c.env.DB, c.env.BODIES, places.owner, parsed.value, pageRequest(c.req), Date.now(), () => places.queues));
+  return c.json(await listHistory(places.queues, places.owner, parsed.value, pageRequest(c.req)));
 });

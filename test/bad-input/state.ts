@@ -28,12 +28,12 @@ const PROJECT_TABLES = [
   'mail_usage',
   'newsletter_sends',
   'newsletter_batches',
-  'forward_requests',
+  'forward_callers',
   'forward_rate',
 ] as const;
 
 /** Tables without a rowid, in the order of their primary key. */
-const ORDER: Partial<Record<(typeof PROJECT_TABLES)[number], string>> = { user_consumptions: '2, 3, 4, 5', log_tickets: '2' };
+const ORDER: Partial<Record<(typeof PROJECT_TABLES)[number], string>> = { user_consumptions: '2, 3, 4, 5', log_tickets: '2', forward_callers: '2, 3' };
 
 /** The caller the runner sends as when a case has no credential (runner.ts: its IP address and user agent). */
 const VISITOR = { ip: '203.0.113.7', userAgent: 'bad-input-suite' };
@@ -56,14 +56,14 @@ export interface Snapshot {
   /** What each watched TicketDO holds. */
   tickets: Record<string, { exists: boolean; remaining: number | null }>;
   projectCount: number;
-  /** What the visitor's ForwardQueueDO holds: its requests and its waiting history changes. */
+  /** What the visitor's ForwardQueueDO holds: its requests, its waiting history changes and its history. */
   visitorQueue: string;
 }
 
 async function visitorQueue(serviceId: string): Promise<string> {
   const { key } = await forwardCaller({ kind: 'anonymous' }, VISITOR.ip, VISITOR.userAgent);
   return runInDurableObject(forwardQueueStub(env, { serviceId, callerKey: key }), (_instance, state) =>
-    JSON.stringify([state.storage.sql.exec('SELECT * FROM requests').toArray(), state.storage.sql.exec('SELECT * FROM outbox').toArray()]),
+    JSON.stringify(['requests', 'outbox', 'forward_requests', 'forward_bodies'].map((table) => state.storage.sql.exec(`SELECT * FROM ${table}`).toArray())),
   );
 }
 

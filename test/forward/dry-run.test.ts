@@ -2,6 +2,7 @@
  * `check: true` answers the request as it would go (the key shown as $CLIENT_SECRET) and a verdict per
  * rule (secret access, destination, limits), sending nothing and counting nothing.
  */
+import { historyOf } from './history-store';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, mintUser, putSecret, type TestProject } from '../helpers/api';
@@ -24,10 +25,9 @@ afterEach(() => {
 });
 
 async function rows(): Promise<number> {
-  const { results } = await env.DB.prepare('SELECT (SELECT COUNT(*) FROM forward_requests WHERE service_id = ?1) + (SELECT COUNT(*) FROM forward_rate WHERE service_id = ?1) AS n')
-    .bind(project.service_id)
-    .all<{ n: number }>();
-  return results[0].n;
+  const { results } = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ?').bind(project.service_id).all<{ n: number }>();
+  const rates = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_rate WHERE service_id = ?').bind(project.service_id).first<{ n: number }>();
+  return results.reduce((sum, row) => sum + row.n, 0) + rates!.n;
 }
 
 /** Dry-runs the dispatch against a fresh /echo path; nothing may arrive there or be stored. */
@@ -90,7 +90,7 @@ describe('dry run', () => {
     expect(over.json).toMatchObject({ outcome: 'refuse', verdicts: { limits: expect.stringMatching(/at most 1 calls a minute per caller/) } });
     expect(await received(path)).toBe(1);
     await env.DB.prepare('DELETE FROM forward_rate WHERE service_id = ?').bind(project.service_id).run();
-    await env.DB.prepare('DELETE FROM forward_requests WHERE service_id = ?').bind(project.service_id).run();
+    await historyOf(project.service_id).prepare('DELETE FROM forward_requests WHERE service_id = ?').bind(project.service_id).run();
   });
 
   it('a url with user info is refused as a dispatch of it would be (INVALID_PARAMETER), not failed', async () => {

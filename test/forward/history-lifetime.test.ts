@@ -7,6 +7,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_CLEANUP_KIND, HISTORY_LIFETIME_DAYS, ROWS_PER_STATEMENT, STATEMENTS_PER_RUN, sweepExpiredHistory } from '../../src/forward/history-cleanup';
 import { createProject, type TestProject } from '../helpers/api';
+import { historyOf } from './history-store';
 import { eventually, forward, origin, settledEnvelope, uniquePath } from './support';
 
 const DAY_MS = 86_400_000;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 
 const expiryOf = (id: string) =>
-  env.DB.prepare('SELECT updated, expires_at FROM forward_requests WHERE service_id = ? AND id = ?')
+  historyOf(project.service_id).prepare('SELECT updated, expires_at FROM forward_requests WHERE service_id = ? AND id = ?')
     .bind(project.service_id, id)
     .first<{ updated: number; expires_at: number | null }>();
 

@@ -2,6 +2,7 @@
  * Every refusal of a dispatch answers its documented code before anything is sent: nothing arrives at the
  * destination (the loopback server counts by path) and nothing is stored (no history row, no rate count).
  */
+import { historyOf } from './history-store';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORWARD_URL, MAX_MULTIPART_CHARS } from '../../schemas/forward-rules';
@@ -26,11 +27,12 @@ afterEach(() => {
 
 /** Rows stored for requests to this path (other tests' requests may still be landing), and rate counters. */
 async function storedRows(path: string): Promise<number> {
-  const [requests, rates] = await env.DB.batch<{ n: number }>([
-    env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url LIKE '%' || ?").bind(project.service_id, path),
-    env.DB.prepare('SELECT COUNT(*) AS n FROM forward_rate WHERE service_id = ?').bind(project.service_id),
-  ]);
-  return requests.results[0].n + rates.results[0].n;
+  const { results: requests } = await historyOf(project.service_id)
+    .prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url LIKE '%' || ?")
+    .bind(project.service_id, path)
+    .all<{ n: number }>();
+  const rates = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_rate WHERE service_id = ?').bind(project.service_id).first<{ n: number }>();
+  return requests.reduce((sum, row) => sum + row.n, 0) + rates!.n;
 }
 
 /** Sends the dispatch (direct and queued) to a fresh /echo path; both must be refused as `expected`, nothing sent or stored. */
@@ -68,7 +70,7 @@ describe('refusals of the Secret Key', () => {
     const res = await forward(project, { url: `${origin}${path}`, secretName: 'locked', headers: { 'x-key': '$CLIENT_SECRET' } }, { token: senior.id_token });
     expect(res.status).toBe(200);
     expect(await received(path)).toBe(1);
-    await env.DB.prepare('DELETE FROM forward_requests WHERE service_id = ?').bind(project.service_id).run();
+    await historyOf(project.service_id).prepare('DELETE FROM forward_requests WHERE service_id = ?').bind(project.service_id).run();
   });
 
   it('a url outside the key\u2019s Destinations', async () => {
