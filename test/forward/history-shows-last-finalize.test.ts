@@ -6,6 +6,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { historyOf } from './history-store';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { finalize, forward, history, origin, readStream, runCallerJobsNow, visitorOwner } from './support';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   project = await createProject();
 });
 
-/** Holds back the caller's object's export to D1: its export job waits an hour (a new change joins it). */
+/** Holds back the caller's object's export to its history table: its export job waits an hour (a new change joins it). */
 async function holdExport(): Promise<void> {
   await runInDurableObject(forwardQueueStub(env, await visitorOwner(project)), (_instance, state) => {
     const later = Date.now() + 3_600_000;
@@ -26,9 +27,9 @@ async function holdExport(): Promise<void> {
   });
 }
 
-/** The finalized version D1's row holds (JSON text), read straight from D1. */
+/** The finalized version the history's row holds (JSON text), read straight from the caller's history table. */
 const inD1 = async (id: string) =>
-  (await env.DB.prepare('SELECT response_body FROM forward_requests WHERE service_id = ? AND id = ?').bind(project.service_id, id).first<{ response_body: string | null }>())
+  (await historyOf(project.service_id).prepare('SELECT response_body FROM forward_requests WHERE service_id = ? AND id = ?').bind(project.service_id, id).first<{ response_body: string | null }>())
     ?.response_body;
 
 describe('the history shows the last finalized version as soon as the finalize answered', () => {
@@ -42,7 +43,7 @@ describe('the history shows the last finalized version as soon as the finalize a
     await runCallerJobsNow(project, ['export-history']);
 
     for (let version = 1; version <= SEQUENCES; version++) {
-      // D1 holds the version before; the new one waits in the object's outbox while the listings read.
+      // The history table holds the version before; the new one waits in the object's outbox while the listings read.
       expect(JSON.parse((await inD1(request.id)) ?? 'null'), `sequence ${version}: D1 before`).toEqual({ version: version - 1 });
       await holdExport();
       expect((await finalize(project, { ...request, data: { version } })).json.finalized).toBe(true);

@@ -11,7 +11,8 @@ import { neverFits, type Outbox } from '../../durable-objects/outbox';
 import { LimitBreach } from '../../src/platform/strict-limits';
 import { MAX_FORWARD_ANSWER_BYTES, MAX_FORWARD_DATA_BYTES, MAX_MULTIPART_CHARS } from '../../schemas/forward-rules';
 import { createProject, type TestProject } from '../helpers/api';
-import { eventually, forward, heldAtGate, history, loopback, origin, settledEnvelope, uniquePath, visitorOwner } from './support';
+import { historyOf } from './history-store';
+import { eventually, forward, heldAtGate, history, loopback, origin, runCallerJobsNow, settledEnvelope, uniquePath, visitorOwner } from './support';
 
 const ROW_LIMIT = 2_000_000;
 
@@ -49,9 +50,9 @@ const multipartAtCap = () => {
 
 const hex = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-/** The request's D1 row: where its bodies are. */
+/** The request's history row (in the caller's object): where its bodies are. */
 const d1Row = (url: string, id: string) =>
-  env.DB.prepare('SELECT status, body_segment, request_body, response_body FROM forward_requests WHERE service_id = ? AND url = ? AND id = ?')
+  historyOf(project.service_id).prepare('SELECT status, body_segment, request_body, response_body FROM forward_requests WHERE service_id = ? AND url = ? AND id = ?')
     .bind(project.service_id, url, id)
     .first<{ status: string; body_segment: string | null; request_body: string | null; response_body: string | null }>();
 
@@ -78,7 +79,7 @@ describe('rows fit', () => {
   }, 60_000);
 
   for (const queued of [true, false]) {
-    it(`a ${queued ? 'queued' : 'direct'} request with 1 MiB of data and a 1 MiB answer: every row fits, the bodies go to R2 beside the D1 row, and both are listed whole`, async () => {
+    it(`a ${queued ? 'queued' : 'direct'} request with 1 MiB of data and a 1 MiB answer: every row fits, the bodies go to R2 beside the history row, and both are listed whole`, async () => {
       const url = `${origin}${uniquePath('/sized/' + MAX_FORWARD_ANSWER_BYTES)}`.replace(/\/[^/]+$/, '');
       const data = 'd'.repeat(MAX_FORWARD_DATA_BYTES - 2);
       const res = await forward(project, { url, method: 'POST', data, ...(queued ? { queue: `big-${crypto.randomUUID()}` } : {}) });
@@ -90,12 +91,12 @@ describe('rows fit', () => {
         expect(done.response_body).toBe('x'.repeat(MAX_FORWARD_ANSWER_BYTES));
         for (const [table, size] of Object.entries(await largestRows())) expect(size, table).toBeLessThan(ROW_LIMIT);
       }
-      await eventually('the settled row is in D1', async () => (await d1Row(url, id))?.status === 'resolved');
+      await eventually('the settled row is in the history', async () => (await d1Row(url, id))?.status === 'resolved');
       const row = (await d1Row(url, id))!;
       expect(row.body_segment).not.toBeNull();
       expect([row.request_body, row.response_body]).toEqual([null, null]);
       // Each state written (queued: pending, running, settled) had a segment of its own; all but the row's are due for the cleanup.
-      const { results: segments } = await env.DB.prepare('SELECT key, expires_at FROM forward_segments WHERE key LIKE ?')
+      const { results: segments } = await historyOf(project.service_id).prepare('SELECT key, expires_at FROM forward_segments WHERE key LIKE ?')
         .bind(`%/alone-${id}-%`)
         .all<{ key: string; expires_at: number }>();
       if (queued) expect(segments.length).toBeGreaterThan(1);
@@ -116,18 +117,19 @@ describe('rows fit', () => {
     const stub = forwardQueueStub(env, owner);
     const url = `${origin}/dead-letter/${crypto.randomUUID()}`;
     const record = (id: string, at: string) => ({ id, method: 'POST', url: at, queue_name: 'dl', status: 'resolved', created: 1, updated: Date.now() });
-    // The middle one's url alone is over a D1 value's 2,000,000 bytes: its row can never be written.
+    // The middle one's url alone is over a SQLite value's 2,000,000 bytes (D1's and an object's): its row can never be written.
     const tooLong = `${url}/${'u'.repeat(ROW_LIMIT)}`;
-    await runInDurableObject(stub, (instance: ForwardQueueDO) => {
-      const outbox = (instance as unknown as { outbox: Outbox<unknown, string> }).outbox;
+    await runInDurableObject(stub, async (instance: ForwardQueueDO) => {
+      const { outbox, alarms } = instance as unknown as { outbox: Outbox<unknown, string>; alarms: { arm(): Promise<void> } };
       outbox.add({ op: 'put', owner, record: record('a', url) });
       outbox.add({ op: 'put', owner, record: record('b', tooLong) });
       outbox.add({ op: 'put', owner, record: record('c', url) });
+      await alarms.arm();
     });
-    await stub.historyWritten(owner);
+    await runCallerJobsNow(project, ['export-history']);
     const ids = async () =>
-      (await env.DB.prepare('SELECT id FROM forward_requests WHERE service_id = ? AND url = ? ORDER BY id').bind(project.service_id, url).all<{ id: string }>()).results.map((r) => r.id);
-    await eventually('a and c reach D1', async () => (await ids()).join() === 'a,c');
+      (await historyOf(project.service_id).prepare('SELECT id FROM forward_requests WHERE service_id = ? AND url = ? ORDER BY id').bind(project.service_id, url).all<{ id: string }>()).results.map((r) => r.id);
+    await eventually('a and c reach the history', async () => (await ids()).join() === 'a,c');
     const after = await runInDurableObject(stub, (instance: ForwardQueueDO) => {
       const outbox = (instance as unknown as { outbox: Outbox<unknown, string> }).outbox;
       return { pending: outbox.size(), dead: outbox.deadLetters().map((letter) => ({ ...letter, payload: JSON.parse(letter.payload) as { record: { id: string; url: string } } })) };
