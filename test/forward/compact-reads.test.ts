@@ -2,10 +2,10 @@
  * Issue 25 item 4, memory: a compact history listing reads only what it shows. Bodies waiting in
  * forward_bodies (up to about 900 KB each) are read as their first characters, not whole.
  */
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COLUMNS, COMPACT_COLUMNS } from '../../src/forward/history';
 import { createProject, type TestProject } from '../helpers/api';
+import { historyOf } from './history-store';
 import { forward, history, origin } from './support';
 
 let project: TestProject;
@@ -13,9 +13,9 @@ beforeAll(async () => {
   project = await createProject();
 });
 
-/** The characters D1 answers for this url's rows read with these columns. */
+/** The characters the caller's history answers for this url's rows read with these columns. */
 const readChars = async (columns: string, url: string) => {
-  const { results } = await env.DB.prepare(`SELECT ${columns} FROM forward_requests AS f WHERE service_id = ? AND url = ?`).bind(project.service_id, url).all();
+  const { results } = await historyOf(project.service_id).prepare(`SELECT ${columns} FROM forward_requests AS f WHERE service_id = ? AND url = ?`).bind(project.service_id, url).all();
   return { rows: results.length, chars: JSON.stringify(results).length };
 };
 

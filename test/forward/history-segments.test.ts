@@ -1,13 +1,16 @@
 /**
- * Forward bodies out of D1 (issue 24): a minute after settled requests reached the history, their caller's
- * object moves their bodies and headers into one R2 segment per batch; D1 keeps the index and the compact
- * texts. Every listing answers byte for byte as before, a compact listing reads no body, a page reads each
- * distinct segment once, rows written the old way (bodies in D1) are still served, and the cleanup deletes
- * segments whose rows all expired.
+ * Forward bodies out of the history's rows (issue 24): a minute after settled requests reached the history, their caller's
+ * object moves their bodies and headers into one R2 segment per batch; its history row keeps where they are
+ * and the compact texts. Every listing answers byte for byte as before, a compact listing reads no body, a page reads each
+ * distinct segment once, and the caller's sweep deletes segments whose rows all expired.
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runHistoryCleanup } from '../../src/forward/history-cleanup';
+import { runInDurableObject } from 'cloudflare:test';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { SqlDatabase } from '../../durable-objects/sql-database';
+import { runHistorySweep } from '../../src/forward/history-cleanup';
+import { historyOf } from './history-store';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { eventually, forward, history, origin, poll, runCallerJobsNow, uniquePath, visitorOwner } from './support';
 
@@ -19,6 +22,10 @@ const SECRET = 'sk-segment-3kQz9Vw2Lp';
 const big = (i: number) => ({ i, text: `${'é'.repeat(150)} ${'x'.repeat(200)} ${i}` });
 
 const visitor = () => visitorOwner(project);
+/** The caller's object's sweep of its history, run as if it were `now`. */
+const sweepAt = async (now: number) =>
+  runInDurableObject(forwardQueueStub(env, await visitor()), (_instance, state: DurableObjectState) => runHistorySweep(new SqlDatabase(state.storage), env.BODIES, now));
+
 /** Runs the caller's compaction now (it runs a minute after the rows were written). */
 const compactNow = () => runCallerJobsNow(project, ['compact-history']);
 
@@ -46,13 +53,13 @@ async function answers(): Promise<string[]> {
 }
 
 const rowsOf = () =>
-  env.DB.prepare('SELECT id, body_segment, request_body, response_body, request_headers FROM forward_requests WHERE service_id = ? AND url = ?')
+  historyOf(project.service_id).prepare('SELECT id, body_segment, request_body, response_body, request_headers FROM forward_requests WHERE service_id = ? AND url = ?')
     .bind(project.service_id, url)
     .all<{ id: string; body_segment: string | null; request_body: string | null; response_body: string | null; request_headers: string | null }>();
 
 /** Rows whose bodies wait in their own table (migration 0016) until they move. */
 const waitingBodies = async (of: string) =>
-  (await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, of).first<{ n: number }>())!.n;
+  (await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, of).first<{ n: number }>())!.n;
 
 beforeAll(async () => {
   project = await createProject();
@@ -69,11 +76,11 @@ beforeAll(async () => {
   await putSecret(project, 'segment-key', SECRET);
   secretUrl = `${origin}${uniquePath('/echo/segments-secret')}`;
   await forward(project, { url: secretUrl, method: 'POST', secretName: 'segment-key', headers: { 'x-key': '$CLIENT_SECRET' }, data: { ...big(99), key: '$CLIENT_SECRET' } });
-  await eventually('every request settled in D1', async () => {
-    const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+  await eventually('every request settled in the history', async () => {
+    const { results } = await historyOf(project.service_id).prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
       .bind(project.service_id, url)
       .all<{ n: number }>();
-    const secret = await env.DB.prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+    const secret = await historyOf(project.service_id).prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
       .bind(project.service_id, secretUrl)
       .first<{ n: number }>();
     return results[0].n === 12 && secret!.n === 1;
@@ -98,27 +105,10 @@ describe('forward bodies in R2 segments', () => {
   });
 
   it("a segment holds the key's token, never its value", async () => {
-    const row = await env.DB.prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, secretUrl).first<{ body_segment: string }>();
+    const row = await historyOf(project.service_id).prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, secretUrl).first<{ body_segment: string }>();
     const text = await (await env.BODIES.get(row!.body_segment))!.text();
     expect(text).toContain('$CLIENT_SECRET');
     expect(text).not.toContain(SECRET);
-  });
-
-  it('a row written the old way, bodies in D1, is still served, full and compact', async () => {
-    const oldUrl = `${origin}${uniquePath('/echo/old-way')}`;
-    const caller = await visitor();
-    await env.DB.prepare(
-      `INSERT INTO forward_requests (service_id, caller_key, method, url, id, queue_name, status, created, updated, status_code, request_body, response_body, stream, request_headers)
-       VALUES (?, ?, 'POST', ?, '0000old:aaaaaaaaaaaaaaaa', NULL, 'resolved', 1000, 1000, 200, '{"old":true}', '"answer kept in D1"', 0, '{}')`,
-    )
-      .bind(caller.serviceId, caller.callerKey, oldUrl)
-      .run();
-    const full = (await history(project, { url: oldUrl, method: 'POST' })).json.list;
-    expect(full).toEqual([
-      { id: '0000old:aaaaaaaaaaaaaaaa', status: 'resolved', queue_name: null, method: 'POST', url: oldUrl, created: 1000, updated: 1000, status_code: 200, request_body: { old: true }, response_body: 'answer kept in D1' },
-    ]);
-    const compact = (await history(project, { url: oldUrl, method: 'POST', compact: 'true' })).json.list[0];
-    expect(compact).toMatchObject({ compact: true, request_text: '{"old":true}', response_text: 'answer kept in D1', response_complete_marker: true });
   });
 
   it('a compact listing reads no body: it answers the same once the segments are gone from R2', async () => {
@@ -134,14 +124,15 @@ describe('forward bodies in R2 segments', () => {
     const expired = `fwd/segments/${project.service_id}/test/expired-${crypto.randomUUID()}`;
     const live = `fwd/segments/${project.service_id}/test/live-${crypto.randomUUID()}`;
     for (const key of [expired, live]) await env.BODIES.put(key, 'x');
-    await env.DB.batch([
-      env.DB.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(expired, now - 1),
-      env.DB.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(live, now + 60_000),
+    const caller = historyOf(project.service_id, [await visitor()]);
+    await caller.batch([
+      caller.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(expired, now - 1),
+      caller.prepare('INSERT INTO forward_segments (key, expires_at) VALUES (?, ?)').bind(live, now + 60_000),
     ]);
-    await runHistoryCleanup(env, now);
+    await sweepAt(now);
     expect(await env.BODIES.head(expired)).toBeNull();
     expect(await env.BODIES.head(live)).not.toBeNull();
-    const kept = await env.DB.prepare('SELECT key FROM forward_segments WHERE key IN (?, ?)').bind(expired, live).all<{ key: string }>();
+    const kept = await caller.prepare('SELECT key FROM forward_segments WHERE key IN (?, ?)').bind(expired, live).all<{ key: string }>();
     expect(kept.results.map((row) => row.key)).toEqual([live]);
   });
 
@@ -150,8 +141,8 @@ describe('forward bodies in R2 segments', () => {
     const res = await forward(project, { url: shortUrl, method: 'POST', data: big(7), expires: 1 });
     expect(res.status, res.text).toBe(200);
     expect(await waitingBodies(shortUrl)).toBe(1);
-    await runHistoryCleanup(env, Date.now() + 5_000);
-    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, shortUrl).first<{ n: number }>();
+    await sweepAt(Date.now() + 5_000);
+    const left = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, shortUrl).first<{ n: number }>();
     expect(left!.n).toBe(0);
     expect(await waitingBodies(shortUrl)).toBe(0);
   });
