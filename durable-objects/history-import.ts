@@ -44,7 +44,10 @@ export async function importLegacyHistory(db: D1Database, storage: DurableObject
       .all<Row>();
     if (rows.length === 0) return moved;
     const keys = JSON.stringify(rows.map((row) => [row.service_id, row.caller_key, row.method, row.url, row.id]));
-    const { results: bodies } = await db.prepare(`SELECT ${BODY_COLUMNS} FROM forward_bodies AS b, json_each(?) WHERE ${KEY('b')}`).bind(keys).all<Row>();
+    const { results: bodies } = await db
+      .prepare(`SELECT ${BODY_COLUMNS.split(', ').map((name) => `b.${name}`).join(', ')} FROM json_each(?) CROSS JOIN forward_bodies AS b WHERE ${KEY('b')}`)
+      .bind(keys)
+      .all<Row>();
     storage.transactionSync(() => {
       insertAll(storage.sql, 'forward_requests', ROW_COLUMNS, rows);
       insertAll(storage.sql, 'forward_bodies', BODY_COLUMNS, bodies);
