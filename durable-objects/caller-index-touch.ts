@@ -1,4 +1,4 @@
-import { callerRow, TOUCH_EVERY_MS, touchCaller } from '../src/forward/caller-index';
+import { callerRow, forgetCaller, TOUCH_EVERY_MS, touchCaller } from '../src/forward/caller-index';
 import type { HistoryOwner } from '../src/forward/history';
 
 /**
@@ -35,6 +35,15 @@ export class CallerIndex {
     }
     await touchCaller(this.db, owner, firstAt, now);
     this.touchedAt = now;
+  }
+
+  /** The caller has no history left: its row leaves the index (a later request lists it again). */
+  async forget(owner: HistoryOwner): Promise<void> {
+    const firstAt = this.meta('first_at');
+    if (firstAt === null) return;
+    await forgetCaller(this.db, owner, firstAt);
+    this.sql.exec("DELETE FROM caller_meta WHERE name = 'first_at'");
+    this.touchedAt = 0;
   }
 
   meta(name: string): number | null {

@@ -132,8 +132,10 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** The caller's history, in this object's SQLite (history-schema.ts). */
   private readonly history: SqlDatabase;
   private readonly callerIndex: CallerIndex;
-  /** Rows D1 held for this caller, moved here once (history-import.ts). */
-  private imported: Promise<void> | null = null;
+  /** Rows D1 held for this caller, moved here once (history-import.ts); true once done. */
+  private imported: Promise<void> | true | null = null;
+  /** When the sweep job runs next (undefined: not read from the job table yet). */
+  private sweepAt: number | null | undefined;
   /** The sends in flight, by request seq, so a cancel can end one. */
   private readonly inFlight = new Map<number, AbortController>();
 
@@ -219,7 +221,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
     // In the history at once (the listings read it before the outbox's later states reach it).
     for (const statement of historyInsertNew(this.history, entry)) statement.run();
-    this.scheduleSweep(record);
+    this.scheduleSweep(dispatch.owner, historyExpiry(record));
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
@@ -302,11 +304,16 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const done = settled(running, outcome);
     const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
     await this.history.batch(historyUpsert(this.history, [settledEntry]));
-    this.scheduleSweep(done);
+    this.scheduleSweep(owner, historyExpiry(done));
     if (bodyChars(done) > INLINE_BODY_CHARS) this.scheduleCompaction(owner);
     await this.alarms.arm();
     if (touched) await touched;
     return outcome;
+  }
+
+  /** Moves the caller's rows D1 still holds here (the cron's wake of callers no request reaches). */
+  async importHistory(owner: HistoryOwner): Promise<void> {
+    await this.importOnce(owner);
   }
 
   async historyRows(owner: HistoryOwner, query: ForwardHistoryQuery, after: string | null, count: number): Promise<ForwardRecord[]> {
@@ -441,12 +448,17 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** The caller's rows D1 held before the history moved here, moved once per object (history-import.ts). */
   private importOnce(owner: HistoryOwner): Promise<void> {
-    if (this.callerIndex.meta('imported') !== null) return Promise.resolve();
+    if (this.imported === true) return Promise.resolve();
+    if (this.imported === null && this.callerIndex.meta('imported') !== null) {
+      this.imported = true;
+      return Promise.resolve();
+    }
     this.imported ??= importLegacyHistory(this.env.DB, this.ctx.storage, owner).then(
       () => {
         this.ctx.storage.sql.exec("INSERT OR REPLACE INTO caller_meta (name, value) VALUES ('imported', ?)", Date.now());
+        this.imported = true;
         this.scheduleCompaction(owner);
-        this.jobs.add('sweep-history', Date.now(), '{}');
+        this.scheduleSweep(owner, Date.now());
       },
       (error: unknown) => {
         this.imported = null;
@@ -456,21 +468,33 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     return this.imported;
   }
 
-  /** A sweep of expired rows is due by the time this one expires (one job at a time, the earliest wins). */
-  private scheduleSweep(record: ForwardRecord): void {
-    const at = historyExpiry(record);
+  /** A sweep of expired rows is due by `at` (one job at a time, the earliest wins). */
+  private scheduleSweep(owner: HistoryOwner, at: number): void {
+    if (this.sweepAt === undefined) this.sweepAt = this.jobs.all().find((job) => job.kind === 'sweep-history')?.run_at ?? null;
+    if (this.sweepAt !== null && this.sweepAt <= at) return;
     const job = this.jobs.all().find((candidate) => candidate.kind === 'sweep-history');
-    if (!job) this.jobs.add('sweep-history', at, '{}');
-    else if (job.run_at > at) this.jobs.reschedule(job.id, at);
+    if (job) this.jobs.reschedule(job.id, at);
+    else this.jobs.add('sweep-history', at, JSON.stringify(owner));
+    this.sweepAt = at;
   }
 
+  /** Expired rows and their segments go; once none is left, the caller leaves D1's caller index too. */
   private async sweepHistory(job: Job<ForwardJobKind>): Promise<void> {
     if (job.run_at > Date.now()) return;
     const more = await runHistorySweep(this.history, this.env.BODIES, Date.now());
     const next = this.ctx.storage.sql.exec<{ at: number | null }>('SELECT min(expires_at) AS at FROM forward_requests').one().at;
-    if (more) this.jobs.reschedule(job.id, Date.now());
-    else if (next !== null) this.jobs.reschedule(job.id, next);
-    else this.jobs.delete(job.id);
+    if (more || next !== null) {
+      this.jobs.reschedule(job.id, more ? Date.now() : next!);
+      this.sweepAt = more ? Date.now() : next;
+      return;
+    }
+    this.jobs.delete(job.id);
+    this.sweepAt = null;
+    const owner = JSON.parse(job.payload) as HistoryOwner;
+    if (this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM requests').one().n > 0) return;
+    await this.callerIndex.forget(owner);
+    // A request written while the row was being removed lists the caller again.
+    if (this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM forward_requests').one().n > 0) await this.callerIndex.touch(owner, Date.now());
   }
 
   private scheduleCompaction(owner: HistoryOwner): void {

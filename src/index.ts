@@ -1,5 +1,6 @@
+import { forwardQueueStub } from '../durable-objects/forward-queue-do';
 import type { Env, WorkMessage } from './env';
-import { runHistoryCleanup } from './forward/history-cleanup';
+import { runHistoryCleanup, wakeLegacyCallers } from './forward/history-cleanup';
 import { pastRateWindows } from './forward/rate-limits';
 import { runRetention } from './logs/retention';
 import { runMailCleanup } from './mail/cleanup';
@@ -17,12 +18,14 @@ export default strictHandlers<Env, WorkMessage>({
   queue: (batch: MessageBatch<WorkMessage>, env: Env) => consumeWorkBatch(batch, env),
   // The cron of wrangler.toml [triggers]: ticket log retention by plan, cut off at the scheduled time;
   // expired forwarded requests and spent rate-limit counters; expired mail and its bodies. The four
-  // share one invocation's 50 D1 queries (Free): 20 + 2×4 + (10+2) + 1 = 41; each continues in
+  // share one invocation's 50 D1 queries (Free): 20 + 2×4 + (10+2) + 1 + 1 = 42; each continues in
   // work-queue messages, one per invocation, with a full share.
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
     ctx.waitUntil(runRetention(env, controller.scheduledTime, '', 20));
     ctx.waitUntil(runMailCleanup(env, controller.scheduledTime, { roundTrips: 2, pages: 2 }));
     ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime, 10));
     ctx.waitUntil(pastRateWindows(env.DB, controller.scheduledTime).run());
+    // Callers whose history D1 still holds (migration 0021): one D1 query and at most 10 object calls.
+    ctx.waitUntil(wakeLegacyCallers(env.DB, (owner) => forwardQueueStub(env, owner).importHistory(owner)));
   },
 });

@@ -29,6 +29,11 @@ export function touchCaller(db: D1Database, owner: HistoryOwner, firstAt: number
     .run();
 }
 
+/** Removes the caller's row (its object holds no history any more). */
+export function forgetCaller(db: D1Database, owner: HistoryOwner, firstAt: number): Promise<unknown> {
+  return db.prepare('DELETE FROM forward_callers WHERE service_id = ? AND first_at = ? AND caller_key = ?').bind(owner.serviceId, firstAt, owner.callerKey).run();
+}
+
 /** The caller's row as D1 has it (its first_at), or null for a caller not listed yet. */
 export async function callerRow(db: D1Database, owner: HistoryOwner): Promise<CallerRow | null> {
   return await db

@@ -8,6 +8,8 @@ import type { HistoryDb, HistoryStatement } from './history-db';
 import type { Env, WorkMessage } from '../env';
 import { sweepExpiredSegments } from './history-segments';
 import type { ForwardRecord } from './record';
+import type { HistoryOwner } from './history';
+import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 
 export const HISTORY_CLEANUP_KIND = 'forward-history.cleanup';
 
@@ -66,4 +68,20 @@ export async function runHistorySweep(db: HistoryDb, bucket: R2Bucket, now: numb
   const rows = await sweepExpiredHistory(db, now);
   const segments = await sweepExpiredSegments(db, bucket, now);
   return rows.more || segments.removed === 1000;
+}
+
+/** Callers whose rows D1 still holds (from before migration 0021) woken per cron run, so their objects move them. */
+export const LEGACY_CALLERS_PER_RUN = 10;
+
+/**
+ * Wakes the objects of callers whose history rows D1 still holds: each moves its rows on its first history
+ * call (durable-objects/history-import.ts). A backstop for callers no request or listing reaches.
+ */
+export async function wakeLegacyCallers(db: D1Database, wake: (owner: HistoryOwner) => Promise<void>): Promise<number> {
+  const { results } = await db
+    .prepare('SELECT service_id, caller_key FROM forward_requests GROUP BY service_id, caller_key LIMIT ?')
+    .bind(LEGACY_CALLERS_PER_RUN)
+    .all<{ service_id: string; caller_key: string }>();
+  await mapWithin(results, OPEN_CONNECTIONS, (row) => wake({ serviceId: row.service_id, callerKey: row.caller_key }));
+  return results.length;
 }

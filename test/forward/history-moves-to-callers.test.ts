@@ -6,6 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { LEGACY_CALLERS_PER_RUN, wakeLegacyCallers } from '../../src/forward/history-cleanup';
 import { callerHash, layOut } from '../../src/forward/history-segments';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { history, origin, uniquePath, visitorOwner } from './support';
@@ -76,5 +78,26 @@ describe('migration 0021 moves the history D1 held into the callers\u2019 object
     expect(await d1Count('forward_segments', 'key = ?', segment)).toBe(0);
     // The segment is the object's now: still in R2, and its history registers it.
     expect(await env.BODIES.head(segment)).not.toBeNull();
+  });
+});
+
+describe("the cron's wake of callers no request reaches", () => {
+  it('moves the rows of a caller nobody calls: its object is woken until D1 holds none of its rows', async () => {
+    const other = await createProject();
+    const owner = { serviceId: other.service_id, callerKey: 'v:never-called' };
+    await env.DB.prepare(
+      `INSERT INTO forward_requests (service_id, caller_key, method, url, id, queue_name, status, created, updated, stream, expires_at, request_body)
+       VALUES (?, ?, 'GET', ?, '0000d:dddddddddddddddd', NULL, 'resolved', 1000, 1000, 0, ?, '"kept"')`,
+    )
+      .bind(owner.serviceId, owner.callerKey, `${origin}/echo/never-called`, Date.now() + 86_400_000)
+      .run();
+    // Other tests' legacy rows share the database: the wake takes LEGACY_CALLERS_PER_RUN callers a run.
+    for (let run = 0; run < 50 && (await d1Count('forward_requests', 'service_id = ?', owner.serviceId)) > 0; run++) {
+      expect(await wakeLegacyCallers(env.DB, (caller) => forwardQueueStub(env, caller).importHistory(caller))).toBeLessThanOrEqual(LEGACY_CALLERS_PER_RUN);
+    }
+    expect(await d1Count('forward_requests', 'service_id = ?', owner.serviceId)).toBe(0);
+    const found = await forwardQueueStub(env, owner).historyFind(owner, { method: 'GET', url: `${origin}/echo/never-called`, id: '0000d:dddddddddddddddd' });
+    const moved = found as unknown as { request_body?: string } | null;
+    expect(moved?.request_body).toBe('"kept"');
   });
 });
