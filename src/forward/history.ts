@@ -1,7 +1,8 @@
 /**
- * The history of forwarded requests in D1 (spec 2.8, 4.3 forwardRequestHistory): one row per request of a
- * caller, written by the direct path once and by a queue's outbox per change; read by polls of requests
- * that left their queue's object, and listed newest first.
+ * The history of forwarded requests (spec 2.8, 4.3 forwardRequestHistory), kept in each caller's
+ * ForwardQueueDO since issue 34 (in D1 before: the SQL is D1's, history-db.ts): one row per request, written
+ * by the object as it stores or sends it and by its outbox per change; read by polls of requests that left
+ * the live queue, and listed newest first.
  */
 import type { HistoryDb, HistoryStatement } from './history-db';
 import type { ForwardHistoryQuery } from '../../schemas/forward';

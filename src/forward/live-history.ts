@@ -1,8 +1,9 @@
 /**
- * Read your own writes (issue 24, item 5): D1 has every request from the moment its dispatch answered (the
- * dispatch writes its row), but a queued request's later changes reach D1 through its object's outbox a
- * moment later. A listing therefore asks the caller's object for the current state of the rows whose D1
- * state may trail it, one call per caller on the page, and only for those rows.
+ * Read your own writes (issue 24, item 5): the caller's history has every request from the moment its
+ * dispatch answered (the object writes its row as it stores or sends it), but a queued request's later
+ * changes reach the history table through the object's outbox a moment later. A listing therefore takes
+ * the current state of the rows whose history state may trail it from the object's live requests, and
+ * only for those rows.
  */
 import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import type { HistoryOwner } from './history';
@@ -14,10 +15,7 @@ export type LiveLookup = (owner: HistoryOwner) => Pick<ForwardQueueStore, 'curre
 
 /** Objects asked at once by one listing (an invocation opens at most 6 connections). */
 const CONCURRENT_LOOKUPS = OPEN_CONNECTIONS;
-/**
- * Callers asked per page at most, so a page of the owner's view stays within the Free plan's 50
- * subrequests with its D1 and R2 reads; rows of further callers show D1's state (behind by the export delay).
- */
+/** Callers asked per page at most (a listing runs in one caller's object since issue 34: one caller). */
 const MAX_CALLERS_ASKED = 30;
 
 export const isUnresolved = (status: string) => status === 'pending' || status === 'running';

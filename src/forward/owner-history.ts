@@ -1,7 +1,8 @@
 /**
- * The owner's view of the forwarding history (issue 15): every caller's requests of the project, newest
- * first, filtered as spec 4.3's history plus the caller and a time range; one request in full. The caller
- * is named as the owner can read it: a user id, `visitor:<hash>` (never an address) or `owner:<owner id>`.
+ * The owner's view of the forwarding history (issue 15), as each caller's object answers it: the caller's
+ * requests filtered as spec 4.3's history plus the caller and a time range, newest first; one request in
+ * full (owner-fan-out.ts asks the callers). The caller is named as the owner can read it: a user id,
+ * `visitor:<hash>` (never an address) or `owner:<owner id>`.
  */
 import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import { fullRequestId, type RequestAddress, type RequestHistory } from '../../schemas/forward-rules';

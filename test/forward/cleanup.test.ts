@@ -1,8 +1,12 @@
-/** The daily cron drops forwarded requests whose expiry passed and rate-limit counters of minutes that ended. */
+/**
+ * The daily cron drops forwarded requests D1 still holds whose expiry passed, wakes their callers' objects to
+ * move the others (migration 0021), and drops rate-limit counters of minutes that ended.
+ */
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
+import { inCaller } from './history-store';
 
 async function runCron(scheduledTime: number): Promise<void> {
   const ctx = createExecutionContext();
@@ -27,8 +31,15 @@ describe('the daily cleanup of forwarding', () => {
       env.DB.prepare("INSERT INTO forward_rate VALUES ('cleanup', 'key:k', ?, 3)").bind(now - (now % 60_000)),
     ]);
     await runCron(now);
-    const ids = await env.DB.prepare("SELECT id FROM forward_requests WHERE service_id = 'cleanup' ORDER BY id").all<{ id: string }>();
-    expect(ids.results.map((r) => r.id)).toEqual(['2:later', '3:never']);
+    // D1 keeps none: the expired row is deleted, the others moved into their caller's object (migration 0021).
+    const left = await env.DB.prepare("SELECT id FROM forward_requests WHERE service_id = 'cleanup' ORDER BY id").all<{ id: string }>();
+    expect(left.results).toEqual([]);
+    const { rows } = await inCaller<{ id: string }>(
+      { serviceId: 'cleanup', callerKey: 'v:x' },
+      'SELECT id FROM forward_requests WHERE expires_at IS NULL OR expires_at > ? ORDER BY id',
+      [now],
+    );
+    expect(rows.map((r) => r.id)).toEqual(['2:later', '3:never']);
     const windows = await env.DB.prepare("SELECT window_start FROM forward_rate WHERE service_id = 'cleanup'").all<{ window_start: number }>();
     expect(windows.results.map((r) => r.window_start)).toEqual([now - (now % 60_000)]);
   });
