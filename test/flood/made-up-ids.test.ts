@@ -90,6 +90,18 @@ function report(what: string, run: Run) {
   );
 }
 
+/**
+ * Waits (at most 10 s) until no D1 query or object call happened for half a second: work the tests
+ * before left behind (a ticket-id cache refresh, an object's export) is not counted as this test's.
+ */
+async function quiet(): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const [queries, calls] = [d1QueriesSoFar(), durableObjectCallsSoFar()];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (d1QueriesSoFar() === queries && durableObjectCallsSoFar() === calls) return;
+  }
+}
+
 describe('a request for something that does not exist costs no store read (issue 33 item 4)', () => {
   it(`${REQUESTS} requests, each to a new made-up service id, from ${ADDRESSES} addresses: at most ${MOST_READS} D1 queries, every answer INVALID_SERVICE or 429`, async () => {
     const run = await flood((i) => {
@@ -119,6 +131,7 @@ describe('a request for something that does not exist costs no store read (issue
   it('bad ids (made up, long, %2F, dots, Unicode) are INVALID_SERVICE or TICKET_NOT_FOUND, never a 500, with no store read', async () => {
     const services = [randomId(20), 'x', 'a'.repeat(5_000), 'abcd%2Fefghijklmnopq', 'abcd..efghijklmnopqr', encodeURIComponent('ñandú'.repeat(4)), 'ABCDEFGHIJKLMNOPQRST', `${a.service_id.slice(0, 19)}${a.service_id[19] === 'a' ? 'b' : 'a'}`];
     const tickets = ['x'.repeat(5_000), 'a%2Fb', 'a..b', encodeURIComponent('ñandú'), `t-${randomId(12)}`, '-starts-with-dash'];
+    await quiet();
     const queries = d1QueriesSoFar();
     const calls = durableObjectCallsSoFar();
     const answers = await Promise.all([
