@@ -5,6 +5,7 @@
  * all, and the request is in the caller's history the moment the dispatch answered.
  */
 import { env } from 'cloudflare:workers';
+import type { Env } from '../../src/env';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { checkForwardDispatch } from '../../schemas/forward';
