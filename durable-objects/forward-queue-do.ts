@@ -294,20 +294,28 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
    * that is on disk), settled there before this answers. A restart meanwhile fails it (failInterruptedDirect).
    */
   async sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome> {
-    await this.importOnce(dispatch.owner);
     const { owner, record } = dispatch;
+    // What D1 is asked (rows it held for this caller, the caller index) runs beside the send, not before it.
+    const importing = this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
+    const touched = this.callerIndex.touch(owner, Date.now());
     const running: ForwardRecord = { ...record, status: 'running', executed: record.created };
     const [entry] = await placeBodies(this.env.BODIES, [{ owner, record: running }]);
-    for (const statement of historyInsertNew(this.history, entry)) statement.run();
-    const touched = this.callerIndex.touch(owner, Date.now());
-    const outcome = await sendPrepared(dispatch.prepared, dispatch.key, this.env);
+    await this.history.batch(historyInsertNew(this.history, entry));
+    let outcome: ForwardOutcome;
+    try {
+      outcome = await sendPrepared(dispatch.prepared, dispatch.key, this.env);
+    } catch (error) {
+      await this.history.batch(historyUpsert(this.history, [{ owner, record: { ...running, status: 'failed', updated: Date.now(), error: INTERRUPTED } }]));
+      throw error;
+    }
     const done = settled(running, outcome);
     const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
     await this.history.batch(historyUpsert(this.history, [settledEntry]));
     this.scheduleSweep(owner, historyExpiry(done));
     if (bodyChars(done) > INLINE_BODY_CHARS) this.scheduleCompaction(owner);
     await this.alarms.arm();
-    if (touched) await touched;
+    // Normally long done: the owner's view knows the caller before the answer (at most INDEX_WAIT_MS more).
+    await withinMs(Promise.all([importing, touched]), INDEX_WAIT_MS);
     return outcome;
   }
 
@@ -697,6 +705,17 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 }
 
 const isUnresolved = (status: string) => status === 'pending' || status === 'running';
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** The longest a direct answer waits, after its send, for D1's caller index and the move of D1's old rows. */
+const INDEX_WAIT_MS = 5_000;
+const withinMs = (work: Promise<unknown>, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void work.catch(() => undefined).finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
 
 
