@@ -12,12 +12,10 @@ import type { HistoryOwner } from '../src/forward/history';
 import type { ForwardHistoryQuery } from '../schemas/forward';
 import type { OwnerForwardQuery } from '../schemas/forward-owner';
 import { historyChangeStatements, type HistoryChange } from '../src/forward/history-changes';
-import { addressOfRecord, findOwnerHistory, ownerRows, type OwnerAddress } from '../src/forward/owner-history';
+import { addressOfRecord, findOwnerHistory, ownerRows } from '../src/forward/owner-history';
 import { compactHistory, INLINE_BODY_CHARS } from '../src/forward/history-segments';
 import { findHistory, historyInsertNew, historyRows, historyUpsert, placeBodies } from '../src/forward/history';
 import { historyExpiry, runHistorySweep } from '../src/forward/history-cleanup';
-import type { HistoryPlace } from '../src/forward/live-history';
-import type { DirectDispatch } from '../src/forward/queue-store';
 import { CallerIndex } from './caller-index-touch';
 import { HISTORY_SCHEMA } from './history-schema';
 import { importLegacyHistory } from './history-import';
@@ -25,7 +23,19 @@ import { SqlDatabase } from './sql-database';
 import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
 import { settled, settledStream } from '../src/forward/settle';
-import type { EnqueueAnswer, ForwardQueueStore, LiveAddress, LiveState, PollAnswer, QueuedDispatch, QueuedPlan, StreamText } from '../src/forward/queue-store';
+import type {
+  DirectDispatch,
+  EnqueueAnswer,
+  ForwardQueueStore,
+  HistoryPlace,
+  LiveAddress,
+  LiveState,
+  OwnerAddress,
+  PollAnswer,
+  QueuedDispatch,
+  QueuedPlan,
+  StreamText,
+} from '../src/forward/queue-store';
 import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';

@@ -11,7 +11,6 @@ import type { DatabaseResponse } from '../../schemas/listings';
 import { type PageRequest, pageOf } from '../http/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import type { ForwardQueueStore } from './queue-store';
 import { utf8Bytes } from '../../schemas/utf8';
 import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
 import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
@@ -385,7 +384,7 @@ export function historyRows(
 
 /** The caller's history as the spec's listing pages it; the rows come from the caller's object (historyRows). */
 export function listHistory(
-  store: Pick<ForwardQueueStore, 'historyRows'>,
+  store: { historyRows(owner: HistoryOwner, query: ForwardHistoryQuery, after: Position | null, count: number): Promise<ForwardRecord[]> },
   owner: HistoryOwner,
   query: ForwardHistoryQuery,
   page: PageRequest,

@@ -7,7 +7,7 @@
  */
 import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import type { HistoryOwner } from './history';
-import type { ForwardQueueStore, LiveAddress, LiveState } from './queue-store';
+import type { ForwardQueueStore, HistoryPlace, LiveAddress, LiveState } from './queue-store';
 import type { ForwardRecord } from './record';
 
 /** The caller's queue object, as far as a listing needs it. */
@@ -39,11 +39,6 @@ export const withLive = (kept: ForwardRecord, live: LiveState): ForwardRecord =>
   ...(kept.request_body !== undefined ? { request_body: kept.request_body } : {}),
   ...(kept.request_headers !== undefined ? { request_headers: kept.request_headers } : {}),
 });
-
-export interface HistoryPlace {
-  owner: HistoryOwner;
-  record: ForwardRecord;
-}
 
 const addressOf = (record: ForwardRecord): LiveAddress => ({
   method: record.method,

@@ -11,9 +11,8 @@ import { type PageRequest, pageOf } from '../http/paging';
 import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import { type CallerPlace, type CallerRow, callersInOrder, LAST_AT_SLACK_MS } from './caller-index';
 import type { HistoryOwner } from './history';
-import type { HistoryPlace } from './live-history';
-import { callerKeyOf, callerName, type OwnerAddress, type OwnerHistoryItem } from './owner-history';
-import type { ForwardQueueStore } from './queue-store';
+import { callerKeyOf, callerName, type OwnerHistoryItem } from './owner-history';
+import type { ForwardQueueStore, HistoryPlace, OwnerAddress } from './queue-store';
 import { historyItemOf } from './record';
 import { stampOf } from './ids';
 

@@ -9,8 +9,8 @@ import { fullRequestId, type RequestAddress, type RequestHistory } from '../../s
 import type { HistoryDb } from './history-db';
 import { COLUMNS, COMPACT_COLUMNS, findHistory, type HistoryOwner, type HistoryRow, recordOf } from './history';
 import { loadBodies } from './history-segments';
-import { fillPage, freshen, type HistoryPlace, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
-import type { StreamText } from './queue-store';
+import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
+import type { HistoryPlace, OwnerAddress, StreamText } from './queue-store';
 import { historyItemOf, type ForwardRecord } from './record';
 
 /** caller_key ('u:', 'v:', 'o:') as the owner's view names it. */
@@ -94,8 +94,6 @@ async function freshPlaces(db: HistoryDb, bodies: R2Bucket, places: HistoryPlace
 }
 
 /** The owner's one request, asked of one caller's object: by its public id, narrowed by method and url when the full id gave them. */
-export type OwnerAddress = { id: string; method?: string; url?: string };
-
 export async function findOwnerHistory(
   db: HistoryDb,
   bodies: R2Bucket,

@@ -6,8 +6,6 @@ import type { FinalizeAnswer, ForwardStatusEnvelope, RemovalAnswer, RequestAddre
 import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import type { ForwardCaller } from './caller';
-import type { HistoryPlace } from './live-history';
-import type { OwnerAddress } from './owner-history';
 import type { SecretKey } from '../platform/secrets';
 import type { ForwardOutcome } from './send';
 import type { HistoryOwner } from './history';
@@ -24,6 +22,15 @@ export interface QueuedPlan {
   /** prepared.data was left out of the stored plan: it is the record's request_body, parsed. */
   dataFromRecord?: true;
 }
+
+/** A request of the history and whose it is. */
+export interface HistoryPlace {
+  owner: HistoryOwner;
+  record: ForwardRecord;
+}
+
+/** The owner's one request: its public id, narrowed by method and url when the full id gave them. */
+export type OwnerAddress = { id: string; method?: string; url?: string };
 
 /** A direct request as the dispatch hands it to the caller's object: checked, counted, ready to go. */
 export interface DirectDispatch {
