@@ -14,7 +14,7 @@ import type { OwnerForwardQuery } from '../schemas/forward-owner';
 import { historyChangeStatements, type HistoryChange } from '../src/forward/history-changes';
 import { addressOfRecord, findOwnerHistory, ownerRows } from '../src/forward/owner-history';
 import { compactHistory, INLINE_BODY_CHARS } from '../src/forward/history-segments';
-import { findHistory, historyInsertNew, historyRows, historyUpsert, placeBodies } from '../src/forward/history';
+import { findHistory, historyInsertNew, historyRows, historyUpsertOne, placeBodies } from '../src/forward/history';
 import { historyExpiry, runHistorySweep } from '../src/forward/history-cleanup';
 import { CallerIndex } from './caller-index-touch';
 import { HISTORY_SCHEMA } from './history-schema';
@@ -306,7 +306,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome> {
     const { owner, record } = dispatch;
     // What D1 is asked (rows it held for this caller, the caller index) runs beside the send, not before it.
-    const importing = this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
+    const importing = this.imported === true ? null : this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
     const touched = this.callerIndex.touch(owner, Date.now());
     const running: ForwardRecord = { ...record, status: 'running', executed: record.created };
     const [entry] = await placeBodies(this.env.BODIES, [{ owner, record: running }]);
@@ -315,17 +315,17 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     try {
       outcome = await sendPrepared(dispatch.prepared, dispatch.key, this.env);
     } catch (error) {
-      await this.history.batch(historyUpsert(this.history, [{ owner, record: { ...running, status: 'failed', updated: Date.now(), error: INTERRUPTED } }]));
+      await this.history.batch(historyUpsertOne(this.history, { owner, record: { ...running, status: 'failed', updated: Date.now(), error: INTERRUPTED } }));
       throw error;
     }
     const done = settled(running, outcome);
     const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
-    await this.history.batch(historyUpsert(this.history, [settledEntry]));
+    await this.history.batch(historyUpsertOne(this.history, settledEntry));
     this.scheduleSweep(owner, historyExpiry(done));
     if (bodyChars(done) > INLINE_BODY_CHARS) this.scheduleCompaction(owner);
     await this.alarms.arm();
     // Normally long done: the owner's view knows the caller before the answer (at most INDEX_WAIT_MS more).
-    await withinMs(Promise.all([importing, touched]), INDEX_WAIT_MS);
+    if (importing || touched) await withinMs(Promise.all([importing, touched]), INDEX_WAIT_MS);
     return outcome;
   }
 

@@ -24,14 +24,14 @@ class SqlStatement implements HistoryStatement {
     return Promise.resolve({ results: this.rows<T>() });
   }
 
-  /** changes(): the rows the statement itself changed (a cursor's rowsWritten also counts index and trigger writes). */
-  runNow(): { meta: { changes: number } } {
+  execNow(): void {
     this.sql.exec(this.text, ...(this.values as SqlStorageValue[])).toArray();
-    return { meta: { changes: this.sql.exec<{ n: number }>('SELECT changes() AS n').one().n } };
   }
 
+  /** changes(): the rows the statement itself changed (a cursor's rowsWritten also counts index and trigger writes). */
   run(): Promise<{ meta: { changes: number } }> {
-    return Promise.resolve(this.runNow());
+    this.execNow();
+    return Promise.resolve({ meta: { changes: this.sql.exec<{ n: number }>('SELECT changes() AS n').one().n } });
   }
 }
 
@@ -44,6 +44,8 @@ export class SqlDatabase implements HistoryDb {
   }
 
   batch(statements: HistoryStatement[]): Promise<unknown[]> {
-    return Promise.resolve(this.storage.transactionSync(() => statements.map((statement) => (statement as SqlStatement).runNow())));
+    const run = () => statements.map((statement) => (statement as SqlStatement).execNow());
+    // One statement is atomic by itself: no transaction to open.
+    return Promise.resolve(statements.length === 1 ? run() : this.storage.transactionSync(run));
   }
 }

@@ -280,13 +280,35 @@ export function historyUpsertAll(db: HistoryDb, entries: readonly HistoryEntry[]
   return groups.flatMap((group) => historyUpsert(db, group));
 }
 
-/** A request's first row, written by its dispatch before it answers; a later state already exported wins. */
+/** A request's first row, written as it is stored or sent; a later state already written wins. */
 export function historyInsertNew(db: HistoryDb, entry: HistoryEntry): HistoryStatement[] {
+  return historyWriteOne(db, entry, 'ON CONFLICT DO NOTHING', 'ON CONFLICT DO NOTHING');
+}
+
+const ROW_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
+  queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
+  executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
+  request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
+  expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
+  body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`;
+const BODIES_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
+  request_body = excluded.request_body, response_body = excluded.response_body, request_headers = excluded.request_headers`;
+
+/** One request's row as it is now (a later state replaces an earlier one): the direct path's write. */
+export function historyUpsertOne(db: HistoryDb, entry: HistoryEntry): HistoryStatement[] {
+  return historyWriteOne(db, entry, ROW_UPDATE, BODIES_UPDATE);
+}
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+const ROW_MARKS = marks(ENTRY_COLUMNS.split(', ').length);
+const BODY_MARKS = marks(BODY_COLUMNS.split(', ').length);
+
+/** One entry with plain bound values (no JSON to build and take apart, as the batched writes do). */
+function historyWriteOne(db: HistoryDb, entry: HistoryEntry, rowConflict: string, bodiesConflict: string): HistoryStatement[] {
   return [
-    db
-      .prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) SELECT ${FROM_JSON} FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`)
-      .bind(JSON.stringify([entryValues(entry)])),
-    ...bodiesStatement(db, [entry], 'ON CONFLICT DO NOTHING'),
+    db.prepare(`INSERT INTO forward_requests (${ENTRY_COLUMNS}) VALUES (${ROW_MARKS}) ${rowConflict}`).bind(...entryValues(entry)),
+    ...(waits(entry) ? [db.prepare(`INSERT INTO forward_bodies (${BODY_COLUMNS}) VALUES (${BODY_MARKS}) ${bodiesConflict}`).bind(...bodyValues(entry))] : []),
+    ...(entry.placed ? placedStatements(db, [entry]) : []),
   ];
 }
 
