@@ -16,6 +16,7 @@ import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogL
 import type { StoredActionRow, StoredLogRow } from '../src/logs/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import { ticketObjectName } from '../src/platform/object-names';
+import { idFromNameOnce } from '../src/platform/object-ids';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
@@ -366,4 +367,4 @@ export class TicketDO extends DurableObject<Env> {
 }
 
 /** The TicketDO of one ticket of one project. */
-export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(serviceId, ticketId)));
+export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(idFromNameOnce(env.TICKETS, ticketObjectName(serviceId, ticketId)));
