@@ -16,6 +16,7 @@ import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogL
 import type { StoredActionRow, StoredLogRow } from '../src/logs/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import { ticketObjectName } from '../src/platform/object-names';
+import { idFromNameOnce } from '../src/platform/object-ids';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
@@ -74,7 +75,12 @@ export class TicketDO extends DurableObject<Env> {
       // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
       // tries: a D1 outage must not drop the log (an entry that can never be written goes to dead_letters, outbox.ts).
       'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2, tries: Infinity },
-      'compact-logs': { run: (job) => this.stepJob(job, () => this.data.log.compact()), d1Queries: 1 },
+      'compact-logs': {
+        // Settled as the step ends, before the job is rescheduled or deleted: a consumption after it schedules again.
+        run: (job) => this.stepJob(job, () => this.data.log.compact().finally(() => this.data.compactionSettled())),
+        givenUp: () => (this.data.compactionSettled(), false),
+        d1Queries: 1,
+      },
       'flush-sampling': {
         run: async (job) => {
           this.data.sampler.flush();
@@ -361,4 +367,4 @@ export class TicketDO extends DurableObject<Env> {
 }
 
 /** The TicketDO of one ticket of one project. */
-export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(serviceId, ticketId)));
+export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(idFromNameOnce(env.TICKETS, ticketObjectName(serviceId, ticketId)));

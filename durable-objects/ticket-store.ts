@@ -122,6 +122,8 @@ export class TicketStore implements ConsumeStore {
   private cachedRemaining?: number | null;
   /** The generations table, read once (undefined until then). */
   private cachedGenerations?: { count: number; usage: number };
+  /** A compact-logs job is in the table (set by scheduleCompaction, cleared after each of its steps; false after an eviction). */
+  private compactionScheduled = false;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -249,9 +251,19 @@ export class TicketStore implements ConsumeStore {
     }
   }
 
-  /** Packs bodies into a segment soon (a burst goes out together). */
+  /**
+   * Packs bodies into a segment soon (a burst goes out together). While the job is known to be in the
+   * table, a consumption past the segment's size writes nothing (no `addOnce`, no re-arming of the alarm).
+   */
   scheduleCompaction(): void {
+    if (this.compactionScheduled) return;
     this.jobs.addOnce('compact-logs', this.now() + LOG_EXPORT_DELAY_MS);
+    this.compactionScheduled = true;
+  }
+
+  /** The compaction job ran a step, or was given up: the next consumption past the size schedules it again if need be. */
+  compactionSettled(): void {
+    this.compactionScheduled = false;
   }
 
   scheduleContinuation(runAt: number, payload: string): void {

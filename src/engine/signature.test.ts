@@ -310,3 +310,25 @@ describe('signature: secret_encoding and secret_prefix', () => {
     expect(await verifySignature(bogusEncoding, req, SECRET, NOW_MS)).toBe(false);
   });
 });
+
+describe('signature: parts and templates parsed once per config', () => {
+  it('one config verifies each request by its own values, and a config with other parts or template is parsed anew', async () => {
+    const stripeLike = config({ header: 'sig', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' });
+    const signedAt = (t: number, body: string) => request(body, { sig: `t=${t},v1=${hmac(`${t}.${body}`)}` });
+    for (const [t, body] of [[NOW_SECONDS, BODY], [NOW_SECONDS - 10, '{"other":1}'], [NOW_SECONDS + 5, '']] as const) {
+      expect(await verifySignature(stripeLike, signedAt(t, body), SECRET, NOW_MS)).toBe(true);
+    }
+    // The same values in another order of parts and another template: not the first config's parse.
+    const reordered = config({ header: 'sig', separator: ';', parts: ['s=${signature}', 'ts=${timestamp}'], signed: '${body}|${timestamp}', timestamp: '${timestamp}' });
+    const body = '{"n":2}';
+    const good = request(body, { sig: `s=${hmac(`${body}|${NOW_SECONDS}`)};ts=${NOW_SECONDS}` });
+    expect(await verifySignature(reordered, good, SECRET, NOW_MS)).toBe(true);
+    expect(await verifySignature(stripeLike, good, SECRET, NOW_MS)).toBe(false);
+    expect(await verifySignature(reordered, signedAt(NOW_SECONDS, body), SECRET, NOW_MS)).toBe(false);
+    // A part that does not parse keeps failing when the same config comes again.
+    const broken = config({ parts: ['${signature'] });
+    const req = request(BODY, { 'x-signature': hmac(BODY) });
+    expect(await verifySignature(broken, req, SECRET, NOW_MS)).toBe(false);
+    expect(await verifySignature(broken, req, SECRET, NOW_MS)).toBe(false);
+  });
+});

@@ -186,8 +186,21 @@ function splitItems(value: string, separator: string | undefined): string[] {
   return value.split(separator).map((item) => item.trim());
 }
 
+/** Parsed parts by the config's own array (the TicketDO keeps the ticket, so one parse per definition); null: does not parse. */
+const parsedParts = new WeakMap<readonly string[], readonly Pattern[] | null>();
+
 /** undefined when a part has more than one capture or an unterminated `${`. */
-function parsePatterns(parts: string[]): Pattern[] | undefined {
+function parsePatterns(parts: readonly string[]): readonly Pattern[] | undefined {
+  if (!Array.isArray(parts)) return parsePatternsOnce(parts);
+  let parsed = parsedParts.get(parts);
+  if (parsed === undefined) {
+    parsed = parsePatternsOnce(parts) ?? null;
+    parsedParts.set(parts, parsed);
+  }
+  return parsed ?? undefined;
+}
+
+function parsePatternsOnce(parts: readonly string[]): Pattern[] | undefined {
   const patterns: Pattern[] = [];
   for (const part of parts) {
     if (typeof part !== 'string') return undefined;
@@ -213,7 +226,7 @@ function matchPattern(item: string, pattern: Pattern): string | undefined {
 }
 
 /** Every item is tried against every part; the first item to fill a non-signature capture wins. `matched`: each item's first matching part, -1 none. */
-function matchItems(items: string[], patterns: Pattern[]): { captures: Map<string, string>; candidates: string[]; matched: number[] } {
+function matchItems(items: string[], patterns: readonly Pattern[]): { captures: Map<string, string>; candidates: string[]; matched: number[] } {
   const captures = new Map<string, string>();
   const candidates: string[] = [];
   const matched: number[] = [];
@@ -243,18 +256,41 @@ interface TemplateContext {
   boundByDigest: boolean;
 }
 
-/** Built as bytes so a body that is not UTF-8 is signed exactly as received. undefined = a token has no value. */
-function resolveTemplate(template: string, context: TemplateContext): Uint8Array | undefined {
-  const chunks: Uint8Array[] = [];
+/** A template as literal bytes and token names, alternating: literals[i] comes before tokens[i]; one literal more than tokens. */
+interface ParsedTemplate {
+  literals: Uint8Array[];
+  tokens: string[];
+}
+
+/** Templates seen in this isolate (a ticket's signed/timestamp/body_sha256 strings), dropped whole when full. */
+const parsedTemplates = new Map<string, ParsedTemplate>();
+const PARSED_TEMPLATES_KEPT = 512;
+
+function parseTemplate(template: string): ParsedTemplate {
+  let parsed = parsedTemplates.get(template);
+  if (parsed) return parsed;
+  parsed = { literals: [], tokens: [] };
   let last = 0;
   for (const match of template.matchAll(TOKEN)) {
-    chunks.push(utf8.encode(template.slice(last, match.index)));
-    const value = resolveToken(match[1], context);
-    if (value === undefined) return undefined;
-    chunks.push(value);
+    parsed.literals.push(utf8.encode(template.slice(last, match.index)));
+    parsed.tokens.push(match[1]);
     last = match.index + match[0].length;
   }
-  chunks.push(utf8.encode(template.slice(last)));
+  parsed.literals.push(utf8.encode(template.slice(last)));
+  if (parsedTemplates.size >= PARSED_TEMPLATES_KEPT) parsedTemplates.clear();
+  parsedTemplates.set(template, parsed);
+  return parsed;
+}
+
+/** Built as bytes so a body that is not UTF-8 is signed exactly as received. undefined = a token has no value. */
+function resolveTemplate(template: string, context: TemplateContext): Uint8Array | undefined {
+  const { literals, tokens } = parseTemplate(template);
+  const chunks: Uint8Array[] = [literals[0]];
+  for (let i = 0; i < tokens.length; i++) {
+    const value = resolveToken(tokens[i], context);
+    if (value === undefined) return undefined;
+    chunks.push(value, literals[i + 1]);
+  }
   return concatBytes(chunks);
 }
 
