@@ -26,7 +26,7 @@ const FLOOD_MODES = ['closed', 'paced'];
 const ADDRESSES = 100;
 const STEADY_EVERY_MS = 50;
 const ALONE_SECONDS = 20;
-/** docs/limits.md: the most a minute of failures stores at one ticket (src/logs/log-sampling.ts). */
+/** docs/limits.md: the most a minute of failures stores at one ticket (src/ticket-log/log-sampling.ts). */
 const FAILURE_LOG_BYTES_PER_MINUTE = 600_896;
 const MINUTE_MS = 60_000;
 

@@ -6,14 +6,14 @@ import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
-import { logStatements } from '../src/consume/log-export';
-import { consumedIndexStatement } from '../src/logs/consumed-index';
+import { logStatements } from '../src/ticket-log/log-export';
+import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
-import type { KeptRequest } from '../src/logs/kept-request';
-import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/consume/legacy-log';
-import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow, type LogListingRow, type LogPageQuery } from '../src/consume/log-body';
-import type { StoredActionRow, StoredLogRow } from '../src/logs/log-rows';
+import type { KeptRequest } from '../src/ticket-log/kept-request';
+import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/ticket-log/legacy-log';
+import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow } from '../src/ticket-log/log-body';
+import type { LogListingRow, LogPageQuery, StoredActionRow, StoredLogRow } from '../src/ticket-log/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import { ticketObjectName } from '../src/platform/object-names';
 import { idFromNameOnce } from '../src/platform/object-ids';
@@ -21,11 +21,11 @@ import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
 import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
-import { ENTRY_OVERHEAD_BYTES, MINUTE_MS } from '../src/logs/log-sampling';
+import { ENTRY_OVERHEAD_BYTES, MINUTE_MS } from '../src/ticket-log/log-sampling';
 import { JobAlarm } from './job-alarm';
-import type { FloodMinute } from './log-sampler';
+import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
-import type { LogScope } from './ticket-log';
+import type { LogScope } from '../src/ticket-log/ticket-log';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
 type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
@@ -204,7 +204,7 @@ export class TicketDO extends DurableObject<Env> {
     }));
   }
 
-  /** The bytes the log stores (src/logs/log-sampling.ts counts them so; for tests and operations). */
+  /** The bytes the log stores (src/ticket-log/log-sampling.ts counts them so; for tests and operations). */
   async logBytes(): Promise<number> {
     return this.data.log.storedBytes(ENTRY_OVERHEAD_BYTES);
   }

@@ -1,14 +1,14 @@
 import type { StoredTicket } from '../schemas/ticket-types';
 import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow } from '../src/actions/types';
-import type { LogRow } from '../src/consume/types';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/logs/log-size';
-import type { ConsumedIndexRow } from '../src/logs/consumed-index';
+import type { LogRow } from '../src/ticket-log/log-row';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/bytes/log-size';
+import type { ConsumedIndexRow } from '../src/ticket-log/consumed-index';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
-import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from './log-sampler';
-import { TICKET_LOG_SCHEMA, TicketLog } from './ticket-log';
+import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
+import { TICKET_LOG_SCHEMA, TicketLog } from '../src/ticket-log/ticket-log';
 
 const SCHEMA = [
   `CREATE TABLE ticket (

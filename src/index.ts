@@ -2,7 +2,7 @@ import { forwardQueueStub } from '../durable-objects/forward-queue-do';
 import type { Env, WorkMessage } from './env';
 import { runHistoryCleanup, wakeLegacyCallers } from './forward/history-cleanup';
 import { pastRateWindows } from './forward/rate-limits';
-import { runRetention } from './logs/retention';
+import { runRetention } from './ticket-log/retention';
 import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';
 import { strictHandlers } from './platform/strict-entry';

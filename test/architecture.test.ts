@@ -14,8 +14,8 @@ const sources: Record<string, string> = import.meta.glob(['/src/**/*.ts', '/sche
 
 /**
  * Every folder (or top-level file) of the server and its tier: the edge (routes, Durable Objects) →
- * consume/forward → engine/actions → outbound/platform/records and the shared parts → schemas and
- * the byte helpers. A layer imports only its own tier and below.
+ * consume/forward → the ticket log → engine/actions → outbound/platform/records and the shared parts →
+ * schemas and the byte helpers. A layer imports only its own tier and below.
  */
 const TIERS: Record<string, number> = {
   'durable-objects': 4,
@@ -29,13 +29,14 @@ const TIERS: Record<string, number> = {
   'src/consume': 3,
   'src/forward': 3,
   'src/secure': 3,
+  // The ticket log (index, bodies, segments, sampling, export, legacy reading): between the path that writes it and the action rows it keeps.
+  'src/ticket-log': 2.5,
   'src/engine': 2,
   'src/actions': 2,
   'src/outbound': 1,
   'src/platform': 1,
   'src/records': 1,
   'src/mail': 1,
-  'src/logs': 1,
   'src/http': 1,
   'src/env.ts': 1,
   'src/limits.ts': 1,
@@ -138,6 +139,9 @@ describe('the direction of imports (docs/architecture.md)', () => {
     expect(mayImport('src/consume', 'durable-objects')).toBe(false);
     expect(mayImport('src/engine', 'src/actions')).toBe(false);
     expect(mayImport('src/actions', 'src/engine')).toBe(true);
+    expect(mayImport('src/consume', 'src/ticket-log')).toBe(true);
+    expect(mayImport('src/ticket-log', 'src/consume')).toBe(false);
+    expect(mayImport('src/actions', 'src/ticket-log')).toBe(false);
     expect(mayImport('src/platform', 'src/http')).toBe(true);
     expect(mayImport('src/records', 'src/bytes')).toBe(true);
     expect(mayImport('schemas', 'src/bytes')).toBe(false);

@@ -5,7 +5,7 @@
  * reads up to 5 MiB) is kept as the log keeps it: long strings cut, or a preview. The gauge counts what the
  * runs of this isolate keep now, so a test can hold many runs and read it.
  */
-import { fitForLog } from '../logs/log-size';
+import { fitForLog } from '../bytes/log-size';
 
 /** Largest ${response} a Then chain reads whole, in JSON characters (1 MiB, the forwarded answer's cap). */
 export const MAX_KEPT_ANSWER_CHARS = 1_048_576;

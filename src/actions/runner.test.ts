@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
 import type { ActionContext } from '../engine/context';
-import { MAX_LOG_VALUE_CHARS } from '../logs/log-size';
+import { MAX_LOG_VALUE_CHARS } from '../bytes/log-size';
 import { MAX_KEPT_ANSWER_CHARS } from './kept-answers';
 import { runActions, startRun, type RunnerDeps, type RunState } from './runner';
 import type { ActionModule, ActionResult } from './types';

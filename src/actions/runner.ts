@@ -8,7 +8,7 @@
 import type { ConditionRow, TicketAction } from '../../schemas/ticket-types';
 import { renderValue, type TemplateScope } from '../engine/template';
 import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
-import { fitForLog } from '../logs/log-size';
+import { fitForLog } from '../bytes/log-size';
 import { withinDeadline } from './budget';
 import { addKept, jsonChars, keptAnswer } from './kept-answers';
 import type { ActionContext, ErrorValue } from '../engine/context';

@@ -13,9 +13,9 @@ import { outcomeOf, type ContinuationJob } from './continuation';
 import { checkTicket } from './ticket-checks';
 import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
 import type { ConsumeStore } from './store';
-import type { KeptRequest } from '../logs/kept-request';
-import { keepRequest } from './kept-request';
-import type { ConsumeInput, ConsumeOutcome, LogRow } from './types';
+import { keepRequest, type KeptRequest } from '../ticket-log/kept-request';
+import type { LogRow } from '../ticket-log/log-row';
+import type { ConsumeInput, ConsumeOutcome } from './types';
 
 const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
 

@@ -5,7 +5,7 @@
 import type { ConsumeStore, Reservation } from './store';
 import type { RunOutcome, RunState } from '../actions/runner';
 import type { ErrorBody } from '../http/errors';
-import type { LogRow } from './types';
+import type { LogRow } from '../ticket-log/log-row';
 
 export interface ContinuationJob {
   state: RunState;

@@ -1,6 +1,6 @@
 import type { StoredTicket } from '../../schemas/ticket-types';
 import type { ActionRow } from '../actions/types';
-import type { LogRow } from './types';
+import type { LogRow } from '../ticket-log/log-row';
 
 /**
  * One unit of the count and of a user's limit taken by a consumption in flight, with the generations

@@ -1,6 +1,5 @@
 import type { ErrorBody } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
-import type { KeptRequest } from '../logs/kept-request';
 
 /**
  * What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). The body
@@ -34,22 +33,3 @@ export type ConsumeOutcome =
   | { ok: true; status: number; body: unknown; text?: true }
   /** legacy: the ticket runs by the previous rules and answers its failure as plain text (spec 7). */
   | { ok: false; status: number; error: ErrorBody; legacy?: true };
-
-/** One log row as it leaves the TicketDO's outbox for D1. */
-export interface LogRow {
-  service_id: string;
-  ticket_id: string;
-  log_key: string;
-  consume_id: string;
-  user_id: string;
-  signed: boolean;
-  is_check: boolean;
-  failed: boolean;
-  code: string | null;
-  timestamp: number;
-  description: Record<string, unknown>;
-  /** What the consumption received, kept for a replay (not on a dry run). */
-  request?: KeptRequest;
-  /** The consume_id this consumption or dry run replays. */
-  replay_of?: string;
-}

@@ -19,7 +19,7 @@ import { SubscriberBody } from '../routes/subscribers';
 import { signatureDiagnosisBody } from '../routes/ticket-signature-diagnosis';
 import { presetMatchBody } from '../routes/signature-presets-match';
 import { clearLogBody } from '../routes/tickets';
-import { LOG_OUTCOMES } from '../logs/listing-query';
+import { LOG_OUTCOMES } from '../ticket-log/listing-query';
 import * as answer from './answers';
 import type { QueryParameter, RouteDoc } from './document';
 

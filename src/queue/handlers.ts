@@ -1,7 +1,7 @@
 import type { Env } from '../env';
 import { historyCleanupJob, HISTORY_CLEANUP_KIND } from '../forward/history-cleanup';
-import { clearLogJob, CLEAR_LOG_KIND } from '../logs/clear-log';
-import { retentionJob, RETENTION_KIND } from '../logs/retention';
+import { clearLogJob, CLEAR_LOG_KIND } from '../ticket-log/clear-log';
+import { retentionJob, RETENTION_KIND } from '../ticket-log/retention';
 import { MAIL_CLEANUP_KIND, mailCleanupJob } from '../mail/cleanup';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, planNewsletterJob, sendNewsletterBatchJob } from '../mail/newsletter-jobs';
 import type { QueuedWork, WorkByKind } from './messages';

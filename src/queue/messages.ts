@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HISTORY_CLEANUP_KIND, type HistoryCleanupMessage } from '../forward/history-cleanup';
-import { CLEAR_LOG_KIND, type ClearLogMessage } from '../logs/clear-log';
-import { RETENTION_KIND, type RetentionMessage } from '../logs/retention';
+import { CLEAR_LOG_KIND, type ClearLogMessage } from '../ticket-log/clear-log';
+import { RETENTION_KIND, type RetentionMessage } from '../ticket-log/retention';
 import { MAIL_CLEANUP_KIND, type CleanupMessage } from '../mail/cleanup';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, type BatchMessage, type PlanMessage } from '../mail/newsletter-jobs';
 

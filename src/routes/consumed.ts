@@ -3,7 +3,7 @@ import { createRouter } from '../app';
 import { invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../http/paging';
-import { listConsumed } from '../logs/log-queries';
+import { listConsumed } from '../ticket-log/log-queries';
 import { consumedRowsOf } from './ticket-log-source';
 
 /** getConsumedTickets: the signed-in caller's own consumptions made on the signed-in endpoint. */

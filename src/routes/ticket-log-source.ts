@@ -1,10 +1,10 @@
 import { ticketStub } from '../../durable-objects/ticket-do';
-import type { LogScope } from '../../durable-objects/ticket-log';
+import type { LogScope } from '../ticket-log/ticket-log';
 import type { Env } from '../env';
-import type { ConsumedRowsOf, TicketLogSource } from '../logs/log-queries';
+import type { ConsumedRowsOf, TicketLogSource } from '../ticket-log/log-queries';
 import type { Project } from '../platform/types';
 
-/** Which ticket's log, under which plan (its object keeps the log: durable-objects/ticket-log.ts). */
+/** Which ticket's log, under which plan (its object keeps the log: src/ticket-log/ticket-log.ts). */
 export const logScope = (project: Pick<Project, 'service_id' | 'plan'>, ticketId: string): LogScope => ({
   service_id: project.service_id,
   ticket_id: ticketId,

@@ -1,12 +1,12 @@
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
-import { replayInput } from '../consume/kept-request';
+import { replayInput } from '../consume/replay-input';
 import { consumingProject } from '../consume/project-cache';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import type { Env } from '../env';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../logs/kept-request';
+import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../ticket-log/kept-request';
 import type { Project } from '../platform/types';
 import { loadUser } from '../platform/users';
 import { logScope } from './ticket-log-source';

@@ -5,7 +5,7 @@ import { diagnoseSignature, matchingPresets } from '../engine/signature-diagnosi
 import type { SignedRequest } from '../engine/signature';
 import { SvcHttpError, invalidParameter } from '../http/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../logs/kept-request';
+import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../ticket-log/kept-request';
 import { loadSecretKey } from '../platform/secrets';
 import { directoryEntry } from '../platform/ticket-directory';
 import { readJsonBody } from '../platform/validation';

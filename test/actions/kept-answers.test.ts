@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { keptGauge, MAX_KEPT_ANSWER_CHARS } from '../../src/actions/kept-answers';
-import { MAX_LOG_VALUE_CHARS } from '../../src/logs/log-size';
+import { MAX_LOG_VALUE_CHARS } from '../../src/bytes/log-size';
 import { createProject, registerTicket, type TestProject } from '../helpers/api';
 import { heldAtGate, loopback } from '../forward/support';
 import { consumePost, loggedConsumptions, settle } from './run-support';

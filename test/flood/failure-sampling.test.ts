@@ -6,16 +6,16 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { SAMPLING_FLUSH_MS } from '../../durable-objects/log-sampler';
+import { SAMPLING_FLUSH_MS } from '../../src/ticket-log/log-sampler';
 import { TicketStore } from '../../durable-objects/ticket-store';
-import type { LogRow } from '../../src/consume/types';
+import type { LogRow } from '../../src/ticket-log/log-row';
 import {
   ENTRY_OVERHEAD_BYTES,
   FAILURE_LOG_BYTES_PER_MINUTE,
   SAMPLED_BYTES_PER_MINUTE,
   SAMPLED_KINDS_PER_MINUTE,
   SAMPLED_WHOLE_PER_KIND,
-} from '../../src/logs/log-sampling';
+} from '../../src/ticket-log/log-sampling';
 import { logRow } from '../logs/log-helpers';
 
 const MINUTE = 60_000;

@@ -6,8 +6,8 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
-import { SEGMENT_ENTRIES } from '../../durable-objects/ticket-log';
-import { MAX_KEPT_BODY_BYTES } from '../../src/logs/kept-request';
+import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
+import { MAX_KEPT_BODY_BYTES } from '../../src/ticket-log/kept-request';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { getTickets } from './log-helpers';
 

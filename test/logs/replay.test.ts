@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { KeptRequest } from '../../src/logs/kept-request';
+import type { KeptRequest } from '../../src/ticket-log/kept-request';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { flushLogs, getTickets, writeLogRow } from './log-helpers';
 

@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
-import { RETENTION_DAYS, retentionCutoff, sweepRetention } from '../../src/logs/retention';
+import { RETENTION_DAYS, retentionCutoff, sweepRetention } from '../../src/ticket-log/retention';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders, countRows, flushLogs, writeLogRow } from './log-helpers';
 

@@ -2,7 +2,7 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SEGMENT_ENTRIES } from '../../durable-objects/ticket-log';
+import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
 import { ticketStub } from '../../durable-objects/ticket-do';
 import { forgetProject } from '../../src/consume/project-cache';
 import { call, createProject, OPERATOR_TOKEN, registerTicket, type TestProject } from '../helpers/api';

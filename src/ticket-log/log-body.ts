@@ -3,12 +3,11 @@
  * where the body is) and a body holding everything the listings show. Pure: no I/O.
  */
 import type { ActionRow } from '../actions/types';
-import type { LogRow } from './types';
+import type { LogRow } from './log-row';
 import { utf8Bytes } from '../../schemas/utf8';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from '../logs/log-size';
-import type { KeptRequest } from '../logs/kept-request';
-import type { LogListingRow, StoredActionRow, StoredLogRow } from '../logs/log-rows';
-export type { LogListingRow, LogPageQuery } from '../logs/log-rows';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../bytes/log-size';
+import type { KeptRequest } from './kept-request';
+import type { LogListingRow, StoredActionRow, StoredLogRow } from './log-rows';
 
 /** What a consumption's index row does not hold: what the listings show of it. */
 export interface LogBody {

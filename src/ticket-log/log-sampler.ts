@@ -1,15 +1,15 @@
 /**
  * Decides, per failed consumption or dry run, whether the ticket's log keeps it whole or counts it in
- * its kind's summary entry of the minute (src/logs/log-sampling.ts). Its state is one small row, read
+ * its kind's summary entry of the minute (src/ticket-log/log-sampling.ts). Its state is one small row, read
  * once and rewritten with each entry kept whole or summary opened. A counted entry writes nothing at
  * once: the counts are held in memory and written to their summaries by `flush()`, which the object's
  * alarm runs within SAMPLING_FLUSH_MS and the log runs before anything reads or changes it, so a flood
  * of failures costs no storage write (and no commit) per request. The per-minute counts (flood_minutes)
  * are what the dashboard and `svc logs` show, beside the refusals (429) the Worker counted.
  */
-import type { ActionRow } from '../src/actions/types';
-import { bodyOf, classOf, encodeBody, LOG_CLASS, type LogBody } from '../src/consume/log-body';
-import type { LogRow } from '../src/consume/types';
+import type { ActionRow } from '../actions/types';
+import { bodyOf, classOf, encodeBody, LOG_CLASS, type LogBody } from './log-body';
+import type { LogRow } from './log-row';
 import {
   ENTRY_OVERHEAD_BYTES,
   kindOf,
@@ -21,8 +21,8 @@ import {
   summaryDescription,
   summaryText,
   type SampleKind,
-} from '../src/logs/log-sampling';
-import { utf8Bytes } from '../schemas/utf8';
+} from './log-sampling';
+import { utf8Bytes } from '../../schemas/utf8';
 import type { TicketLog } from './ticket-log';
 
 export const LOG_SAMPLING_SCHEMA = `

@@ -1,5 +1,5 @@
 import type { Env, WorkMessage } from '../env';
-import { deleteChunkStatements, mayHaveMore, type LogScope } from './delete-rows';
+import { deleteChunkStatements, mayHaveMore, type OldRowsScope } from './delete-rows';
 
 export const CLEAR_LOG_KIND = 'ticket-log.clear';
 
@@ -48,7 +48,7 @@ export async function clearLogJob(message: WorkMessage, env: Env): Promise<void>
 }
 
 /** Runs up to `roundTrips` chunk deletions; true when rows may remain. */
-export async function clearLogChunks(db: D1Database, scope: LogScope, roundTrips: number): Promise<boolean> {
+export async function clearLogChunks(db: D1Database, scope: OldRowsScope, roundTrips: number): Promise<boolean> {
   for (let trip = 0; trip < roundTrips; trip++) {
     const results = await db.batch(deleteChunkStatements(db, scope));
     if (!mayHaveMore(results, 0)) return false;

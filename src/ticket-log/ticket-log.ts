@@ -6,8 +6,8 @@
  * body nulled in place would leave each page mostly empty). A page of one class spans one or two
  * segments, so a listing reads a few objects, never one per row (docs/capacity.md).
  */
-import type { ActionRow } from '../src/actions/types';
-import type { LogRow } from '../src/consume/types';
+import type { ActionRow } from '../actions/types';
+import type { LogRow } from './log-row';
 import {
   LOG_CLASS,
   bodyOf,
@@ -16,9 +16,9 @@ import {
   encodeBody,
   type IndexFacts,
   type LogBody,
-  type LogPageQuery,
-} from '../src/consume/log-body';
-import { retentionCutoff, RETENTION_DAYS } from '../src/logs/retention';
+} from './log-body';
+import type { LogPageQuery } from './log-rows';
+import { retentionCutoff, RETENTION_DAYS } from './retention';
 
 /** A body moves to a segment once its class has this many in SQLite. */
 export const SEGMENT_ENTRIES = 100;
@@ -86,7 +86,7 @@ export class TicketLog {
   /** Run before the log is read or changed (see beforeUse). */
   private settle?: () => void;
 
-  /** `write` runs before every read or change of the log, so counts held in memory are in what it reads (durable-objects/log-sampler.ts). */
+  /** `write` runs before every read or change of the log, so counts held in memory are in what it reads (src/ticket-log/log-sampler.ts). */
   beforeUse(write: () => void): void {
     this.settle = write;
   }
@@ -152,7 +152,7 @@ export class TicketLog {
     return this.compactionDue();
   }
 
-  /** Writes a summary of counted entries (durable-objects/log-sampler.ts): held open, so never packed, while its minute counts on. */
+  /** Writes a summary of counted entries (src/ticket-log/log-sampler.ts): held open, so never packed, while its minute counts on. */
   openSummary(logKey: string, timestamp: number, cls: number, body: LogBody): void {
     this.put(logKey, timestamp, cls, body, true, false);
   }

@@ -4,7 +4,7 @@
  * byte budget; past them each kind is counted in one summary entry. Pure: no I/O.
  */
 import { utf8Bytes } from '../../schemas/utf8';
-import { fitForLog } from './log-size';
+import { fitForLog } from '../bytes/log-size';
 
 /** Whole entries kept per kind (outcome class, code, field) per ticket per minute. */
 export const SAMPLED_WHOLE_PER_KIND = 200;

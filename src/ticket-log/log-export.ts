@@ -1,5 +1,5 @@
 import type { ActionRow } from '../actions/types';
-import type { LogRow } from './types';
+import type { LogRow } from './log-row';
 
 /** The D1 statements that write one outbox entry; ON CONFLICT DO NOTHING makes a repeat harmless. */
 export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow[]): D1PreparedStatement[] {

@@ -1,8 +1,8 @@
 /** Rows deleted per statement: small enough to keep each D1 write short, so a big log goes in many. */
 export const DELETE_CHUNK = 500;
 
-/** Which log rows to delete: one project's (or one ticket's) rows older than `before`. */
-export interface LogScope {
+/** Which rows of D1's old log to delete: one project's (or one ticket's) rows older than `before`. */
+export interface OldRowsScope {
   service_id: string;
   /** Absent = every ticket of the project. */
   ticket_id?: string;
@@ -11,7 +11,7 @@ export interface LogScope {
 }
 
 /** Two statements deleting up to DELETE_CHUNK action rows and up to DELETE_CHUNK log rows of `scope`. */
-export function deleteChunkStatements(db: D1Database, scope: LogScope): D1PreparedStatement[] {
+export function deleteChunkStatements(db: D1Database, scope: OldRowsScope): D1PreparedStatement[] {
   // Two SQL texts rather than `?2 IS NULL OR ...`, so each one uses its own index.
   const ticketFilter = scope.ticket_id === undefined ? '' : 'AND ticket_id = ?4';
   return ['ticket_action_rows', 'ticket_logs'].map((table) =>

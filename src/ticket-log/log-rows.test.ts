@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTicketsQuery, parseTimeRange } from '../../src/logs/listing-query';
-import { summarizeRetries, toActionListingRow, toOwnerLogRow } from '../../src/logs/log-rows';
+import { parseTicketsQuery, parseTimeRange } from './listing-query';
+import { summarizeRetries, toActionListingRow, toOwnerLogRow } from './log-rows';
 
 describe('getTickets ticket_id forms', () => {
   it('a plain id lists tickets, "#t#" the log, "@t#cid#" the action rows', () => {

@@ -4,9 +4,9 @@
  * them in, then delete them from D1.
  */
 import type { ActionRow } from '../actions/types';
-import type { LogRow } from './types';
-import type { LogOutcome } from '../logs/listing-query';
-import type { LogPageQuery } from '../logs/log-rows';
+import type { LogRow } from './log-row';
+import type { LogOutcome } from './listing-query';
+import type { LogPageQuery } from './log-rows';
 
 interface LegacyRow {
   log_key: string;

@@ -29,7 +29,7 @@ const isLogPosition = (v: unknown): v is LogPosition => isRecord(v) && v.v === '
 const isActionPosition = (v: unknown): v is ActionPosition => isRecord(v) && v.v === 'act' && isTime(v.s);
 const isConsumedPosition = (v: unknown): v is ConsumedPosition => isRecord(v) && v.v === 'con' && isTime(v.t) && isKey(v.i) && isKey(v.k);
 
-/** What a listing reads of one ticket's log: its object, which keeps the log (durable-objects/ticket-log.ts). */
+/** What a listing reads of one ticket's log: its object, which keeps the log (src/ticket-log/ticket-log.ts). */
 export interface TicketLogSource {
   page(query: LogPageQuery): Promise<LogListingRow[]>;
   /** The action rows of one consumption; [] when the log has none. */

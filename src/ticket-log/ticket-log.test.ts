@@ -1,13 +1,13 @@
 /**
- * The ticket's log in its object (durable-objects/ticket-log.ts): bodies packed into R2 segments, what a
+ * The ticket's log in its object (src/ticket-log/ticket-log.ts): bodies packed into R2 segments, what a
  * failed R2 write leaves, and how fast a clear or retention removes what was written.
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { SEGMENT_ENTRIES, TicketLog } from '../../durable-objects/ticket-log';
+import { SEGMENT_ENTRIES, TicketLog } from './ticket-log';
 import { TicketStore } from '../../durable-objects/ticket-store';
-import { logRow } from './log-helpers';
+import { logRow } from '../../test/logs/log-helpers';
 
 const scope = (ticketId: string) => ({ service_id: 'svc-log', ticket_id: ticketId, plan: 'free' });
 const entry = (ticketId: string, i: number, timestamp = 1_000 + i) => ({
