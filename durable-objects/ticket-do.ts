@@ -26,10 +26,10 @@ import { JobAlarm } from './job-alarm';
 import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
+import { type LogExport, type TicketJobKind, TicketStore } from './ticket-store';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
 type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
-import { type LogExport, type TicketJobKind, TicketStore } from './ticket-store';
 
 /** Log rows written to D1 per export; the export job stays due while the outbox has more. */
 const LOG_EXPORT_BATCH = 100;

@@ -1,20 +1,16 @@
 import type { RequestCondition, SignatureConfig, StoredTicket } from '../../schemas/ticket-types';
-import { TOKEN_ALGORITHM } from '../../schemas/signature';
-import { evaluateCondition, type ConditionPorts, type RequestConditionAnswer } from '../engine/conditions';
+import { evaluateCondition, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
-import { handshakeAnswer } from '../engine/handshake';
+import { handshakeAnswer, type HandshakeAnswer } from '../engine/handshake';
 import { answerHandshake } from './handshake';
-import { SvcHttpError, type ErrorBody, type ErrorCode, type Stage } from '../http/errors';
+import { SvcHttpError } from '../http/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';
 import { outcomeOf, type ContinuationJob } from './continuation';
-import { checkTicket } from './ticket-checks';
-import { consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
-import type { ConsumeStore } from './store';
-import { keepRequest, type KeptRequest } from '../ticket-log/kept-request';
-import type { LogRow } from '../ticket-log/log-row';
+import { Consumption, failure, type Reading } from './consumption';
+import type { ConsumeStore, Reservation } from './store';
 import type { ConsumeInput, ConsumeOutcome } from './types';
 
 const CHECK_PASSED = 'SUCCESS: Ticket check passed. No action taken.';
@@ -62,6 +58,7 @@ function asLegacy(outcome: ConsumeOutcome): ConsumeOutcome {
   return { ...outcome, status, legacy: true };
 }
 
+/** A ticket judged and run for a request it can read, in the order of spec 1.2. */
 async function consumeRead(
   store: ConsumeStore,
   ticket: StoredTicket,
@@ -69,117 +66,80 @@ async function consumeRead(
   request: RequestSnapshot,
   ports: ConsumePorts,
 ): Promise<ConsumeOutcome> {
-  const ticketId = input.ticket_id;
+  const consumption = new Consumption(store, ticket, input, request, ports);
+  const refused = consumption.refusal(consumption.now);
+  if (refused) return consumption.fail('ticket', refused.code, refused.message);
 
-  const now = ports.now();
-  const check = input.mode === 'check';
-  const consumeId = newConsumeId(now);
-  const user = request.user;
-  const consumer = consumerName(user?.user_id, request.ip, request.user_agent);
-  const return200 = ticket.condition.return200 === true;
-  let kept: KeptRequest | undefined;
-  // A token signature's header holds the shared secret itself: the log never keeps it.
-  const tokenHeader = ticket.condition.signature?.algorithm === TOKEN_ALGORITHM ? ticket.condition.signature.header : undefined;
-  const logRow = (failed: boolean, code: string | null, description: Record<string, unknown>): LogRow => ({
-    service_id: input.project.service_id,
-    ticket_id: ticketId,
-    log_key: check ? `${consumeId}:CHK` : consumeId,
-    consume_id: consumeId,
-    user_id: consumer,
-    signed: input.signedRoute && user !== undefined,
-    is_check: check,
-    failed,
-    code,
-    timestamp: now,
-    description: check ? { ...description, check: true } : description,
-    ...(check ? {} : { request: (kept ??= keepRequest(input, input.replay?.received_at ?? now, tokenHeader)) }),
-    ...(input.replay ? { replay_of: input.replay.of } : {}),
-  });
-  const log = (failed: boolean, code: string | null, description: Record<string, unknown>) => store.enqueueLog(logRow(failed, code, description), []);
-  const fail = (stage: Stage, code: ErrorCode, message: string, detail?: Record<string, unknown>) => {
-    log(true, code, { outcome: outcomeOf({ code, message, stage, ...(detail ? { detail } : {}) }) });
-    return failure(ticketId, stage, code, message, return200, detail);
-  };
+  const handshake = !consumption.check && ticket.condition.handshake ? handshakeAnswer(ticket.condition.handshake, request, input.search) : undefined;
+  if (handshake) return answerVerifiedHandshake(consumption, handshake, ports);
 
-  const state = () => ({
-    ticket,
-    remaining: store.remaining(),
-    userUsed: user ? store.userUsed(user.user_id) : undefined,
-    issuer: input.issuer,
-    authError: input.authError,
-  });
-  const refused = checkTicket(state(), now);
-  if (refused) return fail('ticket', refused.code, refused.message);
-
-  const rules = ticket.legacy ? 'legacy' : 'current';
-  const tkid = tkidOf(ticketId, consumeId, consumer);
-  // Made once, when first needed: by the actions, or earlier by a legacy ticket's check-time request.
-  let hashing: Promise<string> | undefined;
-  const hashOnce = () => (hashing ??= receiptHash(input.project.receipt_key, tkid));
-  const bodyAlone = ticket.rules_version === undefined;
-  const contextOf = (reading: Pick<ActionContext, 'body' | 'params' | 'placeholders'>, hash: string): ActionContext => ({
-    ...reading,
-    headers: request.headers,
-    ip: request.ip,
-    user_agent: request.user_agent,
-    method: request.method,
-    user: user ? { ...user.attributes, user_id: user.user_id, email: user.email, access_group: user.access_group } : undefined,
-    record_access: ticket.condition.record_access,
-    ticket: { id: ticketId, service: input.project.service_id, owner: input.project.owner_id, consume_id: consumeId, timestamp: now, hash },
-  });
-  const conditionPorts: ConditionPorts = {
-    verifySignature: (config) => ports.verifySignature(config),
-    hasRecordAccess: (recordId, who) => ports.hasRecordAccess(recordId, who),
-    sendRequestCondition: async (checkTime, reading) => {
-      if (!ports.sendRequestCondition) throw new Error('no port sends the check-time request of a legacy ticket');
-      return ports.sendRequestCondition(checkTime, contextOf(reading, await hashOnce()), bodyAlone);
-    },
-  };
-  const handshake = !check && ticket.condition.handshake ? handshakeAnswer(ticket.condition.handshake, request, input.search) : undefined;
-  if (handshake) {
-    // The provider's handshake: its signature first (method and signature only), then the answer; no action runs, no count is spent.
-    const { method, signature } = ticket.condition;
-    const verified = await evaluateCondition({ ...(method ? { method } : {}), ...(signature ? { signature } : {}) }, request, conditionPorts, rules);
-    if (!verified.ok) return fail('condition', verified.code, verified.message, verified.detail);
-    return answerHandshake(handshake, ticket, { runActions: ports.runActions, contextOf: async () => contextOf({ body: request.body, params: request.params, placeholders: {} }, await hashOnce()), tkid, hash: hashOnce }, (rows, description, failed, code) => store.enqueueLog(logRow(failed, code, description), rows));
-  }
-
-  const condition = await evaluateCondition(ticket.condition, request, conditionPorts, rules);
-  if (!condition.ok) return fail('condition', condition.code, condition.message, condition.detail);
+  const condition = await evaluateCondition(ticket.condition, request, consumption.conditionPorts(), consumption.rules);
+  if (!condition.ok) return consumption.fail('condition', condition.code, condition.message, condition.detail);
   // A legacy ticket applies its placeholder map on the long-form routes only (spec 4.1).
   if (ticket.legacy && !input.longForm) condition.placeholders = {};
 
-  if (check) {
-    log(false, null, { outcome: { ok: true }, placeholders: condition.placeholders });
+  if (consumption.check) {
+    consumption.log(false, null, { outcome: { ok: true }, placeholders: condition.placeholders });
     return { ok: true, status: 200, body: CHECK_PASSED };
   }
 
   // Nothing awaited between this re-check and the reservation: the object runs it atomically.
-  const lateRefusal = checkTicket(state(), ports.now());
-  if (lateRefusal) return fail('ticket', lateRefusal.code, lateRefusal.message);
-  const reservation = store.reserve(user?.user_id);
+  const lateRefusal = consumption.refusal(ports.now());
+  if (lateRefusal) return consumption.fail('ticket', lateRefusal.code, lateRefusal.message);
+  const reservation = store.reserve(request.user?.user_id);
+  const hash = await consumption.hash();
+  const outcome = await runChain(consumption, { body: condition.body, params: condition.params, placeholders: condition.placeholders }, hash, ports);
+  return settle(consumption, store, { placeholders: condition.placeholders, reservation, hash }, outcome);
+}
 
-  const hash = await hashOnce();
-  const run = startRun(
-    ticket.actions,
-    contextOf({ body: condition.body, params: condition.params, placeholders: condition.placeholders }, hash),
-    { tkid, hash },
-    { ...(ticket.legacy ? { legacy: true } : {}), ...(bodyAlone ? { bodyAlone: true } : {}) },
-  );
-  let outcome: RunOutcome;
+/** The provider's handshake: its signature first (method and signature only), then the answer; no action runs, no count is spent. */
+async function answerVerifiedHandshake(consumption: Consumption, handshake: HandshakeAnswer, ports: ConsumePorts): Promise<ConsumeOutcome> {
+  const { ticket, request } = consumption;
+  const { method, signature } = ticket.condition;
+  const verified = await evaluateCondition({ ...(method ? { method } : {}), ...(signature ? { signature } : {}) }, request, consumption.conditionPorts(), consumption.rules);
+  if (!verified.ok) return consumption.fail('condition', verified.code, verified.message, verified.detail);
+  const run = {
+    runActions: ports.runActions,
+    contextOf: async () => consumption.context({ body: request.body, params: request.params, placeholders: {} }, await consumption.hash()),
+    tkid: consumption.tkid,
+    hash: () => consumption.hash(),
+  };
+  return answerHandshake(handshake, ticket, run, (rows, description, failed, code) => consumption.log(failed, code, description, rows));
+}
+
+/** Runs the ticket's action chain; a chain that crashed is an internal error of the action stage. */
+async function runChain(consumption: Consumption, reading: Reading, hash: string, ports: ConsumePorts): Promise<RunOutcome> {
+  const { ticket } = consumption;
+  const run = startRun(ticket.actions, consumption.context(reading, hash), { tkid: consumption.tkid, hash }, {
+    ...(ticket.legacy ? { legacy: true } : {}),
+    ...(consumption.bodyAlone ? { bodyAlone: true } : {}),
+  });
   try {
-    outcome = await ports.runActions(run);
+    return await ports.runActions(run);
   } catch (err) {
     console.error('action chain crashed', err instanceof Error ? err.message : String(err));
-    outcome = { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+    return { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
   }
+}
+
+/**
+ * Logs the run and answers: a run that goes on after resp is stored for the object's alarm; a failed
+ * run gives the count and the user's unit back (what the actions did is not rolled back).
+ */
+function settle(
+  consumption: Consumption,
+  store: ConsumeStore,
+  { placeholders, reservation, hash }: { placeholders: Record<string, unknown>; reservation: Reservation; hash: string },
+  outcome: RunOutcome,
+): ConsumeOutcome {
+  const { input, tkid } = consumption;
   const { respond, continuation, error } = outcome;
   const answered = respond ? { responded: { status: respond.status } } : {};
 
   if (continuation) {
     // The caller is answered now; the rest of the run is stored and run by the object's alarm.
-    const description = { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered, continuation: { resume_at: continuation.resumeAt } };
-    const row = logRow(false, null, description);
+    const description = { outcome: { ok: true }, tkid, placeholders, ...answered, continuation: { resume_at: continuation.resumeAt } };
+    const row = consumption.logRow(false, null, description);
     store.enqueueLog(row, outcome.rows);
     const job: ContinuationJob = {
       state: { ...continuation.state, rows: [] },
@@ -192,17 +152,15 @@ async function consumeRead(
   }
 
   if (error) {
-    // No rollback of what the actions did; the count and the user's unit are given back.
     store.release(reservation);
-    const logged = logRow(true, error.code, { outcome: outcomeOf(error), tkid, placeholders: condition.placeholders, ...answered });
-    store.enqueueLog(logged, outcome.rows);
+    consumption.log(true, error.code, { outcome: outcomeOf(error), tkid, placeholders, ...answered }, outcome.rows);
     // A resp that already answered (e.g. in the err chain) is what the caller gets.
     if (respond) return { ok: true, status: respond.status, body: respond.body };
     const { code, message, stage, detail, action } = error;
-    return failure(ticketId, stage ?? 'action', code, message, return200, detail, action ? { action } : {});
+    return failure(input.ticket_id, stage ?? 'action', code, message, consumption.ticket.condition.return200 === true, detail, action ? { action } : {});
   }
 
-  store.enqueueLog(logRow(false, null, { outcome: { ok: true }, tkid, placeholders: condition.placeholders, ...answered }), outcome.rows);
+  consumption.log(false, null, { outcome: { ok: true }, tkid, placeholders, ...answered }, outcome.rows);
   if (respond) return { ok: true, status: respond.status, body: respond.body };
   return { ok: true, status: 200, body: { tkid, hash } };
 }
@@ -219,17 +177,4 @@ function readRequest(input: Pick<ConsumeInput, 'request' | 'rawBody' | 'search'>
     if (!(err instanceof SvcHttpError)) throw err;
     return { ok: false, refused: { ok: false, status: err.status, error: err.toBody() } };
   }
-}
-
-function failure(
-  ticketId: string,
-  stage: Stage,
-  code: ErrorCode,
-  message: string,
-  return200: boolean,
-  detail?: Record<string, unknown>,
-  extra: Partial<ErrorBody> = {},
-): ConsumeOutcome {
-  const error: ErrorBody = { code, message, stage, ...extra, ...(detail ? { detail } : {}), ticket_id: ticketId };
-  return { ok: false, status: return200 ? 200 : 400, error };
 }
