@@ -18,20 +18,15 @@ import {
   type LogBody,
 } from './log-body';
 import type { LogPageQuery } from './log-rows';
-import { retentionCutoff, RETENTION_DAYS } from './retention';
+import { LogSegments, SEGMENT_BYTES, type PackedBody } from './log-segments';
+import { retentionCutoff } from './retention';
 
 /** A body moves to a segment once its class has this many in SQLite. */
 export const SEGMENT_ENTRIES = 100;
-/** A segment holds at most this many bytes of bodies (at least one body). */
-const SEGMENT_BYTES = 2_000_000;
 /** Index rows deleted per statement by a clear or retention step. */
 const DELETE_CHUNK = 5_000;
-/** R2 keys deleted per call (R2's delete takes up to 1,000). */
-const R2_DELETE_KEYS = 1_000;
 /** Retention runs at most this often, beside a compaction. */
 const RETENTION_EVERY_MS = 3_600_000;
-/** Segments kept in memory for the next page. */
-const SEGMENT_CACHE = 4;
 
 export const TICKET_LOG_SCHEMA = `
   CREATE TABLE IF NOT EXISTS log (
@@ -65,23 +60,19 @@ type IndexRow = IndexFacts & { seg: number | null; body: string | null };
 /** An index row with its body, when the body is still in SQLite. */
 const WITH_BODY = 'SELECT l.log_key, l.timestamp, l.class, l.seg, b.body FROM log l LEFT JOIN log_bodies b ON b.log_key = l.log_key';
 
-/** The R2 prefix of a plan's segments: a lifecycle rule per prefix removes what retention would (docs/capacity.md). */
-export function segmentPrefix(plan: string): string {
-  const days = (RETENTION_DAYS as Record<string, number | null | undefined>)[plan];
-  return typeof days === 'number' ? `logs/d${days}` : 'logs/keep';
-}
-
 export class TicketLog {
   private bound?: LogScope;
-  private readonly segments = new Map<number, Record<string, LogBody>>();
+  private readonly segments: LogSegments;
   /** Bodies in SQLite per class, once counted: how many, and their bytes. */
   private tail?: Map<number, { n: number; bytes: number }>;
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly bucket: R2Bucket,
+    bucket: R2Bucket,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.segments = new LogSegments(sql, bucket);
+  }
 
   /** Run before the log is read or changed (see beforeUse). */
   private settle?: () => void;
@@ -220,7 +211,7 @@ export class TicketLog {
 
   private async packSegment(scope: LogScope, cls: number): Promise<void> {
     const rows = this.sql
-      .exec<{ log_key: string; timestamp: number; body: string }>(
+      .exec<PackedBody>(
         'SELECT log_key, timestamp, body FROM log_bodies WHERE class = ? AND open = 0 ORDER BY timestamp, log_key LIMIT ?',
         cls,
         SEGMENT_ENTRIES,
@@ -234,13 +225,7 @@ export class TicketLog {
       bytes += row.body.length;
     }
     if (taken.length === 0) return;
-    const seg = this.sql.exec<{ next: number }>('SELECT COALESCE(MAX(seg), 0) + 1 AS next FROM log_segments').one().next;
-    const key = `${segmentPrefix(scope.plan)}/${scope.service_id}/${scope.ticket_id}/${seg}`;
-    const text = `{${taken.map((r) => `${JSON.stringify(r.log_key)}:${r.body}`).join(',')}}`;
-    // Stored before the index points at it: a crash in between leaves an object the next pack of this number overwrites.
-    await this.bucket.put(key, text, { httpMetadata: { contentType: 'application/json' } });
-    const newest = Math.max(...taken.map((r) => r.timestamp));
-    this.sql.exec('INSERT INTO log_segments (seg, key, newest, entries, bytes) VALUES (?, ?, ?, ?, ?)', seg, key, newest, taken.length, text.length);
+    const seg = await this.segments.write(scope, taken);
     const keys = JSON.stringify(taken.map((r) => r.log_key));
     this.sql.exec('UPDATE log SET seg = ? WHERE log_key IN (SELECT value FROM json_each(?))', seg, keys);
     this.sql.exec('DELETE FROM log_bodies WHERE log_key IN (SELECT value FROM json_each(?))', keys);
@@ -292,7 +277,7 @@ export class TicketLog {
 
   /** The bytes this log holds in R2 (its segments). */
   segmentBytes(): number {
-    return this.sql.exec<{ n: number }>('SELECT COALESCE(SUM(bytes), 0) AS n FROM log_segments').one().n;
+    return this.segments.bytes();
   }
 
   count(): number {
@@ -303,24 +288,12 @@ export class TicketLog {
   /** Bodies from SQLite or their segments: one R2 read per distinct segment. A segment gone (lifecycle) drops its rows. */
   private async withBodies(rows: IndexRow[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
     const wanted = [...new Set(rows.flatMap((r) => (r.body === null && r.seg !== null ? [r.seg] : [])))];
-    const loaded = new Map(await Promise.all(wanted.map(async (seg) => [seg, await this.segment(seg)] as const)));
+    const loaded = new Map(await Promise.all(wanted.map(async (seg) => [seg, await this.segments.read(seg)] as const)));
     return rows.flatMap((r) => {
       const text = r.body;
       const body = text !== null ? (JSON.parse(text) as LogBody) : r.seg !== null ? loaded.get(r.seg)?.[r.log_key] : undefined;
       return body ? [{ index: { log_key: r.log_key, timestamp: r.timestamp, class: r.class }, body }] : [];
     });
-  }
-
-  private async segment(seg: number): Promise<Record<string, LogBody> | undefined> {
-    const cached = this.segments.get(seg);
-    if (cached) return cached;
-    const key = this.sql.exec<{ key: string }>('SELECT key FROM log_segments WHERE seg = ?', seg).toArray()[0]?.key;
-    const object = key ? await this.bucket.get(key) : null;
-    if (!object) return undefined;
-    const bodies = (await object.json()) as Record<string, LogBody>;
-    this.segments.set(seg, bodies);
-    if (this.segments.size > SEGMENT_CACHE) this.segments.delete(this.segments.keys().next().value as number);
-    return bodies;
   }
 
   /** Sets a warning on one action row of a consumption (a newsletter batch that went out but could not be counted). */
@@ -348,13 +321,7 @@ export class TicketLog {
       this.sql.exec('DELETE FROM log_bodies WHERE class = ? AND timestamp < ? AND NOT EXISTS (SELECT 1 FROM log WHERE log.log_key = log_bodies.log_key)', cls, before);
     }
     this.tail = undefined;
-    const gone = this.sql.exec<{ seg: number; key: string }>('SELECT seg, key FROM log_segments WHERE newest < ? LIMIT ?', before, R2_DELETE_KEYS).toArray();
-    if (gone.length > 0) {
-      await this.bucket.delete(gone.map((s) => s.key));
-      this.sql.exec('DELETE FROM log_segments WHERE seg IN (SELECT value FROM json_each(?))', JSON.stringify(gone.map((s) => s.seg)));
-      for (const s of gone) this.segments.delete(s.seg);
-      if (gone.length >= R2_DELETE_KEYS) more = true;
-    }
+    if (await this.segments.deleteOlderThan(before)) more = true;
     return more;
   }
 
