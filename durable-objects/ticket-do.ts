@@ -11,8 +11,8 @@ import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import type { KeptRequest } from '../src/ticket-log/kept-request';
-import { deleteLegacyStatements, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/ticket-log/legacy-log';
-import { actionListingRows, bodyOf, classOf, listingRow, storedLogRow } from '../src/ticket-log/log-body';
+import { deleteLegacyStatements, mergeLegacyPage, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/ticket-log/legacy-log';
+import { actionListingRows, listingRow, storedLogRow } from '../src/ticket-log/log-body';
 import type { LogListingRow, LogPageQuery, StoredActionRow, StoredLogRow } from '../src/ticket-log/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
 import { ticketObjectName } from '../src/platform/object-names';
@@ -148,11 +148,7 @@ export class TicketDO extends DurableObject<Env> {
     // D1 first: a row moved meanwhile is then in both reads (and kept once), never in neither.
     const legacy = left ? await readLegacyPage(this.env.DB, scope.service_id, scope.ticket_id, query) : [];
     const rows = (await this.data.log.page(query)).map(({ index, body }) => listingRow(scope.ticket_id, index, body));
-    if (legacy.length === 0) return rows;
-    const seen = new Set(rows.map((r) => r.log_key));
-    const merged = [...rows, ...legacy.filter((e) => !seen.has(e.row.log_key)).map((e) => listingRow(scope.ticket_id, { log_key: e.row.log_key, timestamp: e.row.timestamp, class: classOf(e.row) }, bodyOf(e.row, e.actions)))];
-    merged.sort((a, b) => b.timestamp - a.timestamp || (a.log_key < b.log_key ? 1 : a.log_key > b.log_key ? -1 : 0));
-    return merged.slice(0, query.count);
+    return mergeLegacyPage(scope.ticket_id, rows, legacy, query.count);
   }
 
   /** The action rows of one consumption, in the order they ran; [] when the log has no such consumption. */

@@ -6,7 +6,8 @@
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from './log-row';
 import type { LogOutcome } from './listing-query';
-import type { LogPageQuery } from './log-rows';
+import { bodyOf, classOf, listingRow } from './log-body';
+import type { LogListingRow, LogPageQuery } from './log-rows';
 
 interface LegacyRow {
   log_key: string;
@@ -45,7 +46,7 @@ const OUTCOME_SQL: Record<LogOutcome, string> = {
   check: 'AND l.is_check = 1',
 };
 
-type LegacyEntry = { row: LogRow; actions: ActionRow[] };
+export type LegacyEntry = { row: LogRow; actions: ActionRow[] };
 
 function toEntry(serviceId: string, ticketId: string, r: LegacyRow): LegacyEntry {
   return {
@@ -115,4 +116,16 @@ export function deleteLegacyStatements(db: D1Database, serviceId: string, ticket
       .prepare('DELETE FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ? AND consume_id IN (SELECT value FROM json_each(?))')
       .bind(serviceId, ticketId, consumptions),
   ];
+}
+
+/**
+ * A page of the object's log merged with a page of D1's old rows, newest first, at most `count`: a row
+ * moved meanwhile is in both reads and kept once (the object's copy).
+ */
+export function mergeLegacyPage(ticketId: string, rows: LogListingRow[], legacy: LegacyEntry[], count: number): LogListingRow[] {
+  if (legacy.length === 0) return rows;
+  const seen = new Set(rows.map((r) => r.log_key));
+  const merged = [...rows, ...legacy.filter((e) => !seen.has(e.row.log_key)).map((e) => listingRow(ticketId, { log_key: e.row.log_key, timestamp: e.row.timestamp, class: classOf(e.row) }, bodyOf(e.row, e.actions)))];
+  merged.sort((a, b) => b.timestamp - a.timestamp || (a.log_key < b.log_key ? 1 : a.log_key > b.log_key ? -1 : 0));
+  return merged.slice(0, count);
 }
