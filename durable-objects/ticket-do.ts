@@ -6,7 +6,7 @@ import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, closingLogStatement, type ContinuationJob } from '../src/consume/continuation';
-import { logStatements } from '../src/ticket-log/log-export';
+import { logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
@@ -26,7 +26,7 @@ import { JobAlarm } from './job-alarm';
 import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
-import { type LogExport, type TicketJobKind, TicketStore } from './ticket-store';
+import { type TicketJobKind, TicketStore } from './ticket-store';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
 type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;

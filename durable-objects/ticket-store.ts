@@ -2,8 +2,7 @@ import type { StoredTicket } from '../schemas/ticket-types';
 import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow } from '../src/actions/types';
 import type { LogRow } from '../src/ticket-log/log-row';
-import { fitForLog, MAX_LOG_VALUE_CHARS } from '../src/bytes/log-size';
-import type { ConsumedIndexRow } from '../src/ticket-log/consumed-index';
+import { encodeExport, type LogExport } from '../src/ticket-log/log-export';
 import { JobTable } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
@@ -73,39 +72,10 @@ const SCHEMA = [
   LOG_SAMPLING_SCHEMA,
 ];
 
-/**
- * The JSON of a log value; only when it is over the log limit are its parts cut to fit (a whole under
- * the limit has every part under it, so cutting would change nothing: one stringify in the usual case).
- */
-function jsonWithin(value: unknown, fitted: () => unknown): string {
-  const json = JSON.stringify(value);
-  return json.length <= MAX_LOG_VALUE_CHARS ? json : JSON.stringify(fitted());
-}
-
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
 export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log' | 'take-in-logs' | 'flush-sampling';
-
-/** An outbox entry written before the log moved into the object: a log row and its action rows, for D1. */
-export interface LogEntry {
-  row: LogRow;
-  actionRows: ActionRow[];
-  /** The closing row of a run that went on after resp: it replaces the row logged earlier. */
-  final: boolean;
-}
-
-/** What the outbox carries to D1: a signed-in consumption for the per-user index, or an entry of the old shape. */
-export type LogExport = { consumed: ConsumedIndexRow } | LogEntry;
-
-/** The stored text of an outbox entry; an old-shape entry's values cut to the log limit only when over it. */
-function encodeExport(value: LogExport): string {
-  if ('consumed' in value) return JSON.stringify(value);
-  const { row, actionRows, final } = value;
-  return `{"row":${jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) }))},"actionRows":${jsonWithin(actionRows, () =>
-    actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
-  )},"final":${final}}`;
-}
 
 /**
  * The TicketDO's SQLite: the definition, remaining count, per-user usage and their generations, with

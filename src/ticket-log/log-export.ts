@@ -1,5 +1,41 @@
+/**
+ * What a TicketDO's outbox carries to D1: a signed-in consumption for the per-user index, or an entry
+ * of the old shape (stored before the log moved into the object), written to D1's old log, which the
+ * object's log takes in from there (legacy-log.ts).
+ */
 import type { ActionRow } from '../actions/types';
+import { fitForLog, MAX_LOG_VALUE_CHARS } from '../bytes/log-size';
+import type { ConsumedIndexRow } from './consumed-index';
 import type { LogRow } from './log-row';
+
+/**
+ * The JSON of a log value; only when it is over the log limit are its parts cut to fit (a whole under
+ * the limit has every part under it, so cutting would change nothing: one stringify in the usual case).
+ */
+function jsonWithin(value: unknown, fitted: () => unknown): string {
+  const json = JSON.stringify(value);
+  return json.length <= MAX_LOG_VALUE_CHARS ? json : JSON.stringify(fitted());
+}
+
+/** An outbox entry written before the log moved into the object: a log row and its action rows, for D1. */
+export interface LogEntry {
+  row: LogRow;
+  actionRows: ActionRow[];
+  /** The closing row of a run that went on after resp: it replaces the row logged earlier. */
+  final: boolean;
+}
+
+/** What the outbox carries to D1: a signed-in consumption for the per-user index, or an entry of the old shape. */
+export type LogExport = { consumed: ConsumedIndexRow } | LogEntry;
+
+/** The stored text of an outbox entry; an old-shape entry's values cut to the log limit only when over it. */
+export function encodeExport(value: LogExport): string {
+  if ('consumed' in value) return JSON.stringify(value);
+  const { row, actionRows, final } = value;
+  return `{"row":${jsonWithin(row, () => ({ ...row, description: fitForLog(row.description) }))},"actionRows":${jsonWithin(actionRows, () =>
+    actionRows.map((action) => ({ ...action, detail: fitForLog(action.detail) })),
+  )},"final":${final}}`;
+}
 
 /** The D1 statements that write one outbox entry; ON CONFLICT DO NOTHING makes a repeat harmless. */
 export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow[]): D1PreparedStatement[] {

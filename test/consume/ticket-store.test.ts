@@ -2,7 +2,8 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';
-import { LOG_EXPORT_DELAY_MS, TicketStore, type LogEntry, type LogExport } from '../../durable-objects/ticket-store';
+import { LOG_EXPORT_DELAY_MS, TicketStore } from '../../durable-objects/ticket-store';
+import type { LogEntry, LogExport } from '../../src/ticket-log/log-export';
 import { logRow } from '../logs/log-helpers';
 import { call, createProject, mintUser, registerTicket } from '../helpers/api';
 
