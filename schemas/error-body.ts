@@ -1,6 +1,6 @@
-/** The error bodies on the wire (spec 2.7 and section 7), as the server sends them and the client reads them. */
+/** The error bodies on the wire (spec 2.7 and 7), as the server sends them and the client reads them. */
 
-/** Every code the service answers with (spec section 7, plus the platform's own). */
+/** Every code the service answers with (spec 7, plus the platform's own). */
 export type ErrorCode =
   | 'INVALID_SERVICE'
   | 'SERVICE_DISABLED'

@@ -1,4 +1,4 @@
-/** Time limits and sizes of the spec (section 8), in one place; the sizes a registration checks are defined in schemas/. */
+/** Time limits and sizes of spec 8, in one place; the sizes a registration checks are defined in schemas/. */
 export const CONSUMPTION_BUDGET_MS = 25_000;
 export const OUTBOUND_CALL_MS = 10_000;
 export const RETRY_DELAYS_MS = [1_000, 2_000, 4_000] as const;

@@ -8,7 +8,7 @@ export type TicketError = TicketErrorBody;
 /** Narrow with `'stage' in err.cause` to get the TicketError of a failed consumption. */
 export type SvcErrorCause = Error | TicketError | ServiceErrorBody;
 
-/** Codes the client itself raises, besides the codes of the server (spec section 7). */
+/** Codes the client itself raises, besides the codes of the server (spec 7). */
 export type ClientErrorCode =
   | 'INVALID_PARAMETER' // bad input, refused before sending
   | 'INVALID_REQUEST' // legacy plain-text failure '<CODE>: <message>'; a signal already aborted (forwardRequest)

@@ -9,7 +9,7 @@ import type { RealtimeServerFrame } from '../../schemas/forward-rules';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
-/** A page of a listing (spec 6): the next page is asked with `startKey`. */
+/** A page of a listing (the DatabaseResponse of spec 4.2, 4.3): the next page is asked with `startKey`. */
 export const listingOf = <T extends z.ZodType>(item: T) =>
   z.object({
     list: z.array(item),

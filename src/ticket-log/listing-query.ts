@@ -57,7 +57,7 @@ export function parseTimeRange(rawFrom: string | undefined, rawTo: string | unde
   return { from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, given: from !== undefined || to !== undefined };
 }
 
-/** A log listing's outcome filter: successful consumptions, failed ones, or dry runs (spec 4.2 rows' failed/check). */
+/** A log listing's outcome filter: successful consumptions, failed ones, or dry runs (spec 2.6's failed, 4.1's check). */
 export const LOG_OUTCOMES = ['ok', 'failed', 'check'] as const;
 export type LogOutcome = (typeof LOG_OUTCOMES)[number];
 

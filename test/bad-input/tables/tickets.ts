@@ -90,7 +90,7 @@ const registerCases = (): BadInputCase[] => [
       'actions.1.exe.group': [1, 100, 1.5, true],
       timestamp: ['yesterday'],
       legacy: ['no'],
-      // The limits of spec section 8 on the signature.
+      // The limits of spec 8 on the signature.
       'condition.signature.header': [described('X'.repeat(257), 'over 256 characters'), 'bad header', described('X-Sig\u0000', 'with a NUL character')],
       'condition.signature.separator': ['', described('123456789', 'of 9 characters')],
       'condition.signature.parts': [
