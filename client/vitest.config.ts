@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The client's own suite runs in Node (not in workerd like the root suite): it builds client/dist,
-// starts the Worker with `wrangler dev`, and drives Chromium for the browser tests.
+// starts the Worker once with `wrangler dev`, and drives Chromium for the browser tests.
 export default defineConfig({
   root: import.meta.dirname,
   // The caches stay in the root node_modules, not in a client/node_modules of their own.
@@ -10,8 +10,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     fsModuleCachePath: '../node_modules/.vitest-cache/client',
-    globalSetup: ['./test/build-client.ts'],
-    // Each Worker-backed file starts its own `wrangler dev`; one file at a time keeps the machine responsive.
+    // One `wrangler dev` for the suite (each Worker-backed file makes its own project on it).
+    globalSetup: ['./test/build-client.ts', './test/helpers/shared-worker.ts'],
+    // One file at a time keeps the machine responsive.
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,

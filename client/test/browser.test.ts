@@ -6,10 +6,10 @@ import { Svc } from '../src/index.js';
 import { EXAMPLE_PAGE, FORWARD_EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
 import { launchChromium } from './helpers/chromium.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The built client (client/dist) in Debian's Chromium, calling the Worker cross-origin.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 let page: Page;
@@ -18,7 +18,7 @@ const ASSISTANT_KEY = 'sk-readme-example-2f9c';
 
 beforeAll(async () => {
   browser = await launchChromium();
-  worker = await startTestWorker();
+  worker = await createTestProject();
   await worker.registerTicket('newsletter-signup', { count: 10, condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] }, actions: [] });
   await worker.registerTicket('open', { actions: [] });
   await worker.registerTicket('verified-only', { condition: { user: [{ key: 'email_verified', operator: '=', value: true }] }, actions: [] });
@@ -29,7 +29,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await pages?.close();
   await browser?.close();
   await dest?.close();

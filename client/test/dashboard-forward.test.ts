@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { screenshot, signIn } from './helpers/dashboard-page.js';
 import { startStreamDestination } from './helpers/stream-destination.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
-// The dashboard's Forwarding page in real Chromium against `wrangler dev` (one Worker for the file): a
+// The dashboard's Forwarding page in real Chromium against `wrangler dev` (one project for the file): a
 // visitor's direct and streamed requests to a loopback destination in this process, listed and opened.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let browser: Browser;
 let page: Page;
 let destination: Awaited<ReturnType<typeof startStreamDestination>>;
@@ -33,7 +33,7 @@ async function ownerList(): Promise<any[]> {
 }
 
 beforeAll(async () => {
-  [browser, worker, destination] = await Promise.all([launchChromium(), startTestWorker(), startStreamDestination()]);
+  [browser, worker, destination] = await Promise.all([launchChromium(), createTestProject(), startStreamDestination()]);
   await worker.putSecretKey('dest', { value: SECRET });
   destination.script('/stream', { pieces: PIECES, gapMs: 20 });
   const direct = await forwardAsVisitor({
@@ -60,7 +60,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await worker?.stop();
   await destination?.close();
 });
 

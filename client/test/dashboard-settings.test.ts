@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { input, screenshot, signIn, tabTo } from './helpers/dashboard-page.js';
 import { seedLog, seededConsumeId } from './helpers/seed-log.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The dashboard's settings pages (mail templates, newsletters, project), a log of 100,000 rows and
-// HTML in every text field, in real Chromium against `wrangler dev`: one Worker and one browser.
-let worker: TestWorker;
+// HTML in every text field, in real Chromium against `wrangler dev`: one project and one browser.
+let worker: ProjectOnWorker;
 let browser: Browser;
 let page: Page;
 /** Dialogs the page opened (an alert() that ran would be one). */
@@ -18,7 +18,7 @@ const INJECTED =
   '<svg id="injected-svg" onload="alert(3)"></svg><b id="injected-b">bold</b>';
 
 beforeAll(async () => {
-  [browser, worker] = await Promise.all([launchChromium(), startTestWorker()]);
+  [browser, worker] = await Promise.all([launchChromium(), createTestProject()]);
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -29,7 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await worker?.stop();
 });
 
 const ownerCall = (method: string, path: string, body?: unknown) => worker.ownerCall(method, path, body);

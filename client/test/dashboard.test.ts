@@ -3,18 +3,18 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { fieldError, input, jsonModeDefinition, screenshot, signIn, tabTo } from './helpers/dashboard-page.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The owner dashboard (dashboard/, Preact, served by the Worker's static assets) in real Chromium
-// against `wrangler dev`: one Worker and one browser for the whole file.
-let worker: TestWorker;
+// against `wrangler dev`: one project and one browser for the whole file.
+let worker: ProjectOnWorker;
 let browser: Browser;
 let page: Page;
 const STRIPE_SECRET = 'whsec_dashboard_test_secret';
 const INJECTED = '<img src=x onerror="window.__injected=1"><script>window.__injected=2</script><b>bold</b>';
 
 beforeAll(async () => {
-  [browser, worker] = await Promise.all([launchChromium(), startTestWorker()]);
+  [browser, worker] = await Promise.all([launchChromium(), createTestProject()]);
   await worker.putSecretKey('stripe', { value: STRIPE_SECRET });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await signIn(page, worker.url, worker.project.owner_key);
@@ -22,7 +22,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await worker?.stop();
 });
 
 const ownerCall = (method: string, path: string, body?: unknown) => worker.ownerCall(method, path, body);

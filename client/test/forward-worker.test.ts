@@ -2,25 +2,24 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Svc, type ForwardStatusObject } from '../src/index.js';
 import { json, startScriptedServer, type RecordedRequest, type ScriptedServer } from './helpers/scripted-server.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 import { rejection } from './helpers/rejection.js';
 
 // The forwarding methods against the real Worker (`wrangler dev`), relaying to a loopback destination
 // this test runs, which records what arrived.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let dest: ScriptedServer;
 let svc: Svc;
 const SECRET = 'sk-live-0123456789abcdef';
 
 beforeAll(async () => {
   dest = await startScriptedServer();
-  worker = await startTestWorker();
+  worker = await createTestProject();
   svc = new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url });
   await worker.putSecretKey('dest-key', { value: SECRET, destinations: [`${dest.url}/api`] });
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await dest?.close();
 });
 

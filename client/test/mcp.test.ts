@@ -2,10 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The MCP server at /mcp of the real Worker (`wrangler dev`), driven by the SDK's own client over HTTP.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let client: Client;
 
 const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -21,7 +21,7 @@ async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<v
 }
 
 beforeAll(async () => {
-  worker = await startTestWorker();
+  worker = await createTestProject();
   client = new Client({ name: 'svc-client-tests', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${worker.project.owner_key}` } } });
   await client.connect(transport);
@@ -29,7 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  await worker?.stop();
 });
 
 describe('the MCP server over HTTP under wrangler dev', () => {

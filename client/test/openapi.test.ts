@@ -1,17 +1,13 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // swagger-parser cannot load inside workerd (its CommonJS class chain), so the document is read from
 // the real Worker under `wrangler dev`, as a user's code generator would read it.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 
 beforeAll(async () => {
-  worker = await startTestWorker();
-});
-
-afterAll(async () => {
-  await worker?.stop();
+  worker = await createTestProject();
 });
 
 describe('/openapi.json', () => {

@@ -5,11 +5,11 @@ import { verifySecureRequest } from '../../test/secure/verify-example.mjs';
 import { Svc } from '../src/index.js';
 import { rejection } from './helpers/rejection.js';
 import { json, startScriptedServer, type RecordedRequest, type ScriptedServer } from './helpers/scripted-server.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // secureRequest against the real Worker (`wrangler dev`), mirroring to a loopback API this test runs,
 // which verifies each request as the README's example does.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let dest: ScriptedServer;
 let svc: Svc;
 let user: { user_id: string; id_token: string };
@@ -17,14 +17,13 @@ const KEY = 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD';
 
 beforeAll(async () => {
   dest = await startScriptedServer();
-  worker = await startTestWorker();
+  worker = await createTestProject();
   await worker.setSecureRequestKey(KEY);
   user = await worker.mintUser({ tier: 'gold' });
   svc = new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: user.id_token });
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await dest?.close();
 });
 

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { STREAM_EXAMPLE_PAGE, startPageServer } from './helpers/page-server.js';
 import { deltaEvent, DONE_EVENT, startStreamDestination } from './helpers/stream-destination.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The README's streaming page in Chromium, against `wrangler dev` and a loopback destination that
 // answers like a chat API streaming server-sent events.
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let pages: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 let page: Page;
@@ -18,7 +18,7 @@ const KEY = 'sk-chat-readme-7d1e';
 
 beforeAll(async () => {
   browser = await launchChromium();
-  worker = await startTestWorker();
+  worker = await createTestProject();
   dest = await startStreamDestination();
   await worker.putSecretKey('assistant', { value: KEY, destinations: [`${dest.url}/v1`] });
   pages = await startPageServer({ serviceId: worker.project.service_id, baseUrl: worker.url, apiOrigin: dest.url });
@@ -26,7 +26,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await worker?.stop();
   await pages?.close();
   await browser?.close();
   await dest?.close();

@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Svc, type SvcError, type TicketError, type TicketReceipt } from '../src/index.js';
-import { startTestWorker, type TestWorker } from './helpers/worker.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 import { rejection } from './helpers/rejection.js';
 
 // The client against the real Worker (`wrangler dev` with local D1 and Durable Objects).
-let worker: TestWorker;
+let worker: ProjectOnWorker;
 let svc: Svc;
 
 beforeAll(async () => {
-  worker = await startTestWorker();
+  worker = await createTestProject();
   svc = new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url });
   await worker.registerTicket('open', { actions: [] });
   await worker.registerTicket('big-order', { condition: { method: 'POST', body: [{ key: 'amount', operator: '>', value: 10 }] }, actions: [] });
@@ -32,10 +32,6 @@ beforeAll(async () => {
   await worker.registerTicket('paywall', { actions: [{ act: 'resp', exe: { status: 402, body: { code: 'PAY_FIRST', message: 'Payment required.' } } }] });
   await worker.registerTicket('resp-receipt', { actions: [{ act: 'resp', exe: { status: 202 } }] });
   await worker.importLegacyTicket('legacy-order', { condition: { data: [{ key: 'amount', operator: '>', value: 10 }] }, actions: [] });
-});
-
-afterAll(async () => {
-  await worker?.stop();
 });
 
 const ticketErrorOf = (err: SvcError): TicketError => {

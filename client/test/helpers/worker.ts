@@ -1,18 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startLocalWorker as startLocalWorkerJs } from '../../../scripts/local-worker.mjs';
-
-interface LocalWorker {
-  url: string;
-  child: { pid?: number };
-  stop(): Promise<void>;
-}
-// scripts/local-worker.mjs is plain JavaScript; this is the part of its signature the tests use.
-const startLocalWorker = startLocalWorkerJs as unknown as (options: { persistTo: string; vars: Record<string, string>; timeoutMs: number }) => Promise<LocalWorker>;
-
-const OPERATOR_TOKEN = 'x';
+import { inject } from 'vitest';
+import { startFreshWorker, type WorkerAddress } from './local-worker.js';
 
 export interface TestProject {
   service_id: string;
@@ -20,10 +7,11 @@ export interface TestProject {
   owner_key: string;
 }
 
-export interface TestWorker {
+/** A project of its own on a running `wrangler dev`, and calls to it. */
+export interface ProjectOnWorker {
   url: string;
   project: TestProject;
-  /** The state folder of this `wrangler dev` (local D1 among it), for tests that seed it directly. */
+  /** The state folder of the `wrangler dev` (local D1 among it), for tests that seed it directly. */
   persistTo: string;
   /** Registers (or replaces) a ticket as the project owner. */
   registerTicket(ticketId: string, ticket: Record<string, unknown>): Promise<void>;
@@ -37,7 +25,6 @@ export interface TestWorker {
   ownerCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   /** A signed-in user of the project: the built-in development issuer's id token. */
   mintUser(attributes?: Record<string, unknown>): Promise<{ user_id: string; id_token: string }>;
-  stop(): Promise<void>;
 }
 
 async function call(url: string, method: string, token: string, body?: unknown): Promise<{ status: number; json: any }> {
@@ -56,62 +43,50 @@ async function call(url: string, method: string, token: string, body?: unknown):
   return { status: res.status, json };
 }
 
-/** `wrangler dev` on loopback with a fresh state folder, and one project in it. */
-export async function startTestWorker(): Promise<TestWorker> {
-  const persistTo = await mkdtemp(path.join(tmpdir(), 'svc-client-test-'));
-  const worker = await startLocalWorker({
+/** A new project, by default on the suite's `wrangler dev` (helpers/shared-worker.ts): this file's own, so files do not see each other's data. */
+export async function createTestProject({ url, persistTo, operatorToken }: WorkerAddress = inject('sharedWorker')): Promise<ProjectOnWorker> {
+  const created = await call(`${url}/v1/projects`, 'POST', operatorToken, { name: 'Client tests' });
+  if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${JSON.stringify(created.json)}`);
+  const project: TestProject = created.json;
+  const projectUrl = `${url}/v1/projects/${project.service_id}`;
+  return {
+    url,
+    project,
     persistTo,
-    timeoutMs: 120_000,
-    // SVC_STRICT_LIMITS: each invocation counted against Cloudflare's limits (docs/limits.md).
-    vars: { DEV_IDENTITY: 'true', ALLOW_PRIVATE_DESTINATIONS: 'true', OPERATOR_TOKEN, SECRETS_KEY: randomBytes(32).toString('base64'), SVC_STRICT_LIMITS: '1' },
-  });
-  // Last resort if the test process ends without afterAll: wrangler runs in its own process group.
-  const killOnExit = () => {
-    try {
-      if (worker.child.pid) process.kill(-worker.child.pid, 'SIGKILL');
-    } catch {}
+    ownerCall: (method, path, body) => call(`${projectUrl}${path}`, method, project.owner_key, body),
+    async registerTicket(ticketId, ticket) {
+      const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);
+      if (res.status !== 200 && res.status !== 201) throw new Error(`registration of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
+    },
+    async importLegacyTicket(ticketId, ticket) {
+      const res = await call(`${projectUrl}/tickets/${ticketId}/legacy`, 'PUT', project.owner_key, ticket);
+      if (res.status !== 200 && res.status !== 201) throw new Error(`import of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
+    },
+    async putSecretKey(name, body) {
+      const res = await call(`${projectUrl}/secrets/${name}`, 'PUT', project.owner_key, body);
+      if (res.status !== 200 && res.status !== 201) throw new Error(`storing secret key ${name} failed: ${res.status} ${JSON.stringify(res.json)}`);
+    },
+    async setSecureRequestKey(key) {
+      const res = await call(projectUrl, 'PATCH', operatorToken, { secure_request_key: key });
+      if (res.status !== 200) throw new Error(`setting the secureRequest key failed: ${res.status} ${JSON.stringify(res.json)}`);
+    },
+    async mintUser(attributes = {}) {
+      const res = await call(`${projectUrl}/dev/users`, 'POST', project.owner_key, { email: `user${Date.now()}@example.com`, attributes });
+      if (res.status !== 200 && res.status !== 201) throw new Error(`user minting failed: ${res.status} ${JSON.stringify(res.json)}`);
+      return res.json;
+    },
   };
-  process.once('exit', killOnExit);
-  const stop = async () => {
-    process.off('exit', killOnExit);
-    await worker.stop();
-    await rm(persistTo, { recursive: true, force: true });
-  };
+}
+
+export type TestWorker = ProjectOnWorker & { stop(): Promise<void> };
+
+/** A `wrangler dev` of its own and a project on it, for a suite without the shared one (the CLI's). */
+export async function startTestWorker(): Promise<TestWorker> {
+  const worker = await startFreshWorker();
   try {
-    const created = await call(`${worker.url}/v1/projects`, 'POST', OPERATOR_TOKEN, { name: 'Client tests' });
-    if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${JSON.stringify(created.json)}`);
-    const project: TestProject = created.json;
-    const projectUrl = `${worker.url}/v1/projects/${project.service_id}`;
-    return {
-      url: worker.url,
-      project,
-      persistTo,
-      stop,
-      ownerCall: (method, path, body) => call(`${projectUrl}${path}`, method, project.owner_key, body),
-      async registerTicket(ticketId, ticket) {
-        const res = await call(`${projectUrl}/tickets/${ticketId}`, 'PUT', project.owner_key, ticket);
-        if (res.status !== 200 && res.status !== 201) throw new Error(`registration of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
-      },
-      async importLegacyTicket(ticketId, ticket) {
-        const res = await call(`${projectUrl}/tickets/${ticketId}/legacy`, 'PUT', project.owner_key, ticket);
-        if (res.status !== 200 && res.status !== 201) throw new Error(`import of ${ticketId} failed: ${res.status} ${JSON.stringify(res.json)}`);
-      },
-      async putSecretKey(name, body) {
-        const res = await call(`${projectUrl}/secrets/${name}`, 'PUT', project.owner_key, body);
-        if (res.status !== 200 && res.status !== 201) throw new Error(`storing secret key ${name} failed: ${res.status} ${JSON.stringify(res.json)}`);
-      },
-      async setSecureRequestKey(key) {
-        const res = await call(projectUrl, 'PATCH', OPERATOR_TOKEN, { secure_request_key: key });
-        if (res.status !== 200) throw new Error(`setting the secureRequest key failed: ${res.status} ${JSON.stringify(res.json)}`);
-      },
-      async mintUser(attributes = {}) {
-        const res = await call(`${projectUrl}/dev/users`, 'POST', project.owner_key, { email: `user${Date.now()}@example.com`, attributes });
-        if (res.status !== 200 && res.status !== 201) throw new Error(`user minting failed: ${res.status} ${JSON.stringify(res.json)}`);
-        return res.json;
-      },
-    };
+    return { ...(await createTestProject(worker)), stop: worker.stop };
   } catch (err) {
-    await stop();
+    await worker.stop();
     throw err;
   }
 }
