@@ -1,7 +1,4 @@
-/**
- * A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later, and how
- * its log row is closed when it ends.
- */
+/** A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later. */
 import type { ConsumeStore, Reservation } from './store';
 import type { RunOutcome, RunState } from '../actions/runner';
 import type { ErrorBody } from '../http/errors';
@@ -45,11 +42,4 @@ export function closeContinuation(store: ConsumeStore, job: ContinuationJob, out
     description: { ...job.log.description, outcome: outcomeOf(outcome.error), continuation: { ...continuation, finished: now } },
   };
   store.enqueueLog(row, outcome.rows, true);
-}
-
-/** Writes the closing row over the one logged when the caller was answered (run after its insert). */
-export function closingLogStatement(db: D1Database, row: LogRow): D1PreparedStatement {
-  return db
-    .prepare('UPDATE ticket_logs SET failed = ?, code = ?, description = ? WHERE service_id = ? AND ticket_id = ? AND log_key = ?')
-    .bind(row.failed ? 1 : 0, row.code, JSON.stringify(row.description), row.service_id, row.ticket_id, row.log_key);
 }

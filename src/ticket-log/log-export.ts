@@ -73,3 +73,10 @@ export function logStatements(db: D1Database, row: LogRow, actionRows: ActionRow
   }
   return statements;
 }
+
+/** Writes the closing row over the one logged when the caller was answered (run after its insert). */
+export function closingLogStatement(db: D1Database, row: LogRow): D1PreparedStatement {
+  return db
+    .prepare('UPDATE ticket_logs SET failed = ?, code = ?, description = ? WHERE service_id = ? AND ticket_id = ? AND log_key = ?')
+    .bind(row.failed ? 1 : 0, row.code, JSON.stringify(row.description), row.service_id, row.ticket_id, row.log_key);
+}
