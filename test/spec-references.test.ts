@@ -8,7 +8,7 @@ import specDoc from '../docs/spec.md?raw';
  */
 const files: Record<string, string> = import.meta.glob(
   [
-    '/{src,durable-objects,schemas,client,dashboard,cli,test,docs,migrations,scripts}/**/*.{ts,tsx,mts,mjs,md,sql,html}',
+    '/{src,durable-objects,schemas,client,dashboard,cli,test,docs,migrations,scripts,bench}/**/*.{ts,tsx,mts,mjs,md,sql,html}',
     '/README.md',
     '!**/node_modules/**',
     '!**/dist/**',
