@@ -4,22 +4,20 @@
  */
 import { invalidField } from './paths';
 
-const REFERENCE_ROOTS = [
-  'body',
-  'params',
-  'headers',
-  'placeholder',
-  'user',
-  'ip',
-  'user_agent',
-  'method',
-  'record_access',
-  'response',
-  'error',
-  'ticket',
-  'CLIENT_SECRET',
-] as const;
-type ReferenceRoot = (typeof REFERENCE_ROOTS)[number];
+type ReferenceRoot =
+  | 'body'
+  | 'params'
+  | 'headers'
+  | 'placeholder'
+  | 'user'
+  | 'ip'
+  | 'user_agent'
+  | 'method'
+  | 'record_access'
+  | 'response'
+  | 'error'
+  | 'ticket'
+  | 'CLIENT_SECRET';
 
 export interface Reference {
   root: ReferenceRoot;

@@ -131,7 +131,7 @@ const without = (headers: Record<string, string> | undefined, name: string) =>
 
 /** The dispatch body of forwardRequest: the form flattened into params (GET, DELETE, HEAD) or data, or its multipart bytes. */
 async function forwardBody(form: unknown, options: CheckedForward): Promise<DispatchBody> {
-  const { url, method, queue, poll, expires, secretName, svcHeaders, stream } = options;
+  const { url, method, queue, poll, expires, secretName, svcHeaders } = options;
   let { headers, data, params } = options;
   let multipart: MultipartBody | undefined;
   if (options.multipart) {

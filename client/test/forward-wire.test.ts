@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ForwardStatusEnvelope } from '../../schemas/forward-rules.js';
-import { Svc, type SvcError, type ForwardStatusObject } from '../src/index.js';
+import { Svc, type SvcError } from '../src/index.js';
 import { json, startScriptedServer, type RecordedRequest, type ScriptedServer } from './helpers/scripted-server.js';
 import { rejection } from './helpers/rejection.js';
 

@@ -4,7 +4,7 @@
  * runs: at most STATEMENTS_PER_RUN deletes of ROWS_PER_STATEMENT rows each (and two for body segments), the rest continued by a
  * work-queue message, so no invocation comes near D1's 50 (Free) or 1,000 queries.
  */
-import type { HistoryDb, HistoryStatement } from './history-db';
+import type { HistoryDb } from './history-db';
 import type { Env, WorkMessage } from '../env';
 import { sweepExpiredSegments } from './history-segments';
 import type { ForwardRecord } from './record';

@@ -6,7 +6,7 @@
  * segment of its page once, with one range read; a compact listing reads none.
  * Rows holding 200 characters or less of bodies keep them inline (a compact text would be as long).
  */
-import type { HistoryDb, HistoryStatement } from './history-db';
+import type { HistoryDb } from './history-db';
 import type { HistoryOwner } from './history';
 import { type CompactTexts, compactTextsOf, type ForwardRecord } from './record';
 

@@ -3,7 +3,6 @@
  * per ticket and minute, failed consumptions and dry runs are kept whole up to a count per kind and a
  * byte budget; past them each kind is counted in one summary entry. Pure: no I/O.
  */
-import { utf8Bytes } from '../../schemas/utf8';
 import { fitForLog } from '../bytes/log-size';
 
 /** Whole entries kept per kind (outcome class, code, field) per ticket per minute. */

@@ -1,4 +1,3 @@
-import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ticketStub } from '../../durable-objects/ticket-do';

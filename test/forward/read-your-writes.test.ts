@@ -4,7 +4,6 @@
  * its queue object's outbox to D1 is still on its way; a removal is gone from both at once.
  */
 import { historyOf } from './history-store';
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { cancel, forward, heldAtGate, history, loopback, origin, poll, settledEnvelope, uniquePath } from './support';

@@ -8,7 +8,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { forwardCaller } from '../../src/forward/caller';
-import { createProject, putSecret, type TestProject } from '../helpers/api';
+import { createProject, type TestProject } from '../helpers/api';
 import { GENERATED_LINE, generatedText } from './generated-text';
 import { cancel, eventually, forward, history, loopback, origin, poll, pollSince, readStream } from './support';
 

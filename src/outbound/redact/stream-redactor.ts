@@ -26,7 +26,6 @@ import {
   copySpans,
   isLowSurrogateOfPair,
   LONGEST_COPY_PER_CHAR,
-  longestCopyFrom,
   MAX_ESCAPE_DEPTH,
   REDACTED,
   redactSecret,
