@@ -118,7 +118,6 @@ export const forwardDispatchSchema = strictObject(
     });
   }
 });
-export type ForwardDispatchInput = z.input<typeof forwardDispatchSchema>;
 export type ForwardDispatch = z.output<typeof forwardDispatchSchema>;
 
 /** Validates a dispatch body: the value with defaults filled, or the first issue (field path first). */

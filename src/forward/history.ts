@@ -312,12 +312,6 @@ function historyWriteOne(db: HistoryDb, entry: HistoryEntry, rowConflict: string
   ];
 }
 
-export function historyDelete(db: HistoryDb, owner: HistoryOwner, address: RequestAddress): HistoryStatement {
-  return db
-    .prepare('DELETE FROM forward_requests WHERE service_id = ? AND caller_key = ? AND method = ? AND url = ? AND id = ?')
-    .bind(owner.serviceId, owner.callerKey, address.method, address.url, address.id);
-}
-
 /** Deletes these requests' rows in one statement (each statement is one of the invocation's D1 queries). */
 export function historyDeleteAll(db: HistoryDb, rows: readonly { owner: HistoryOwner; address: RequestAddress }[]): HistoryStatement {
   const keys = rows.map(({ owner, address }) => [owner.serviceId, owner.callerKey, address.method, address.url, address.id]);

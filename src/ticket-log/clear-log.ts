@@ -23,12 +23,6 @@ export interface ClearLogMessage extends WorkMessage {
   sweep?: boolean;
 }
 
-/** Queues the deletion of a ticket's consumption and action rows older than `before` (clearTicketLog). */
-export async function requestLogClear(env: Env, serviceId: string, ticketId: string, before: number): Promise<void> {
-  const message: ClearLogMessage = { kind: CLEAR_LOG_KIND, service_id: serviceId, ticket_id: ticketId, before };
-  await env.WORK_QUEUE.send(message);
-}
-
 const isClearLogMessage = (m: WorkMessage): m is ClearLogMessage =>
   typeof m.service_id === 'string' && typeof m.ticket_id === 'string' && typeof m.before === 'number' && Number.isFinite(m.before);
 
