@@ -4,10 +4,10 @@
  * request asks for with `x-bench-rate-limit: isolate`. The production entry (src/index.ts) never
  * imports this file, so neither is in the deployed bundle, and the routes are not in /openapi.json.
  */
-import { ticketStub } from '../durable-objects/ticket-do';
 import type { Env, WorkMessage } from '../src/env';
 import gateway from '../src/index';
 import { parseRateLimitTable, standInBindings, type RateLimitWindow } from './rate-limit-stand-in';
+import { ticketStub } from '../src/platform/object-stubs';
 
 export { ForwardQueueDO, RealtimeDO, TicketDO } from '../src/index';
 

@@ -9,8 +9,8 @@ import type { HistoryOwner } from '../src/forward/history';
 import type { PollAnswer, StreamText } from '../src/forward/queue-store';
 import type { ForwardRecord } from '../src/forward/record';
 import { type ChunkPage, ChunkStore } from './chunk-store';
-import { realtimeStub } from './realtime-do';
 import { StreamArchive } from './stream-archive';
+import { realtimeStub } from '../src/platform/object-stubs';
 
 /** The longest a streamed answer is relayed: MAX_STREAM_MS, or less when the settings say so (tests). */
 export function streamLimitMs(env: Env): number {

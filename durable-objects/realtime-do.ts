@@ -1,7 +1,6 @@
 import { type Connection, type ConnectionContext, Server, type WSMessage } from 'partyserver';
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
 import type { Env } from '../src/env';
-import type { HistoryOwner } from '../src/forward/history';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { readClientFrame } from './realtime-frames';
 
@@ -111,6 +110,3 @@ export class RealtimeDO extends Server {
     return reached;
   }
 }
-
-/** The realtime object of a project + caller. */
-export const realtimeStub = (env: Env, owner: HistoryOwner) => env.REALTIME.get(env.REALTIME.idFromName(`${owner.serviceId}/${owner.callerKey}`));

@@ -15,8 +15,6 @@ import { deleteLegacyStatements, mergeLegacyPage, readLegacyChunk, readLegacyKey
 import { actionListingRows, listingRow, storedLogRow } from '../src/ticket-log/log-body';
 import type { LogListingRow, LogPageQuery, StoredActionRow, StoredLogRow } from '../src/ticket-log/log-rows';
 import { hasRecordAccess, SecretCache } from '../src/consume/ports';
-import { ticketObjectName } from '../src/platform/object-names';
-import { idFromNameOnce } from '../src/platform/object-ids';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
@@ -361,6 +359,3 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.log.deleteBefore(before);
   }
 }
-
-/** The TicketDO of one ticket of one project. */
-export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(idFromNameOnce(env.TICKETS, ticketObjectName(serviceId, ticketId)));

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Env } from './env';
-import { SvcHttpError } from './http/errors';
+import { SvcHttpError } from './wire/errors';
 
 export type AppEnv = { Bindings: Env };
 

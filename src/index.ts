@@ -1,4 +1,3 @@
-import { forwardQueueStub } from '../durable-objects/forward-queue-do';
 import type { Env, WorkMessage } from './env';
 import { runHistoryCleanup, wakeLegacyCallers } from './forward/history-cleanup';
 import { pastRateWindows } from './forward/rate-limits';
@@ -7,6 +6,7 @@ import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';
 import { strictHandlers } from './platform/strict-entry';
 import { app } from './router';
+import { forwardQueueStub } from './platform/object-stubs';
 
 export { TicketDO } from '../durable-objects/ticket-do';
 export { ForwardQueueDO } from '../durable-objects/forward-queue-do';

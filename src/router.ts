@@ -1,6 +1,6 @@
 import { createRouter, renderError } from './app';
 import { corsMiddleware } from './http/cors';
-import { SvcHttpError } from './http/errors';
+import { SvcHttpError } from './wire/errors';
 import { refuseLoop } from './http/loops';
 import { ownerResourcesRouter } from './routes/owner-resources';
 import { projectsRouter } from './routes/projects';

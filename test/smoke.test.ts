@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ticketStub } from '../durable-objects/ticket-do';
+import { ticketStub } from '../src/platform/object-stubs';
 
 describe('the runnable worker', () => {
   it('answers the health route', async () => {

@@ -1,7 +1,7 @@
 /** acsg: set a user's access group (spec 2.4). */
 import { setUserAccessGroup } from '../platform/users';
 import { oneUserId } from './target-users';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { ActionModule } from './types';
 
 const ACCESS_GROUP_GRANTED = 'SUCCESS: The user has been granted the access group.';

@@ -1,6 +1,6 @@
 /** acsr: grant private access to a record to one or more users (spec 2.4). */
 import { userIdList } from './target-users';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { ActionModule } from './types';
 
 const RECORD_ACCESS_GRANTED = 'SUCCESS: Access to the record has been granted.';

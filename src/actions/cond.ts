@@ -2,7 +2,7 @@
 import type { ConditionRow } from '../../schemas/ticket-types';
 import { evaluateRows, type RowsOutcome, type RuleSet } from '../engine/rows';
 import { asText } from '../engine/template';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 
 export interface CondPass {
   /** The answer after setValueWhenMatch replacements: what later ${response...} reads. */

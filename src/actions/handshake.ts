@@ -5,7 +5,7 @@
  * consumption runs it (src/consume/consume-ticket.ts). Its row shows the plainToken, never the key.
  */
 import type { TicketAction } from '../../schemas/ticket-types';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { loadSecretKey } from '../platform/secrets';
 import type { ActionModule } from './types';
 

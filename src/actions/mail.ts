@@ -6,7 +6,7 @@ import { selectTransport } from '../mail/select-transport';
 import { mailSettings } from '../mail/settings';
 import { countMail } from '../mail/usage';
 import { loadMailTemplate } from '../platform/mail-templates';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { ActionModule, ActionResult } from './types';
 
 export const MAIL_SENT = 'SUCCESS: The e-mail has been sent.';

@@ -6,7 +6,7 @@ import { serviceName } from '../mail/project-name';
 import { mailSettings } from '../mail/settings';
 import { newsletterGroupKey } from '../platform/newsletter-groups';
 import { loadNewsletter } from '../platform/newsletters';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { ActionModule, ActionResult } from './types';
 
 export const NEWSLETTER_QUEUED = 'SUCCESS: The newsletter is being sent to the subscribers of the group.';

@@ -1,7 +1,7 @@
 import { parseRecordInput } from '../records/input';
 import { recordData } from '../records/store';
 import { writeRecord } from '../records/write-record';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { ActionModule, ActionResult } from './types';
 
 /**

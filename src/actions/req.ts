@@ -5,8 +5,8 @@
  */
 import type { z } from 'zod';
 import { reqExeSchema } from '../../schemas/actions/schema';
-import type { ErrorCode } from '../http/errors';
-import { jsonDepth } from '../http/json-depth';
+import type { ErrorCode } from '../wire/errors';
+import { jsonDepth } from '../wire/json-depth';
 import { MAX_JSON_DEPTH } from '../limits';
 import { encodeBody } from '../outbound/body';
 import { CLIENT_SECRET_TEXT, fillRequestSecret } from '../outbound/client-secret';

@@ -6,7 +6,7 @@ import type { RequestCondition, TicketAction } from '../../schemas/ticket-types'
 import type { RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { renderValue } from '../engine/template';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { withinDeadline } from './budget';
 import { reqAction } from './req';
 import type { ActionResult, ActionServices } from './types';

@@ -1,6 +1,6 @@
 /** resp (spec 2.4): the checks on its templated status, body and resume. Pure. */
 import { MAX_RESUME_DELAY_MS } from '../limits';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 
 export type Resume = { stop: true } | { stop: false; at: number };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../http/errors';
+import type { ErrorCode } from '../wire/errors';
 import { runWithRetry } from './retry';
 import type { ActionResult } from './types';
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errors';
+import type { ErrorCode } from '../wire/errors';
 import { RETRY_DELAYS_MS } from '../limits';
 import type { ActionResult } from './types';
 

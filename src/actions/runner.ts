@@ -7,7 +7,7 @@
  */
 import type { ConditionRow, TicketAction } from '../../schemas/ticket-types';
 import { renderValue, type TemplateScope } from '../engine/template';
-import { ActionError, type ActionFailure, type ErrorBody } from '../http/errors';
+import { ActionError, type ActionFailure, type ErrorBody } from '../wire/errors';
 import { fitForLog } from '../bytes/log-size';
 import { withinDeadline } from './budget';
 import { addKept, jsonChars, keptAnswer } from './kept-answers';

@@ -1,6 +1,6 @@
 /** Whose access an acsg or acsr action changes: the user_id it names, or the signed-in consumer. */
 import type { ActionContext } from '../engine/context';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 
 /** Most users one acsr grants at once (each is a bound parameter of one D1 statement). */
 const MAX_GRANTEES = 50;

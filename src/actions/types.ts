@@ -1,6 +1,6 @@
 import type { TicketAction } from '../../schemas/ticket-types';
 import type { Env } from '../env';
-import type { ActionFailure } from '../http/errors';
+import type { ActionFailure } from '../wire/errors';
 import type { RenderOptions } from '../engine/template';
 import type { ActionContext } from '../engine/context';
 

@@ -4,7 +4,7 @@ import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
 import { handshakeAnswer, type HandshakeAnswer } from '../engine/handshake';
 import { answerHandshake } from './handshake';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';

@@ -4,7 +4,7 @@ import type { ActionRow } from '../actions/types';
 import type { ConditionPorts } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import type { RequestSnapshot } from '../engine/snapshot';
-import type { ErrorBody, ErrorCode, Stage } from '../http/errors';
+import type { ErrorBody, ErrorCode, Stage } from '../wire/errors';
 import { keepRequest, type KeptRequest } from '../ticket-log/kept-request';
 import type { LogRow } from '../ticket-log/log-row';
 import type { ConsumePorts } from './consume-ticket';

@@ -1,7 +1,7 @@
 /** A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later. */
 import type { ConsumeStore, Reservation } from './store';
 import type { RunOutcome, RunState } from '../actions/runner';
-import type { ErrorBody } from '../http/errors';
+import type { ErrorBody } from '../wire/errors';
 import type { LogRow } from '../ticket-log/log-row';
 
 export interface ContinuationJob {

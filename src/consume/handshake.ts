@@ -8,7 +8,7 @@ import { zoomHandshakeActions } from '../actions/handshake';
 import { startRun, type RunOutcome } from '../actions/runner';
 import type { ActionContext } from '../engine/context';
 import type { HandshakeAnswer } from '../engine/handshake';
-import type { ErrorBody } from '../http/errors';
+import type { ErrorBody } from '../wire/errors';
 import { outcomeOf } from './continuation';
 import type { ConsumePorts } from './consume-ticket';
 import type { ConsumeOutcome } from './types';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonDepth } from '../http/json-depth';
+import { jsonDepth } from '../wire/json-depth';
 import { parseBody, parseQuery } from './read-request';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,6 +1,6 @@
 import { readCapped } from '../bytes/read-capped';
-import { SvcHttpError } from '../http/errors';
-import { jsonDepth } from '../http/json-depth';
+import { SvcHttpError } from '../wire/errors';
+import { jsonDepth } from '../wire/json-depth';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_QUERY_KEYS } from '../limits';
 
 const refuse = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { stage: 'ticket' });

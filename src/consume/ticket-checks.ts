@@ -1,5 +1,5 @@
 import type { StoredTicket } from '../../schemas/ticket-types';
-import type { ErrorCode } from '../http/errors';
+import type { ErrorCode } from '../wire/errors';
 
 export interface TicketState {
   ticket: StoredTicket;

@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../http/errors';
+import type { ErrorBody } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from './context';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { TemplateSyntaxError } from '../../schemas/references';
 import { renderString, renderValue, type TemplateScope } from './template';
 

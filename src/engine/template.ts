@@ -5,7 +5,7 @@
  */
 import { parseTemplate, type Reference, type Segment, TemplateSyntaxError } from '../../schemas/references';
 import type { ActionContext, ErrorValue } from './context';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { readPath } from './paths';
 
 export interface RenderOptions {

@@ -5,7 +5,7 @@
 import type { ForwardDispatch } from '../../schemas/forward';
 import type { ForwardCheckAnswer, ForwardStatusEnvelope } from '../../schemas/forward-rules';
 import type { Env } from '../env';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { OutboundError } from '../outbound/errors';
 import { checkDestination } from '../outbound/fetch';
 import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';

@@ -1,11 +1,11 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { SqlDatabase } from '../../durable-objects/sql-database';
 import type { HistoryDb } from './history-db';
 import { historyChangeStatements, type HistoryChange } from './history-changes';
 import type { ForwardRecord } from './record';
+import { forwardQueueStub } from '../platform/object-stubs';
 
 const owner = { serviceId: `changes-${crypto.randomUUID()}`, callerKey: 'v:changes' };
 const record = (id: string, status: ForwardRecord['status'] = 'resolved'): ForwardRecord => ({

@@ -8,7 +8,7 @@ import type { HistoryDb, HistoryStatement } from './history-db';
 import type { ForwardHistoryQuery } from '../../schemas/forward';
 import type { RequestAddress, RequestHistory } from '../../schemas/forward-rules';
 import type { DatabaseResponse } from '../../schemas/listings';
-import { type PageRequest, pageOf } from '../http/paging';
+import { type PageRequest, pageOf } from '../wire/paging';
 import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import { utf8Bytes } from '../../schemas/utf8';

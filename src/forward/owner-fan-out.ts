@@ -7,7 +7,7 @@
  */
 import type { OwnerForwardQuery } from '../../schemas/forward-owner';
 import type { DatabaseResponse } from '../../schemas/listings';
-import { type PageRequest, pageOf } from '../http/paging';
+import { type PageRequest, pageOf } from '../wire/paging';
 import { mapWithin, OPEN_CONNECTIONS } from '../platform/open-connections';
 import { type CallerPlace, type CallerRow, callersInOrder, LAST_AT_SLACK_MS } from './caller-index';
 import type { HistoryOwner } from './history';

@@ -3,7 +3,7 @@
  * history once it settled (or when it never had a queue). Another caller's id finds nothing.
  */
 import { FINALIZE_MESSAGES, type FinalizeAnswer, type ForwardStatusEnvelope, type RemovalAnswer, type RequestAddress } from '../../schemas/forward-rules';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import type { HistoryOwner } from './history';
 import type { ForwardQueueStore, PollAnswer } from './queue-store';
 import { envelopeOf } from './record';

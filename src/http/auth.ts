@@ -3,7 +3,7 @@ import { constantTimeEqualText } from '../bytes/constant-time';
 import { type IdentityProject, authRequired, verifyIdToken } from '../platform/identity';
 import { OWNER_KEY_PREFIX, activeOrRefused, projectOfOwnerKey, verifyOwnerKey } from '../platform/projects';
 import type { Caller, Project } from '../platform/types';
-import { SvcHttpError } from './errors';
+import { SvcHttpError } from '../wire/errors';
 
 export { verifyIdToken } from '../platform/identity';
 

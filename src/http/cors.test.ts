@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRouter, renderError } from '../app';
 import { corsMiddleware } from './cors';
-import { SvcHttpError } from './errors';
+import { SvcHttpError } from '../wire/errors';
 
 const router = createRouter();
 router.use('*', corsMiddleware);

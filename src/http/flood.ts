@@ -5,7 +5,7 @@
  */
 import type { Env } from '../env';
 import { FLOOD_FIXED, FLOOD_PERIOD_SECONDS, TICKET_CALLER_DEFAULT, TICKET_CALLER_STEPS, TICKET_PROJECT_DEFAULT, TICKET_PROJECT_STEPS } from '../limits';
-import { SvcHttpError, type Stage } from './errors';
+import { SvcHttpError, type Stage } from '../wire/errors';
 import type { FloodLimits } from '../platform/types';
 import { addressBucket } from './address-bucket';
 

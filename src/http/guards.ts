@@ -4,7 +4,7 @@ import type { Env } from '../env';
 import { loadActiveProject, loadActiveProjectCached } from '../platform/projects';
 import type { Caller, Project } from '../platform/types';
 import { type OwnerCaller, requireOperator, requireOwner, resolveCaller } from './auth';
-import { SvcHttpError } from './errors';
+import { SvcHttpError } from '../wire/errors';
 import { takeRouteFlood } from './flood';
 
 /** The path every project route starts with; the guard reads its `:service_id`. */

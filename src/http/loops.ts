@@ -1,6 +1,6 @@
 import { MAX_HOPS } from '../limits';
 import { HOP_HEADER, hopsOf } from '../outbound/hops';
-import { SvcHttpError, type Stage } from './errors';
+import { SvcHttpError, type Stage } from '../wire/errors';
 
 /**
  * Refuses a request that came through this gateway more than MAX_HOPS calls deep (its hop marker,

@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import { ticketObjectName } from '../platform/object-names';
+import { ticketObjectName } from '../platform/object-stubs';
 import { dropBody, fitsInline, putBody, readBody } from './bodies';
 import type { MailContent } from './compose';
 import { effectiveExpiry, expiresAt } from './lifetime';

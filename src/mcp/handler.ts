@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { renderError, type AppEnv } from '../app';
 import { readCapped } from '../bytes/read-capped';
 import { projectOfOwnerCredential } from '../http/auth';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { takeRouteFlood } from '../http/flood';
 import { MAX_BODY_BYTES } from '../limits';
 import pkg from '../../package.json';

@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

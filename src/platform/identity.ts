@@ -12,8 +12,8 @@ import {
   jwtVerify,
 } from 'jose';
 import { type Env, isTrue } from '../env';
-import { SvcHttpError } from '../http/errors';
-import { pathBeyondDepth } from '../http/json-depth';
+import { SvcHttpError } from '../wire/errors';
+import { pathBeyondDepth } from '../wire/json-depth';
 import { MAX_DEFINITION_JSON_DEPTH } from '../limits';
 import { claimInTheFuture, devIssuer, userFromClaims } from './claims';
 import { decryptText } from './crypto';

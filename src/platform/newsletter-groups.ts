@@ -1,4 +1,4 @@
-import { invalidParameter } from '../http/errors';
+import { invalidParameter } from '../wire/errors';
 import { RESOURCE_NAME_PATTERN } from './schemas';
 
 /** A newsletter group: 'public', 'authorized', a number 2..99, or a named group. */

@@ -2,7 +2,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { floodLimitsOf } from './flood-limits';
 import { IsolateCache } from './isolate-cache';
 import type { Env } from '../env';
-import { type Stage, SvcHttpError } from '../http/errors';
+import { type Stage, SvcHttpError } from '../wire/errors';
 import { constantTimeEqualText } from '../bytes/constant-time';
 import { decryptText, encryptText, hashSha256Hex, randomBase64Url } from './crypto';
 import { serviceMayExist } from './known-services';

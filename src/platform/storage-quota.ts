@@ -1,5 +1,5 @@
 /** The storage quota of a project (pure): which figure applies, and the refusal once it is used up. */
-import { type Stage, SvcHttpError } from '../http/errors';
+import { type Stage, SvcHttpError } from '../wire/errors';
 import { STORAGE_QUOTA_BYTES } from '../limits';
 
 /** What a project stores (as its tickets last reported it) against what it may. */

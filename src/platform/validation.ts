@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { readCapped } from '../bytes/read-capped';
-import { invalidParameter } from '../http/errors';
-import { jsonDepth, pathBeyondDepth } from '../http/json-depth';
+import { invalidParameter } from '../wire/errors';
+import { jsonDepth, pathBeyondDepth } from '../wire/json-depth';
 import { MAX_BODY_BYTES, MAX_DEFINITION_JSON_DEPTH } from '../limits';
 
 /** `a.b[0].c` for a zod issue path; `body` for the root. */

@@ -1,5 +1,5 @@
 import { pstrExeSchema } from '../../schemas/actions/schema';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { describeIssue, issueField } from '../platform/validation';
 import { accessGroupOf } from './access-group';
 import type { AccessGroup, IndexValue, SourceSettings, SubscriptionSettings } from './types';

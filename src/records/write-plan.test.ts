@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import { parseRecordInput } from './input';
 import type { Actor, StoredRecord } from './types';
 import { type WriteContext, planCreate, planUpdate } from './write-plan';

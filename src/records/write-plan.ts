@@ -1,4 +1,4 @@
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { RecordInput } from './input';
 import { type Actor, type SourceSettings, type StoredRecord, type SubscriptionSettings, actorId } from './types';
 

@@ -1,4 +1,4 @@
-import { ActionError } from '../http/errors';
+import { ActionError } from '../wire/errors';
 import type { Env } from '../env';
 import { loadUser } from '../platform/users';
 import type { RecordInput } from './input';

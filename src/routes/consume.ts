@@ -5,7 +5,7 @@ import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { missingTicket } from '../consume/consume-ticket';
 import { markNow, ticketMayExist } from '../consume/ticket-ids';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { verifyIdToken } from '../http/auth';
 import { floodKey, takeTicketFlood } from '../http/flood';
 import { countRefusal } from '../http/limited-counts';
@@ -13,7 +13,7 @@ import { refuseLoop } from '../http/loops';
 import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
 import type { Env } from '../env';
-import { ticketStub } from '../../durable-objects/ticket-do';
+import { ticketStub } from '../platform/object-stubs';
 
 interface RouteKind {
   mode: ConsumeInput['mode'];

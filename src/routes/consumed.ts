@@ -1,8 +1,8 @@
 import { TICKET_ID_PATTERN } from '../../schemas/ticket';
 import { createRouter } from '../app';
-import { invalidParameter } from '../http/errors';
+import { invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageRequest } from '../http/paging';
+import { pageRequest } from '../wire/paging';
 import { listConsumed } from '../ticket-log/log-queries';
 import { consumedRowsOf } from './ticket-log-source';
 

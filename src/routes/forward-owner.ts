@@ -6,13 +6,13 @@ import { ownerForwardQuerySchema } from '../../schemas/forward-owner';
 import { PUBLIC_ID_PATTERN, requestAddressOf } from '../../schemas/forward-rules';
 import { checked } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { createRouter } from '../app';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageRequest } from '../http/paging';
+import { pageRequest } from '../wire/paging';
 import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
 import { findOwnerRequest, listOwnerHistory } from '../forward/owner-fan-out';
+import { forwardQueueStub } from '../platform/object-stubs';
 
 export const forwardOwnerRoutes = createRouter();
 

@@ -10,11 +10,10 @@ import {
 } from '../../schemas/forward-rules';
 import { checked, type FieldIssue } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { createRouter } from '../app';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageRequest } from '../http/paging';
+import { pageRequest } from '../wire/paging';
 import { callerOfRequest, type ForwardCaller } from '../forward/caller';
 import { dispatchForward } from '../forward/dispatch';
 import { listHistory, type HistoryOwner } from '../forward/history';
@@ -23,6 +22,7 @@ import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import type { Env } from '../env';
 import type { Caller, Project } from '../platform/types';
+import { forwardQueueStub } from '../platform/object-stubs';
 
 /** Request forwarding (spec 4.3): signed-in users and visitors alike; each reaches only their own requests. */
 export const forwardRoutes = createRouter();

@@ -1,7 +1,7 @@
 import { createRouter } from '../app';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageOf, pageRequest } from '../http/paging';
+import { pageOf, pageRequest } from '../wire/paging';
 import { type OutboxPosition, listOutbox } from '../mail/outbox-transport';
 import { listBatches, loadSend } from '../mail/newsletter-sends';
 import { newsletterGroupValue } from '../platform/newsletter-groups';

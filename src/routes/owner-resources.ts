@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { type AppEnv, createRouter } from '../app';
 import { isTrue } from '../env';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { signDevIdToken } from '../platform/identity';
 import { deleteMailTemplate, listMailTemplates, loadMailTemplate, putMailTemplate } from '../platform/mail-templates';

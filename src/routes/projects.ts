@@ -1,6 +1,6 @@
 import { createRouter } from '../app';
 import { projectOfOwnerCredential } from '../http/auth';
-import { invalidParameter } from '../http/errors';
+import { invalidParameter } from '../wire/errors';
 import { takeRouteFlood } from '../http/flood';
 import { PROJECT_PATH, guard, operatorOnly } from '../http/guards';
 import { forgetProject } from '../consume/project-cache';

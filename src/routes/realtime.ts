@@ -1,12 +1,12 @@
 import { REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rules';
-import { realtimeStub } from '../../durable-objects/realtime-do';
 import { createRouter } from '../app';
 import { resolveCaller } from '../http/auth';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { takeRouteFlood } from '../http/flood';
 import { PROJECT_PATH } from '../http/guards';
 import { callerOfRequest } from '../forward/caller';
 import { loadActiveProjectCached } from '../platform/projects';
+import { realtimeStub } from '../platform/object-stubs';
 
 /**
  * The realtime socket (spec 6.2): one WebSocket per client, reaching the caller's RealtimeDO, where it joins

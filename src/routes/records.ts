@@ -1,7 +1,7 @@
 import { createRouter } from '../app';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageOf, pageRequest } from '../http/paging';
+import { pageOf, pageRequest } from '../wire/paging';
 import { type RecordPosition, listRecords, loadRecord, recordData } from '../records/store';
 import type { RecordData, StoredRecord } from '../records/types';
 

@@ -3,7 +3,7 @@ import { MAX_SECURE_BODY_BYTES, SECURE_REQUEST_ROUTE } from '../../schemas/secur
 import { checked } from '../../schemas/field-issue';
 import { createMiddleware } from 'hono/factory';
 import { createRouter, type AppEnv } from '../app';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { authRequired } from '../platform/identity';
 import { takeRouteFlood } from '../http/flood';

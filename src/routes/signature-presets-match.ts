@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createRouter } from '../app';
 import { SIGNATURE_PRESETS } from '../../schemas/signature-presets';
 import { matchingPresets } from '../engine/signature-diagnosis';
-import { invalidParameter } from '../http/errors';
+import { invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { loadSecretKey } from '../platform/secrets';
 import { readJsonBody } from '../platform/validation';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { createRouter } from '../app';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageOf, pageRequest } from '../http/paging';
+import { pageOf, pageRequest } from '../wire/paging';
 import { isMailAddress, normalizedAddress } from '../mail/address';
 import { deleteSubscriber, listSubscribers, putSubscriber } from '../mail/subscribers';
 import { newsletterGroupValue, requireNewsletterGroupKey } from '../platform/newsletter-groups';

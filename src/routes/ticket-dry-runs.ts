@@ -1,10 +1,9 @@
 import { validateTicketRegistration } from '../../schemas/ticket';
 import { ticketCheckSchema, type TicketCheckSample } from '../../schemas/ticket-check';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
 import { consumingProject } from '../consume/project-cache';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { directoryEntry } from '../platform/ticket-directory';
 import { loadUser } from '../platform/users';
@@ -13,6 +12,7 @@ import type { Env } from '../env';
 import { registrationLookups } from './ticket-lookups';
 import { ticketIdOf, ticketNotFound } from './ticket-params';
 import { checkVerdict, definitionOf, ownerView } from './ticket-views';
+import { ticketStub } from '../platform/object-stubs';
 
 const owner = guard('owner', 'Only the project owner can read or test tickets.');
 

@@ -1,8 +1,8 @@
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
-import { invalidParameter } from '../http/errors';
+import { invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { ticketIdOf } from './ticket-params';
+import { ticketStub } from '../platform/object-stubs';
 
 const MINUTE_MS = 60_000;
 /** The counts are kept a day; an hour is shown unless `from` asks for more. */

@@ -1,7 +1,7 @@
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { ticketIdOf } from './ticket-params';
+import { ticketStub } from '../platform/object-stubs';
 
 /**
  * Issue 33: the work a ticket's object has scheduled (continuations, log exports) and the jobs it gave up

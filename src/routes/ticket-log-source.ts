@@ -1,8 +1,8 @@
-import { ticketStub } from '../../durable-objects/ticket-do';
 import type { LogScope } from '../ticket-log/ticket-log';
 import type { Env } from '../env';
 import type { ConsumedRowsOf, TicketLogSource } from '../ticket-log/log-queries';
 import type { Project } from '../platform/types';
+import { ticketStub } from '../platform/object-stubs';
 
 /** Which ticket's log, under which plan (its object keeps the log: src/ticket-log/ticket-log.ts). */
 export const logScope = (project: Pick<Project, 'service_id' | 'plan'>, ticketId: string): LogScope => ({

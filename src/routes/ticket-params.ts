@@ -1,5 +1,5 @@
 import { TICKET_ID_PATTERN } from '../../schemas/ticket';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 
 export const ticketNotFound = () => new SvcHttpError('TICKET_NOT_FOUND', 'The ticket does not exist.', { status: 404 });
 

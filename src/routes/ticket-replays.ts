@@ -1,10 +1,9 @@
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
 import { replayInput } from '../consume/replay-input';
 import { consumingProject } from '../consume/project-cache';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import type { Env } from '../env';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../ticket-log/kept-request';
 import type { Project } from '../platform/types';
@@ -12,6 +11,7 @@ import { loadUser } from '../platform/users';
 import { logScope } from './ticket-log-source';
 import { ticketIdOf } from './ticket-params';
 import { checkVerdict } from './ticket-views';
+import { ticketStub } from '../platform/object-stubs';
 
 const owner = guard('owner', 'Only the project owner can re-check or replay a consumption.');
 /** A consume_id as the log writes them (base62 time + 4 random characters). */

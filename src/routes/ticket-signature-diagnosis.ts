@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
 import { diagnoseSignature, matchingPresets } from '../engine/signature-diagnosis';
 import type { SignedRequest } from '../engine/signature';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../ticket-log/kept-request';
 import { loadSecretKey } from '../platform/secrets';
@@ -11,6 +10,7 @@ import { directoryEntry } from '../platform/ticket-directory';
 import { readJsonBody } from '../platform/validation';
 import { logScope } from './ticket-log-source';
 import { ticketIdOf } from './ticket-params';
+import { ticketStub } from '../platform/object-stubs';
 
 const owner = guard('owner', 'Only the project owner can diagnose a consumption.');
 /** A consume_id as the log writes them (base62 time + 4 random characters). */

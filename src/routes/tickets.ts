@@ -3,11 +3,10 @@ import { validateLegacyImport } from '../../schemas/legacy/import';
 import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups, type ValidatedTicket } from '../../schemas/ticket';
 import type { Checked } from '../../schemas/field-issue';
 import type { StoredTicket } from '../../schemas/ticket-types';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createRouter } from '../app';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { pageOf, pageRequest } from '../http/paging';
+import { pageOf, pageRequest } from '../wire/paging';
 import { parseOutcome, parseTicketsQuery, parseTimeRange } from '../ticket-log/listing-query';
 import { listActionRows, listTicketLog } from '../ticket-log/log-queries';
 import { readJsonBody } from '../platform/validation';
@@ -18,6 +17,7 @@ import { deleteDirectoryEntry, directoryEntry, listDirectory, saveDirectoryEntry
 import { noteTicket } from '../consume/ticket-ids';
 import type { Env } from '../env';
 import type { Project } from '../platform/types';
+import { ticketStub } from '../platform/object-stubs';
 
 const registrar = guard('owner', 'Only the project owner can register tickets.');
 const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });

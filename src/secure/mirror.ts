@@ -7,7 +7,7 @@
 import type { SecureRequestCall } from '../../schemas/secure';
 import { secureAnswerCap } from '../../schemas/secure-rules';
 import type { Env } from '../env';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { CONSUMPTION_BUDGET_MS } from '../limits';
 import { loadSecureRequestSettings } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';

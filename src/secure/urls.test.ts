@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SecureRequestCall } from '../../schemas/secure';
 import { DESTINATION_CASES } from '../outbound/destination-cases';
 import { checkDestination } from '../outbound/fetch';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { SECURE_DESTINATION_REFUSAL, checkUrls } from './urls';
 
 /** The table is about matching: the address guard is off (ALLOW_PRIVATE_DESTINATIONS), as in local development. */

@@ -5,7 +5,7 @@
  * The first url at fault refuses the call.
  */
 import type { SecureRequestCall } from '../../schemas/secure';
-import { SvcHttpError } from '../http/errors';
+import { SvcHttpError } from '../wire/errors';
 import { OutboundError } from '../outbound/errors';
 import { checkDestination, type OutboundEnv } from '../outbound/fetch';
 

@@ -1,5 +1,5 @@
 import { TICKET_ID_PATTERN } from '../../schemas/ticket';
-import { SvcHttpError, invalidParameter } from '../http/errors';
+import { SvcHttpError, invalidParameter } from '../wire/errors';
 
 /** What a getTickets `ticket_id` asks for: tickets, one ticket's consumption log, or one consumption's action rows. */
 type TicketsQuery =

@@ -1,6 +1,6 @@
 import { consumedIndexPage } from './consumed-index';
 import type { DatabaseResponse } from '../../schemas/listings';
-import { type PageRequest, pageOf } from '../http/paging';
+import { type PageRequest, pageOf } from '../wire/paging';
 import {
   parseActionFacts,
   toActionListingRow,

@@ -1,6 +1,6 @@
 import type { Env, WorkMessage } from '../env';
 import type { Plan } from '../platform/types';
-import { ticketObjectName } from '../platform/object-names';
+import { ticketObjectName } from '../platform/object-stubs';
 import { DELETE_CHUNK, deleteChunkStatements, mayHaveMore } from './delete-rows';
 
 export const RETENTION_KIND = 'ticket-log.retention';

@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { saveDirectoryEntry } from '../../src/platform/ticket-directory';
 import type { TicketAction } from '../../schemas/ticket-types';
 import { createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { accessGroupOf, consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

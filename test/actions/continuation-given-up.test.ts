@@ -7,11 +7,11 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RETRY } from '../../durable-objects/job-alarm';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { driveTries } from '../helpers/job-tries';
 import { origin } from '../forward/support';
 import { loggedConsumptions, settle } from './run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

@@ -6,10 +6,10 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { failingDb } from './failing-db';
 import { consumePost, loggedConsumptions, settle } from './run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const origin = inject('loopbackOrigin');
 let project: TestProject;

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 

@@ -1,10 +1,10 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { monthOf } from '../../src/actions/queued-runs';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { accessGroupOf, consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

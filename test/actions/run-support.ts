@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { call, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 export const consumePost = (project: TestProject, ticketId: string, body: unknown = {}, token?: string) =>
   call('POST', `/${token ? 'tpa' : 'tp'}/${project.service_id}/${ticketId}`, {

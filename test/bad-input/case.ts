@@ -1,5 +1,5 @@
 /** The shape of one bad-input case: a request that is wrong in one way, and the answer and trace it must get. */
-import type { ErrorCode, Stage } from '../../src/http/errors';
+import type { ErrorCode, Stage } from '../../src/wire/errors';
 import type { World } from './world';
 
 /**

@@ -24,7 +24,7 @@ export function lookalikeCases(
   }));
 }
 /**
- * The paging parameters of a listing (src/http/paging.ts): a limit outside 1..100 or not an integer,
+ * The paging parameters of a listing (src/wire/paging.ts): a limit outside 1..100 or not an integer,
  * a startKey the listing never handed out, and 10,000 query keys around a bad limit.
  */
 export function pagingCases(target: Target, okQuery = ''): BadInputCase[] {

@@ -4,9 +4,8 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { forwardCaller } from '../../src/forward/caller';
+import { forwardQueueStub, ticketStub } from '../../src/platform/object-stubs';
 
 /** Every D1 table keyed by service_id (migrations/). */
 const PROJECT_TABLES = [

@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { logStatements } from '../../src/ticket-log/log-export';
 import { logRow } from '../logs/log-helpers';
 import { call, createProject, mintUser, registerTicket } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const codes = (results: { status: number; json: any }[]) => {
   const tally: Record<string, number> = {};

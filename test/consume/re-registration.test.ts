@@ -7,8 +7,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const origin = inject('loopbackOrigin');
 let project: TestProject;

@@ -4,10 +4,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { saveDirectoryEntry } from '../../src/platform/ticket-directory';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

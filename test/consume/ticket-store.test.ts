@@ -1,11 +1,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { LOG_EXPORT_DELAY_MS, TicketStore } from '../../durable-objects/ticket-store';
 import type { LogEntry, LogExport } from '../../src/ticket-log/log-export';
 import { logRow } from '../logs/log-helpers';
 import { call, createProject, mintUser, registerTicket } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const row = (logKey: string) => logRow('svc-store', 't', logKey, 1);
 /** An outbox entry of the shape stored before the log moved into the object. */

@@ -7,11 +7,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { FAILURE_LOG_BYTES_PER_MINUTE, MINUTE_MS } from '../../src/ticket-log/log-sampling';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { getTickets } from '../logs/log-helpers';
 import { from, setFloodLimits } from './support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 /** Bad signatures sent at A. */
 const FLOOD = 20_000;

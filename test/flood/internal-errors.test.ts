@@ -6,11 +6,10 @@
 import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { call, createProject, registerTicket } from '../helpers/api';
 import { from } from './support';
+import { forwardQueueStub, ticketStub } from '../../src/platform/object-stubs';
 
 /** What must never reach a caller: a stack frame, an error class, SQLite's or JSON's own words, a source path. */
 const INTERNALS = /\bat \S+ \(|\.ts\b|\.js\b|SyntaxError|TypeError|Error:|SQLITE|no such table|JSON at position|Unexpected token|stack/i;

@@ -8,11 +8,12 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
-import { type ForwardQueueDO, forwardQueueStub } from '../../durable-objects/forward-queue-do';
+import { type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
 import { historyOf } from './history-store';
 import type { HistoryOwner } from '../../src/forward/history';
 import { createProject, type TestProject } from '../helpers/api';
 import { forward, origin, runCallerJobsNow, uniquePath, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 /** Settled rows already in the caller's history, each with bodies past the inline size (to be compacted). */
 const HISTORY_ROWS = 8_000;

@@ -7,13 +7,13 @@
 import { env } from 'cloudflare:workers';
 import type { Env } from '../../src/env';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { checkForwardDispatch } from '../../schemas/forward';
 import { forwardCaller } from '../../src/forward/caller';
 import { dispatchForward, type ForwardContext } from '../../src/forward/dispatch';
 import { createProject, putSecret, type TestProject } from '../helpers/api';
-import { SvcHttpError } from '../../src/http/errors';
+import { SvcHttpError } from '../../src/wire/errors';
 import { origin, received, uniquePath } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

@@ -6,10 +6,10 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RETRY } from '../../durable-objects/job-alarm';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { createProject, type TestProject } from '../helpers/api';
 import { driveTries } from '../helpers/job-tries';
 import { forward, heldAtGate, loopback, origin, poll, queueCount, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

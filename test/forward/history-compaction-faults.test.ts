@@ -7,7 +7,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { SqlDatabase } from '../../durable-objects/sql-database';
 import type { HistoryDb } from '../../src/forward/history-db';
 import { compactHistory } from '../../src/forward/history-segments';
@@ -15,6 +14,7 @@ import { historyOf } from './history-store';
 import { createProject, type TestProject } from '../helpers/api';
 import { failingBucket } from '../mail/helpers';
 import { forward, history, origin, uniquePath, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 let url: string;

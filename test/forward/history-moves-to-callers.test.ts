@@ -6,11 +6,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { LEGACY_CALLERS_PER_RUN, wakeLegacyCallers } from '../../src/forward/history-cleanup';
 import { callerHash, layOut } from '../../src/forward/history-segments';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { history, origin, uniquePath, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 let url: string;

@@ -7,12 +7,12 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInDurableObject } from 'cloudflare:test';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { SqlDatabase } from '../../durable-objects/sql-database';
 import { runHistorySweep } from '../../src/forward/history-cleanup';
 import { historyOf } from './history-store';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { eventually, forward, history, origin, poll, runCallerJobsNow, uniquePath, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 let url: string;

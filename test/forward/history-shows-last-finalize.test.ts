@@ -7,9 +7,9 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { historyOf } from './history-store';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { finalize, forward, history, origin, readStream, runCallerJobsNow, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 const SEQUENCES = 50;
 

@@ -6,9 +6,9 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import type { HistoryOwner } from '../../src/forward/history';
 import type { HistoryDb, HistoryStatement } from '../../src/forward/history-db';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 export async function callersOf(serviceId: string): Promise<HistoryOwner[]> {
   const { results } = await env.DB.prepare('SELECT caller_key FROM forward_callers WHERE service_id = ?').bind(serviceId).all<{ caller_key: string }>();

@@ -6,12 +6,12 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { ownerForwardQuerySchema } from '../../schemas/forward-owner';
 import type { HistoryOwner } from '../../src/forward/history';
 import { listOwnerHistory, MAX_CALLERS_PER_PAGE } from '../../src/forward/owner-fan-out';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { forward, origin, uniquePath } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 /** A visitor of its own: the caller is the address and user agent. */
 const visitor = (n: number) => ({ headers: { 'cf-connecting-ip': `198.51.100.${n}`, 'user-agent': `caller-${n}` } });

@@ -6,13 +6,14 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub, type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
+import { type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
 import { neverFits, type Outbox } from '../../durable-objects/outbox';
 import { LimitBreach } from '../../src/platform/strict-limits';
 import { MAX_FORWARD_ANSWER_BYTES, MAX_FORWARD_DATA_BYTES, MAX_MULTIPART_CHARS } from '../../schemas/forward-rules';
 import { createProject, type TestProject } from '../helpers/api';
 import { historyOf } from './history-store';
 import { eventually, forward, heldAtGate, history, loopback, origin, runCallerJobsNow, settledEnvelope, uniquePath, visitorOwner } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 const ROW_LIMIT = 2_000_000;
 

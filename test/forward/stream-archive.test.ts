@@ -7,11 +7,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { call, createProject, type TestProject } from '../helpers/api';
 import { generatedText } from './generated-text';
 import { eventually, finalize, forward, origin, poll, pollSince, readStream } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

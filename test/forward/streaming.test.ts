@@ -6,11 +6,11 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { createProject, type TestProject } from '../helpers/api';
 import { GENERATED_LINE, generatedText } from './generated-text';
 import { cancel, eventually, forward, history, loopback, origin, poll, pollSince, readStream } from './support';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 beforeAll(async () => {

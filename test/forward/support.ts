@@ -2,9 +2,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
-import { forwardQueueStub } from '../../durable-objects/forward-queue-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { call, type TestProject } from '../helpers/api';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 
 export const origin = inject('loopbackOrigin');
 

@@ -1,11 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import type { Env, WorkMessage } from '../../src/env';
 import { CLEAR_LOG_KIND, SWEEP_DELAY_SECONDS, clearLogChunks, clearLogJob } from '../../src/ticket-log/clear-log';
 import { DELETE_CHUNK } from '../../src/ticket-log/delete-rows';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders, countRows, eventually, flushLogs, getTickets, writeLogRow } from './log-helpers';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 

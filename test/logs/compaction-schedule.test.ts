@@ -5,10 +5,10 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders } from './log-helpers';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 

@@ -5,11 +5,11 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
 import { MAX_KEPT_BODY_BYTES } from '../../src/ticket-log/kept-request';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { getTickets } from './log-helpers';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 /** A JSON body of exactly MAX_KEPT_BODY_BYTES bytes whose `n` the condition reads. */

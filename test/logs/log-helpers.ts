@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { logStatements } from '../../src/ticket-log/log-export';
 import type { ActionRow } from '../../src/actions/types';
 import type { LogRow } from '../../src/ticket-log/log-row';
 import { call, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 /** Runs the TicketDO's pending exports to D1 now (the alarm would, 200 ms later). */
 export async function flushLogs(serviceId: string, ticketId: string): Promise<void> {

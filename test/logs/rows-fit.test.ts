@@ -6,9 +6,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { createProject, registerTicket, type TestProject } from '../helpers/api';
 import { consumePost, loggedConsumptions, settle } from '../actions/run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const origin = inject('loopbackOrigin');
 const ROW_LIMIT = 2_000_000;

@@ -1,13 +1,12 @@
 import { createExecutionContext, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, beforeEach, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
-import { realtimeStub } from '../../durable-objects/realtime-do';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { currentBudget, DEPTH_HEADER, encodeCarried, enter } from '../../src/platform/strict-context';
 import { strictEnv, strictHandlers } from '../../src/platform/strict-entry';
 import { deepestChain, forgetDeepest, InvocationBudget, LimitBreach } from '../../src/platform/strict-limits';
 import type { Env } from '../../src/env';
 import { BASE, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
+import { realtimeStub, ticketStub } from '../../src/platform/object-stubs';
 
 /**
  * Strict mode counts how deep a request recursed through the Worker and its Durable Objects (docs/limits.md,

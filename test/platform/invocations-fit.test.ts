@@ -7,13 +7,13 @@
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import worker from '../../src/index';
 import { forgetSpent, mostSpentIn, PLAN_LIMITS } from '../../src/platform/strict-limits';
 import { failingDb } from '../actions/failing-db';
 import { loggedConsumptions, settle } from '../actions/run-support';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { forward, heldAtGate, loopback, origin, readStream } from '../forward/support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 const FREE = PLAN_LIMITS.free;
 

@@ -6,11 +6,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { deepestChain, forgetDeepest } from '../../src/platform/strict-limits';
 import { loggedConsumptions, settle } from '../actions/run-support';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { forward, heldAtGate, loopback, origin, readStream } from '../forward/support';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 // The production outbound limit (10 s), not the suite's 2 s: hundreds of runs share 2 busy cores.

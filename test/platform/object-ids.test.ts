@@ -1,8 +1,8 @@
 /** Durable Object ids kept by name (src/platform/object-ids.ts): the id idFromName gives, per namespace. */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { idFromNameOnce } from '../../src/platform/object-ids';
-import { ticketStub } from '../../durable-objects/ticket-do';
+import { idFromNameOnce } from '../../src/platform/object-stubs';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 describe('idFromNameOnce', () => {
   it("answers each namespace's own id for a name, the first time and again", () => {

@@ -1,11 +1,11 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it, vi } from 'vitest';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { enter } from '../../src/platform/strict-context';
 import { strictEnv, strictHandlers } from '../../src/platform/strict-entry';
 import { InvocationBudget, LimitBreach } from '../../src/platform/strict-limits';
 import type { Env } from '../../src/env';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 /**
  * Strict mode (docs/limits.md) on the real bindings of the suite: the Worker's entry points and the

@@ -3,10 +3,10 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { forgetProject } from '../../src/consume/project-cache';
 import { call, createProject, OPERATOR_TOKEN, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders, ticketLog } from '../logs/log-helpers';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 /**
  * A's quota: above what one ticket object holds with its log cleared (its SQLite file, about 70 KB),

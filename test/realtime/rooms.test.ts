@@ -4,9 +4,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { realtimeStub } from '../../durable-objects/realtime-do';
 import { createProject, mintUser, type TestProject } from '../helpers/api';
 import { type TestSocket, VISITOR, joined, newGroup, openSocket, piece, visitorStub } from './support';
+import { realtimeStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 const opened: TestSocket[] = [];

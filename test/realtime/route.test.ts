@@ -5,10 +5,11 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { realtimeStub, type RealtimeDO } from '../../durable-objects/realtime-do';
+import { type RealtimeDO } from '../../durable-objects/realtime-do';
 import { ROUTES } from '../../src/openapi/catalogue';
 import { OPERATOR_TOKEN, call, createProject, mintUser, type TestProject } from '../helpers/api';
 import { TestSocket, VISITOR, joined, newGroup, openSocket, piece, upgradeRequest, visitorStub } from './support';
+import { realtimeStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 let otherProject: TestProject;

@@ -1,9 +1,9 @@
 /** Real WebSockets on the realtime route through the Worker, read frame by frame. */
 import { env, exports } from 'cloudflare:workers';
 import { REALTIME_ROUTE, REALTIME_TOKEN_PARAM, type RealtimeServerFrame } from '../../schemas/forward-rules';
-import { realtimeStub } from '../../durable-objects/realtime-do';
 import { forwardCaller } from '../../src/forward/caller';
 import { BASE, type TestProject } from '../helpers/api';
+import { realtimeStub } from '../../src/platform/object-stubs';
 
 /** Who opens the socket: a visitor (IP address and user agent), or a signed-in caller by query token or header. */
 export interface Opener {

@@ -2,9 +2,9 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StoredTicket } from '../../schemas/ticket-types';
-import { ticketStub } from '../../durable-objects/ticket-do';
 import { saveDirectoryEntry } from '../../src/platform/ticket-directory';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
+import { ticketStub } from '../../src/platform/object-stubs';
 
 /**
  * Round trip: every ticket, as getTickets lists it to the owner, registers again unchanged, so the
