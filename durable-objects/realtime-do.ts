@@ -1,6 +1,5 @@
 import { type Connection, type ConnectionContext, Server, type WSMessage } from 'partyserver';
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
-import type { Env } from '../src/env';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { readClientFrame } from './realtime-frames';
 
