@@ -2,6 +2,7 @@ import { type Connection, type ConnectionContext, Server, type WSMessage } from 
 import type { RealtimeServerFrame } from '../schemas/forward-rules';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { readClientFrame } from './realtime-frames';
+import { INTERNAL_ERROR_MESSAGE, internalErrorBody } from '../src/wire/errors';
 
 /** What each socket remembers, kept in its WebSocket attachment so it survives hibernation. */
 export interface RealtimeSocketState {
@@ -18,7 +19,6 @@ export interface RealtimePiece {
 
 type RealtimeConnection = Connection<RealtimeSocketState>;
 
-const INTERNAL_ERROR = 'Internal server error.';
 
 /** Sends a frame; a socket that is closing or gone simply misses it (the poll is the source of truth). */
 function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): boolean {
@@ -62,11 +62,11 @@ export class RealtimeDO extends Server {
   override async fetch(request: Request): Promise<Response> {
     const response = await super.fetch(request);
     if (this.#connected.has(request) || (response.status !== 101 && response.status < 500)) return response;
-    if (response.status !== 101) return Response.json({ code: 'INTERNAL_ERROR', message: INTERNAL_ERROR }, { status: 500 });
+    if (response.status !== 101) return Response.json(internalErrorBody(), { status: 500 });
     const [client, server] = Object.values(new WebSocketPair());
     server.accept();
-    server.send(JSON.stringify({ type: 'error', message: INTERNAL_ERROR } satisfies RealtimeServerFrame));
-    server.close(1011, INTERNAL_ERROR);
+    server.send(JSON.stringify({ type: 'error', message: INTERNAL_ERROR_MESSAGE } satisfies RealtimeServerFrame));
+    server.close(1011, INTERNAL_ERROR_MESSAGE);
     return new Response(null, { status: 101, webSocket: client });
   }
 

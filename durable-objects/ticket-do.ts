@@ -25,6 +25,7 @@ import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
 import { type TicketJobKind, TicketStore } from './ticket-store';
+import { internalErrorBody } from '../src/wire/errors';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
 type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
@@ -260,7 +261,7 @@ export class TicketDO extends DurableObject<Env> {
       outcome = await runActions(saved.state, deps);
     } catch (err) {
       console.error('continuation crashed', err instanceof Error ? err.message : String(err));
-      outcome = { rows: saved.state.rows, error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+      outcome = { rows: saved.state.rows, error: internalErrorBody('action') };
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);
@@ -269,7 +270,7 @@ export class TicketDO extends DurableObject<Env> {
   /** A continuation that failed on every try: its consumption's log entry is closed as failed; the job is kept among the dead. */
   private giveUpContinuation(job: Job<TicketJobKind>): boolean {
     const saved = JSON.parse(job.payload) as ContinuationJob;
-    closeContinuation(this.data, saved, { rows: saved.state.rows, error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } }, Date.now());
+    closeContinuation(this.data, saved, { rows: saved.state.rows, error: internalErrorBody('action') }, Date.now());
     return false;
   }
 

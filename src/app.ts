@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Env } from './env';
-import { SvcHttpError } from './wire/errors';
+import { internalErrorBody, SvcHttpError } from './wire/errors';
 
 export type AppEnv = { Bindings: Env };
 
@@ -13,5 +13,5 @@ export function renderError(err: unknown): Response {
     return Response.json(err.toBody(), { status: err.status, headers });
   }
   console.error('unexpected error', err instanceof Error ? err.stack ?? err.message : String(err));
-  return Response.json({ code: 'INTERNAL_ERROR', message: 'Internal server error.' }, { status: 500 });
+  return Response.json(internalErrorBody(), { status: 500 });
 }

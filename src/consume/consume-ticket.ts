@@ -4,7 +4,7 @@ import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
 import { handshakeAnswer, type HandshakeAnswer } from '../engine/handshake';
 import { answerHandshake } from './handshake';
-import { SvcHttpError } from '../wire/errors';
+import { internalErrorBody, SvcHttpError } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';
@@ -40,7 +40,7 @@ export async function consumeTicket(store: ConsumeStore, input: ConsumeInput, po
     return asLegacy(await consumeRead(store, ticket, input, read.snapshot, ports));
   } catch (err) {
     console.error('legacy consumption crashed', err instanceof Error ? err.message : String(err));
-    return { ok: false, status: 500, error: { code: 'INTERNAL_ERROR', message: 'Internal server error', stage: 'ticket' }, legacy: true };
+    return { ok: false, status: 500, error: internalErrorBody('ticket'), legacy: true };
   }
 }
 
@@ -118,7 +118,7 @@ async function runChain(consumption: Consumption, reading: Reading, hash: string
     return await ports.runActions(run);
   } catch (err) {
     console.error('action chain crashed', err instanceof Error ? err.message : String(err));
-    return { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+    return { rows: [], error: internalErrorBody('action') };
   }
 }
 

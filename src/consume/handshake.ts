@@ -12,6 +12,7 @@ import type { ErrorBody } from '../wire/errors';
 import { outcomeOf } from './continuation';
 import type { ConsumePorts } from './consume-ticket';
 import type { ConsumeOutcome } from './types';
+import { internalErrorBody } from '../wire/errors';
 
 export interface HandshakeRun {
   runActions: ConsumePorts['runActions'];
@@ -41,7 +42,7 @@ export async function answerHandshake(
     outcome = await run.runActions(startRun(zoomHandshakeActions(secretName, answer.plainToken), await run.contextOf(), { tkid: run.tkid, hash: await run.hash() }));
   } catch (err) {
     console.error('handshake crashed', err instanceof Error ? err.message : String(err));
-    outcome = { rows: [], error: { code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'action' } };
+    outcome = { rows: [], error: internalErrorBody('action') };
   }
   if (outcome.respond && !outcome.error) {
     log(outcome.rows, { outcome: { ok: true }, handshake: kind }, false, null);

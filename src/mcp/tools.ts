@@ -5,6 +5,7 @@ import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, unknownPresetMessage } 
 import { queryOf, type OwnerApi } from './owner-api';
 import { refusalResult, successResult, toolResultOf } from './results';
 import { TICKET_SCHEMA_URI } from './resources';
+import { INTERNAL_ERROR_MESSAGE } from '../wire/errors';
 
 const ticketId = z.string().describe('The ticket id: 1 to 64 letters, digits, _ or -, starting with a letter or digit.');
 const startKey = z.string().optional().describe('The startKey of the previous page, to read the next one (page until endOfList is true).');
@@ -18,7 +19,7 @@ const guarded = async (run: () => Promise<CallToolResult>): Promise<CallToolResu
     return await run();
   } catch (err) {
     console.error('mcp tool failed', err instanceof Error ? (err.stack ?? err.message) : String(err));
-    return refusalResult('INTERNAL_ERROR', 'Internal server error.');
+    return refusalResult('INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
   }
 };
 

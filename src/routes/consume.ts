@@ -5,7 +5,7 @@ import { headerObject, readBodyBytes } from '../consume/read-request';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import { missingTicket } from '../consume/consume-ticket';
 import { markNow, ticketMayExist } from '../consume/ticket-ids';
-import { SvcHttpError } from '../wire/errors';
+import { internalErrorBody, SvcHttpError } from '../wire/errors';
 import { verifyIdToken } from '../http/auth';
 import { floodKey, takeTicketFlood } from '../http/flood';
 import { countRefusal } from '../http/limited-counts';
@@ -48,7 +48,7 @@ async function consume(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
       return Response.json({ ...err.toBody(), stage: 'ticket' }, { status: err.status });
     }
     console.error('consumption crashed', err instanceof Error ? (err.stack ?? err.message) : String(err));
-    return Response.json({ code: 'INTERNAL_ERROR', message: 'Internal server error.', stage: 'ticket' }, { status: 500 });
+    return Response.json(internalErrorBody('ticket'), { status: 500 });
   }
 }
 

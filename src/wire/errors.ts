@@ -73,6 +73,14 @@ export class ActionError extends Error {
   }
 }
 
+/** What every unexpected failure answers: the one INTERNAL_ERROR body (never the failure's own message, which may hold a secret). */
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+export function internalErrorBody(): ErrorBody & { code: 'INTERNAL_ERROR' };
+export function internalErrorBody<S extends Stage>(stage: S): ErrorBody & { code: 'INTERNAL_ERROR'; stage: S };
+export function internalErrorBody(stage?: Stage): ErrorBody {
+  return stage ? { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE, stage } : { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE };
+}
+
 export const invalidParameter = (message: string, detail?: Record<string, unknown>) =>
   new SvcHttpError('INVALID_PARAMETER', message, { detail });
 
