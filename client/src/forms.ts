@@ -6,6 +6,7 @@
 import { MAX_MULTIPART_CHARS } from '../../schemas/forward-rules.js';
 import { invalidParameter, SvcError } from './errors.js';
 import type { ForwardForm } from './forward-types.js';
+import { toBase64 } from '../../schemas/encoding.js';
 
 const FORM_RULE = 'form: must be a submit event, a form element, FormData, a plain object or null.';
 
@@ -140,12 +141,6 @@ export interface MultipartBody {
 /** Length of the base64 text of `bytes` bytes. */
 export const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
-export function toBase64(bytes: Uint8Array): string {
-  const CHUNK = 0x8000;
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
-  return btoa(binary);
-}
 
 /**
  * The form's own bytes, serialized by the platform exactly as fetch would post that FormData

@@ -1,21 +1,12 @@
 import type { ReceiptBody, TicketReceipt } from '../../schemas/receipt.js';
+import { fromBase62 } from '../../schemas/encoding.js';
 
 export type { TicketReceipt };
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_SUFFIX = 4;
 // '#<ticket_id>#<consume_id>#<consumer>': ticket and consume ids never hold '#'; the consumer (a user agent) may.
 const TKID = /^#([^#]+)#([0-9A-Za-z]+)#([\s\S]*)$/;
 
-function fromBase62(text: string): number {
-  let n = 0;
-  for (const ch of text) {
-    const digit = BASE62.indexOf(ch);
-    if (digit < 0) throw new RangeError(`not a base62 digit: ${ch}`);
-    n = n * 62 + digit;
-  }
-  return n;
-}
 
 /** The ms timestamp a consume_id was made at. */
 export function consumeIdTime(consumeId: string): number {

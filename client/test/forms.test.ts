@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_MULTIPART_CHARS } from '../../schemas/forward-rules.js';
 import { SvcError } from '../src/errors.js';
-import { base64Length, flattenForm, multipartOf, namePath, preventSubmit, toBase64 } from '../src/forms.js';
+import { base64Length, flattenForm, multipartOf, namePath, preventSubmit } from '../src/forms.js';
+import { toBase64 } from '../../schemas/encoding.js';
 
 const formDataOf = (entries: Array<[string, string | Blob]>) => {
   const formData = new FormData();

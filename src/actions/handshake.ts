@@ -8,11 +8,11 @@ import type { TicketAction } from '../../schemas/ticket-types';
 import { ActionError } from '../wire/errors';
 import { loadSecretKey } from '../platform/secrets';
 import type { ActionModule } from './types';
+import { toHex } from '../../schemas/encoding';
 
 /** Not an ActKind: registration never accepts it (schemas/actions/schema.ts); only the consumption builds it. */
 export const HANDSHAKE_ACT = 'hsk';
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 export const handshakeAction: ActionModule = {
   async run({ exe, services }) {
@@ -20,7 +20,7 @@ export const handshakeAction: ActionModule = {
     const key = await loadSecretKey(services.env, services.serviceId, secretName);
     if (!key) throw new ActionError('REQUEST_FAILED', `The Secret Key "${secretName}" no longer exists.`, { reason: 'secret_missing', secretName });
     const hmacKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(key.value), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    const encryptedToken = hex(await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(plainToken)));
+    const encryptedToken = toHex(await crypto.subtle.sign('HMAC', hmacKey, new TextEncoder().encode(plainToken)));
     return { ok: true, answer: { plainToken, encryptedToken }, row: { handshake: 'zoom', plainToken } };
   },
 };

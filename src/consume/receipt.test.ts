@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toBase62 } from '../bytes/base62';
+import { toBase62 } from '../../schemas/encoding';
 import { consumeIdTime, consumerName, newConsumeId, receiptHash, tkidOf } from './receipt';
 
 describe('receipts', () => {

@@ -1,4 +1,4 @@
-import { fromBase62, randomBase62, toBase62 } from '../bytes/base62';
+import { fromBase62, randomBase62, toBase62 } from '../../schemas/encoding';
 
 /** consume_id: base62 of the ms timestamp followed by 4 random base62 characters (spec 8). */
 export function newConsumeId(nowMs: number): string {

@@ -9,6 +9,7 @@
  */
 import { PUBLIC_KEY_ALGORITHMS } from '../../schemas/signature';
 import type { PublicKeyAlgorithm } from '../../schemas/ticket-types';
+import { fromBase64, fromHex } from '../../schemas/encoding';
 
 export const isPublicKeyAlgorithm = (algorithm: unknown): algorithm is PublicKeyAlgorithm =>
   (PUBLIC_KEY_ALGORITHMS as readonly unknown[]).includes(algorithm);
@@ -32,10 +33,10 @@ function keyBytes(algorithm: PublicKeyAlgorithm, stored: string): { format: 'raw
   const text = stored.trim();
   if (/^-----BEGIN /.test(text)) {
     const pem = /^-----BEGIN PUBLIC KEY-----([\s\S]*?)-----END PUBLIC KEY-----$/.exec(text);
-    const bytes = pem ? base64Bytes(pem[1].replace(/\s+/g, '')) : undefined;
+    const bytes = pem ? fromBase64(pem[1].replace(/\s+/g, '')) : undefined;
     return bytes ? { format: 'spki', bytes } : undefined;
   }
-  const bytes = /^(?:[0-9a-fA-F]{2})+$/.test(text) ? hexBytes(text) : base64Bytes(text.replace(/\s+/g, ''));
+  const bytes = /^(?:[0-9a-fA-F]{2})+$/.test(text) ? fromHex(text) : fromBase64(text.replace(/\s+/g, ''));
   if (!bytes) return undefined;
   if (algorithm === 'ed25519' && bytes.length === 32) return { format: 'raw', bytes };
   if (algorithm === 'ecdsa-p256-sha256' && bytes.length === 65 && bytes[0] === 4) return { format: 'raw', bytes };
@@ -134,17 +135,3 @@ export function derToRaw(der: Uint8Array, size: number): Uint8Array | undefined 
   return at === der.length ? out : undefined;
 }
 
-function hexBytes(text: string): Uint8Array {
-  const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
-}
-
-function base64Bytes(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return undefined;
-  try {
-    return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}

@@ -10,6 +10,7 @@ import { concatBytes } from '../bytes/read-capped';
 import { constantTimeEqual } from '../bytes/constant-time';
 import { importPublicKey, isPublicKeyAlgorithm, verifyWithPublicKey } from './public-key';
 import { bodyField, calledUrl, queryValue, sortedForm } from './signed-request-parts';
+import { fromBase64, fromHex, toHex } from '../../schemas/encoding';
 
 export interface SignedRequest {
   rawBody: Uint8Array;
@@ -157,12 +158,6 @@ async function bodyDigestCheck(template: string, context: TemplateContext): Prom
  * that holds a signature (a part that does not match it, a capture misnamed) never shows it.
  */
 const maskLong = (text: string) => text.replace(/[A-Za-z0-9+/_-]{16,}={0,2}/g, '…');
-
-function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
-  return out;
-}
 
 // ---- header items and parts ----
 
@@ -366,39 +361,8 @@ function cachedKey(keys: SigningKeys, cacheKey: string, load: () => Promise<Cryp
 
 function decodeText(text: string, encoding: string): Uint8Array | undefined {
   if (encoding === 'raw') return utf8.encode(text);
-  if (encoding === 'hex') return decodeHex(text);
-  if (encoding === 'base64') return decodeBase64(text);
+  if (encoding === 'hex') return fromHex(text);
+  if (encoding === 'base64') return fromBase64(text);
   return undefined;
 }
 
-/** Either case; an odd length or a non-hex character is undecodable. */
-function decodeHex(text: string): Uint8Array | undefined {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return undefined;
-  const bytes = new Uint8Array(text.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
-}
-
-const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** Standard or URL-safe alphabet, padding optional but correct when present; nothing else accepted. */
-function decodeBase64(text: string): Uint8Array | undefined {
-  let body = text.replace(/-/g, '+').replace(/_/g, '/');
-  const padding = body.match(/=*$/)![0].length;
-  if (padding > 2 || (padding > 0 && body.length % 4 !== 0)) return undefined;
-  body = body.slice(0, body.length - padding);
-  if (body.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(body)) return undefined;
-  const bytes = new Uint8Array(Math.floor((body.length * 3) / 4));
-  let bits = 0;
-  let bitCount = 0;
-  let out = 0;
-  for (const char of body) {
-    bits = ((bits << 6) | BASE64_DIGITS.indexOf(char)) & 0xffff;
-    bitCount += 6;
-    if (bitCount >= 8) {
-      bitCount -= 8;
-      bytes[out++] = (bits >> bitCount) & 0xff;
-    }
-  }
-  return bytes;
-}

@@ -1,5 +1,5 @@
 /** Public request ids (`stamp:entropy`) and generated queue names. */
-import { fromBase62, randomBase62, toBase62 } from '../bytes/base62';
+import { fromBase62, randomBase62, toBase62 } from '../../schemas/encoding';
 
 /** `stamp:entropy`: base62 of the ms time, then 16 random base62 characters (95 bits). */
 export const newPublicId = (now: number): string => `${toBase62(now)}:${randomBase62(16)}`;

@@ -10,6 +10,8 @@ import type { OutboundRequest } from '../outbound/fetch';
 import { buildHeaders } from '../outbound/headers';
 import { appendParams, normalizeUrl } from '../outbound/url';
 import type { ForwardCaller } from './caller';
+import { fromBase64 } from '../../schemas/encoding';
+import { invalidParameter } from '../wire/errors';
 
 export interface PreparedRequest {
   method: ForwardMethod;
@@ -63,7 +65,6 @@ export function prepareRequest(dispatch: ForwardDispatch, caller: ForwardCaller,
 
 const CONTENT_TYPE = 'content-type';
 
-const base64Bytes = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
 /**
  * The request to send, with `secret` (the key's value) in place of every token: in the url (percent-encoded),
@@ -78,7 +79,9 @@ export function outboundOf(prepared: PreparedRequest, secret: string | undefined
   if (BODILESS_FORWARD_METHODS.has(prepared.method)) return request;
   if (prepared.multipart) {
     request.headers.set(CONTENT_TYPE, prepared.multipart.content_type);
-    request.body = base64Bytes(prepared.multipart.base64);
+    const bytes = fromBase64(prepared.multipart.base64);
+    if (!bytes) throw invalidParameter('Invalid "multipart.base64": must be base64 text.', { field: 'multipart.base64' });
+    request.body = bytes;
   } else if (filled.data !== undefined) {
     const encoded = encodeBody(filled.data, request.headers.get(CONTENT_TYPE) ?? 'application/json');
     request.headers.set(CONTENT_TYPE, encoded.contentType);

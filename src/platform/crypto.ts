@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import { SvcHttpError } from '../wire/errors';
+import { fromBase64, toBase64, toBase64Url, toHex } from '../../schemas/encoding';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -7,7 +8,7 @@ const decoder = new TextDecoder();
 /** Lowercase hex SHA-256 of the UTF-8 text. */
 export async function hashSha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(digest);
 }
 
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -25,25 +26,15 @@ export function randomId(length: number, alphabet: string = ID_ALPHABET): string
   return out;
 }
 
-function bytesToBase64Url(bytes: Uint8Array): string {
-  return bytesToBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function bytesToBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function base64ToBytes(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+/** `bytes` random bytes, base64url without padding. */
+/** Stored base64 that does not decode is as undecryptable as a wrong key: the callers turn this into their error. */
+function bytesOfBase64(text: string): Uint8Array {
+  const bytes = fromBase64(text);
+  if (!bytes) throw new TypeError('not base64');
   return bytes;
 }
 
-/** `bytes` random bytes, base64url without padding. */
-export const randomBase64Url = (bytes: number): string => bytesToBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
+export const randomBase64Url = (bytes: number): string => toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
@@ -55,7 +46,7 @@ function secretsKeyBytes(env: Pick<Env, 'SECRETS_KEY'>): { encoded: string; raw:
   }
   let raw: Uint8Array;
   try {
-    raw = base64ToBytes(encoded);
+    raw = bytesOfBase64(encoded);
   } catch {
     raw = new Uint8Array(0);
   }
@@ -115,7 +106,7 @@ export async function encryptText(env: Pick<Env, 'SECRETS_KEY'>, plaintext: stri
     key,
     encoder.encode(plaintext),
   );
-  return `${CIPHERTEXT_VERSION}.${bytesToBase64(iv)}.${bytesToBase64(new Uint8Array(sealed))}`;
+  return `${CIPHERTEXT_VERSION}.${toBase64(iv)}.${toBase64(new Uint8Array(sealed))}`;
 }
 
 /** Decrypts what encryptText produced under the same context; a wrong key, context or a damaged value is INTERNAL_ERROR. */
@@ -125,9 +116,9 @@ export async function decryptText(env: Pick<Env, 'SECRETS_KEY'>, sealed: string,
   try {
     if (version !== CIPHERTEXT_VERSION || !iv || !data) throw new Error('unknown ciphertext format');
     const plain = await crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: base64ToBytes(iv), additionalData: encoder.encode(context) },
+      { name: 'AES-GCM', iv: bytesOfBase64(iv), additionalData: encoder.encode(context) },
       key,
-      base64ToBytes(data),
+      bytesOfBase64(data),
     );
     return decoder.decode(plain);
   } catch {

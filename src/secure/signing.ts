@@ -7,7 +7,7 @@
  * A verifier builds the same key with `new Webhook(key)` for a whsec_ key, else with
  * `new Webhook(new TextEncoder().encode(key), { format: 'raw' })`.
  */
-import { randomBase62 } from '../bytes/base62';
+import { randomBase62, toBase64 } from '../../schemas/encoding';
 
 const WHSEC_PREFIX = 'whsec_';
 /** Padded standard base64 (the form Standard Webhooks secrets are written in). */
@@ -26,13 +26,9 @@ export const importSigningKey = (key: string): Promise<CryptoKey> =>
 /** A fresh message id: `msg_` and 24 random base62 characters. */
 export const newWebhookId = (): string => `msg_${randomBase62(24)}`;
 
-function base64(bytes: ArrayBuffer): string {
-  return btoa(String.fromCharCode(...new Uint8Array(bytes)));
-}
-
 /** The three signature headers of one body, signed now (`timestampSeconds`) under `id`. */
 export async function signatureHeaders(key: CryptoKey, id: string, timestampSeconds: number, body: string): Promise<Record<string, string>> {
   const signed = new TextEncoder().encode(`${id}.${timestampSeconds}.${body}`);
-  const signature = base64(await crypto.subtle.sign('HMAC', key, signed));
+  const signature = toBase64(await crypto.subtle.sign('HMAC', key, signed));
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase62, randomBase62, toBase62 } from './base62';
+import { fromBase62, randomBase62, toBase62 } from './encoding';
 
 describe('base62', () => {
   it('base62 round-trips', () => {
