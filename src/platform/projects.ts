@@ -9,6 +9,8 @@ import { serviceMayExist } from './known-services';
 import { newServiceId } from './service-ids';
 import type { CreateProjectBody, UpdateProjectBody } from './schemas';
 import type { IdentitySettings, Plan, Project } from './types';
+import { STORED_BYTES_SQL } from './project-storage';
+import { type ProjectStorage, storageQuotaOf } from './storage-quota';
 
 export const OWNER_KEY_PREFIX = 'ok_';
 
@@ -103,16 +105,56 @@ export async function loadActiveProject(env: Env, serviceId: string): Promise<Pr
   return activeOrRefused(await loadProject(env, serviceId));
 }
 
-/** Projects read by the public routes: a change reaches every isolate within this time. */
-const PUBLIC_PROJECT_CACHE_MS = 5_000;
-const publicProjects = new IsolateCache<Project | null>(PUBLIC_PROJECT_CACHE_MS);
-
-/** loadActiveProject for the public routes (forwarding), read through a 5-second cache of this isolate. */
-export async function loadActiveProjectCached(env: Env, serviceId: string): Promise<Project> {
-  // Checked before the cache too, so made-up ids do not fill it and push real projects out.
-  if (!(await serviceMayExist(env, serviceId))) throw invalidService();
-  return activeOrRefused(await publicProjects.get(serviceId, () => loadProject(env, serviceId)));
+/** A project as the cached reader keeps it: also the hash its receipts are keyed by and what its tickets' logs store. */
+export interface CachedProject extends Project {
+  receipt_key: string;
+  storage: ProjectStorage;
 }
+
+/**
+ * Projects are read from D1 at most once per this many ms per isolate, so the consume path and the
+ * public routes rarely wait on D1. A project disabled or deleted, or a report that puts it over its
+ * storage quota (or back under it), reaches every isolate within this time.
+ */
+const PROJECT_CACHE_MS = 5_000;
+const cachedProjects = new IsolateCache<CachedProject | null>(PROJECT_CACHE_MS);
+
+interface CachedProjectRow extends ProjectRow {
+  owner_key_hash: string;
+  storage_quota_bytes: number | null;
+  stored_bytes: number;
+}
+
+/** The project and what it stores: one D1 query. */
+async function readCachedProject(env: Env, serviceId: string): Promise<CachedProject | null> {
+  const row = await env.DB.prepare(
+    `SELECT ${PROJECT_COLUMNS}, owner_key_hash, storage_quota_bytes, ${STORED_BYTES_SQL} AS stored_bytes FROM projects p WHERE p.service_id = ?`,
+  )
+    .bind(serviceId)
+    .first<CachedProjectRow>();
+  if (!row) return null;
+  const storage = { stored_bytes: row.stored_bytes, quota_bytes: storageQuotaOf(row.plan, row.storage_quota_bytes) };
+  return { ...toProject(row), receipt_key: row.owner_key_hash, storage };
+}
+
+/**
+ * The one cached project reader (the consume path and the public routes): the project if it exists and
+ * is active, read through a 5-second cache of this isolate; else INVALID_SERVICE or SERVICE_DISABLED.
+ */
+export async function cachedActiveProject(env: Env, serviceId: string, stage?: Stage): Promise<CachedProject> {
+  // Checked before the cache too, so made-up ids do not fill it and push real projects out.
+  if (!(await serviceMayExist(env, serviceId))) throw invalidService(stage);
+  return activeOrRefused(await cachedProjects.get(serviceId, () => readCachedProject(env, serviceId)), stage);
+}
+
+/** loadActiveProject for the public routes (forwarding), through the cache; never the receipt key or storage. */
+export async function loadActiveProjectCached(env: Env, serviceId: string): Promise<Project> {
+  const { receipt_key, storage, ...project } = await cachedActiveProject(env, serviceId);
+  return project;
+}
+
+/** Forgets a cached project in this isolate (after it changes); other isolates see the change within PROJECT_CACHE_MS. */
+export const forgetProject = (serviceId: string): void => void cachedProjects.delete(serviceId);
 
 /** Applies the operator's (or the owner's settings) changes; fields left out stay as they are. Unknown project: INVALID_SERVICE. */
 export async function updateProject(env: Env, serviceId: string, patch: UpdateProjectBody): Promise<Project> {
@@ -142,7 +184,7 @@ export async function updateProject(env: Env, serviceId: string, patch: UpdatePr
     .bind(...values, serviceId)
     .first<ProjectRow>();
   if (!row) throw invalidService();
-  publicProjects.delete(serviceId);
+  forgetProject(serviceId);
   return toProject(row);
 }
 

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { consumingProject, forgetProject } from '../../src/consume/project-cache';
+import { consumingProject } from '../../src/consume/project-cache';
+import { forgetProject } from '../../src/platform/projects';
 import { loadActiveProject } from '../../src/platform/projects';
 import { newProject, patchProject } from './worker-api';
 

@@ -3,7 +3,7 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SEGMENT_ENTRIES } from '../../src/ticket-log/ticket-log';
-import { forgetProject } from '../../src/consume/project-cache';
+import { forgetProject } from '../../src/platform/projects';
 import { call, createProject, OPERATOR_TOKEN, registerTicket, type TestProject } from '../helpers/api';
 import { anonymousHeaders, ticketLog } from '../logs/log-helpers';
 import { ticketStub } from '../../src/platform/object-stubs';
