@@ -14,7 +14,7 @@ import type { KeptRequest } from '../src/ticket-log/kept-request';
 import { deleteLegacyStatements, mergeLegacyPage, readLegacyChunk, readLegacyKeys, readLegacyPage } from '../src/ticket-log/legacy-log';
 import { actionListingRows, listingRow, storedLogRow } from '../src/ticket-log/log-body';
 import type { LogListingRow, LogPageQuery, StoredActionRow, StoredLogRow } from '../src/ticket-log/log-rows';
-import { hasRecordAccess, SecretCache } from '../src/consume/ports';
+import { hasRecordAccess, signingSecret } from '../src/consume/ports';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import { verifySignature } from '../src/engine/signature';
 import type { Env } from '../src/env';
@@ -58,7 +58,6 @@ const BACKGROUND_AT_ONCE = 16;
  */
 export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
-  private readonly secrets: SecretCache;
   private readonly alarms: JobAlarm<TicketJobKind>;
   /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
   private reportedBytes?: number;
@@ -67,7 +66,6 @@ export class TicketDO extends DurableObject<Env> {
     super(ctx, strictEnv(env));
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
-    this.secrets = new SecretCache(this.env);
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
       continuation: { run: (job) => this.runContinuation(job), background: true, givenUp: (job) => this.giveUpContinuation(job) },
@@ -121,7 +119,7 @@ export class TicketDO extends DurableObject<Env> {
       sendRequestCondition: (request, ctx, bodyAlone) => sendRequestCondition(request, ctx, this.runnerDeps(input.project, deadline).services, bodyAlone),
       hasRecordAccess: (recordId, user) => hasRecordAccess(this.env.DB, serviceId, recordId, user.user_id),
       verifySignature: async (config) => {
-        const secret = await this.secrets.value(serviceId, config.secretName);
+        const secret = await signingSecret(this.env, serviceId, config.secretName);
         if (secret === null) return false;
         // The URL as received (scheme, host, path, query), for the ${url} extension token.
         const request = { rawBody: input.rawBody, method: input.request.method, headers: input.request.headers, url: input.url };

@@ -1,26 +1,19 @@
 import type { SigningKeys } from '../engine/signature';
 import type { Env } from '../env';
-import { IsolateCache } from '../platform/isolate-cache';
-import { loadSecretKey } from '../platform/secrets';
+import { loadSecretKeyCached, type SecretKey } from '../platform/secrets';
 
-/** How long a TicketDO keeps a decrypted secret in memory (never in storage) before reading it again. */
-const SECRET_CACHE_MS = 30_000;
+const keysBySecret = new WeakMap<SecretKey, SigningKeys>();
 
 /**
- * Secret values for signature checks, cached briefly so the hot path rarely waits on D1, each with
- * the HMAC keys imported from it (they go with the value when it is read again).
+ * The secret of a signature check, read through the one Secret Key cache (loadSecretKeyCached), with the
+ * HMAC keys imported from its value: they are kept with the cached key and go when it is read again.
  */
-export class SecretCache {
-  private readonly entries = new IsolateCache<{ value: string; keys: SigningKeys } | null>(SECRET_CACHE_MS);
-
-  constructor(private readonly env: Env) {}
-
-  value(serviceId: string, name: string): Promise<{ value: string; keys: SigningKeys } | null> {
-    return this.entries.get(`${serviceId}/${name}`, async () => {
-      const stored = await loadSecretKey(this.env, serviceId, name);
-      return stored ? { value: stored.value, keys: new Map() } : null;
-    });
-  }
+export async function signingSecret(env: Env, serviceId: string, name: string): Promise<{ value: string; keys: SigningKeys } | null> {
+  const secret = await loadSecretKeyCached(env, serviceId, name);
+  if (!secret) return null;
+  let keys = keysBySecret.get(secret);
+  if (!keys) keysBySecret.set(secret, (keys = new Map()));
+  return { value: secret.value, keys };
 }
 
 /** A user may access a record they own or were granted (acsr). */

@@ -88,14 +88,15 @@ export async function deleteSecretKey(env: Env, serviceId: string, name: string)
   return result.meta.changes > 0;
 }
 
-/** Keys read at dispatch of a forwarded request: a change reaches every isolate within this time. */
+/** The one Secret Key cache (dispatch of a forwarded request, a ticket's signature check): a change reaches every isolate within this time. */
 const DISPATCH_KEY_CACHE_MS = 5_000;
 const dispatchKeys = new IsolateCache<SecretKey | null>(DISPATCH_KEY_CACHE_MS);
 const cacheKey = (serviceId: string, name: string) => `${serviceId}/${name}`;
 
 /**
  * loadSecretKey through a 5-second cache of this isolate, for the checks at dispatch of a forwarded
- * request; a queued request is checked again right before it is sent with loadSecretKey itself.
+ * request and a ticket's signature checks; a queued request is checked again right before it is sent
+ * with loadSecretKey itself.
  */
 export function loadSecretKeyCached(env: Env, serviceId: string, name: string): Promise<SecretKey | null> {
   return dispatchKeys.get(cacheKey(serviceId, name), () => loadSecretKey(env, serviceId, name));
