@@ -2,6 +2,7 @@
 import { userIdList } from './target-users';
 import { ActionError } from '../wire/errors';
 import type { ActionModule } from './types';
+import { grantRecordAccess } from '../records/grants';
 
 const RECORD_ACCESS_GRANTED = 'SUCCESS: Access to the record has been granted.';
 
@@ -34,16 +35,7 @@ export const acsr: ActionModule = {
       };
     }
     const now = services.now();
-    await DB.batch(
-      userIds.map((userId) =>
-        DB.prepare('INSERT INTO record_grants (service_id, record_id, user_id, created) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').bind(
-          services.serviceId,
-          recordId,
-          userId,
-          now,
-        ),
-      ),
-    );
+    await grantRecordAccess(DB, services.serviceId, recordId, userIds, now);
     return { ok: true, answer: RECORD_ACCESS_GRANTED, row: { sent, received: RECORD_ACCESS_GRANTED } };
   },
 };
