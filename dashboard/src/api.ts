@@ -80,7 +80,7 @@ export class OwnerApi {
     const json: unknown = await res.json().catch(() => null);
     if (res.ok) return json as T;
     if (res.status === 401) this.onUnauthorized();
-    if (isErrorBody(json)) throw new ApiError(res.status, json.code, json.message, refusedField(json.message, json.detail?.field), json);
+    if (isErrorBody(json)) throw new ApiError(res.status, json.code, json.message, refusedField(json.detail), json);
     throw new ApiError(res.status, 'HTTP_ERROR', `The service answered ${res.status}.`, '', json);
   }
 }

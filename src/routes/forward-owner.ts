@@ -7,7 +7,7 @@ import { PUBLIC_ID_PATTERN, requestAddressOf } from '../../schemas/forward-rules
 import { checked } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
 import { createRouter } from '../app';
-import { SvcHttpError } from '../wire/errors';
+import { fieldRefusal, SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../wire/paging';
 import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
@@ -31,7 +31,7 @@ async function requestIdOf(raw: string): Promise<{ id: string; method?: string; 
 
 forwardOwnerRoutes.get(REQUESTS_PATH, owner, async (c) => {
   const parsed = await checked(() => parseOrRefuse(ownerForwardQuerySchema, c.req.query()));
-  if (!parsed.ok) throw new SvcHttpError(parsed.issue.code, parsed.issue.message, { detail: { field: parsed.issue.field } });
+  if (!parsed.ok) throw fieldRefusal(parsed.issue);
   return c.json(await listOwnerHistory(c.env.DB, c.get('project').service_id, parsed.value, pageRequest(c.req), (owner) => forwardQueueStub(c.env, owner)));
 });
 

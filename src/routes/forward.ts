@@ -8,10 +8,10 @@ import {
   requestAddressOf,
   STATUS_CODE_HEADER,
 } from '../../schemas/forward-rules';
-import { checked, type FieldIssue } from '../../schemas/field-issue';
+import { checked } from '../../schemas/field-issue';
 import { parseOrRefuse } from '../../schemas/issues';
 import { createRouter } from '../app';
-import { SvcHttpError } from '../wire/errors';
+import { fieldRefusal } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../wire/paging';
 import { callerOfRequest, type ForwardCaller } from '../forward/caller';
@@ -30,7 +30,6 @@ export const forwardRoutes = createRouter();
 const anyone = guard('visitor');
 const FORWARD_PATH = `${PROJECT_PATH}/forward`;
 
-const refusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
 
 /** What a guarded route hands these helpers: the Worker's env, the project, the caller and the request. */
 interface Guarded {
@@ -49,7 +48,7 @@ async function placesOf(c: Guarded): Promise<RequestPlaces> {
 
 async function checkedAddress(input: { id?: unknown; url?: unknown; method?: unknown }) {
   const address = await checked(() => requestAddressOf(input));
-  if (!address.ok) throw refusal(address.issue);
+  if (!address.ok) throw fieldRefusal(address.issue);
   return address.value;
 }
 
@@ -59,7 +58,7 @@ const addressOf = (c: Guarded) => checkedAddress({ id: c.req.query('id'), url: c
 async function objectBody(c: Parameters<typeof readJsonBody>[0], maxBytes: number): Promise<object> {
   const body = await readJsonBody(c, undefined, { maxBytes });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw refusal({ code: 'INVALID_PARAMETER', message: 'Invalid "body": a JSON object is required.', field: 'body' });
+    throw fieldRefusal({ code: 'INVALID_PARAMETER', message: 'Invalid "body": a JSON object is required.', field: 'body' });
   }
   return body;
 }
@@ -67,7 +66,7 @@ async function objectBody(c: Parameters<typeof readJsonBody>[0], maxBytes: numbe
 forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
   const body = await objectBody(c, MAX_DISPATCH_BYTES);
   const dispatch = await checkForwardDispatch(body);
-  if (!dispatch.ok) throw refusal(dispatch.issue);
+  if (!dispatch.ok) throw fieldRefusal(dispatch.issue);
   const serviceId = c.get('project').service_id;
   const caller = await callerOf(c);
   const answer = await dispatchForward(
@@ -93,7 +92,7 @@ forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => {
   const address = await addressOf(c);
   if (cursor === undefined) return c.json(await pollRequest(await placesOf(c), address));
   const since = sinceOf(cursor);
-  if (since === undefined) throw refusal({ code: 'INVALID_PARAMETER', message: SINCE_RULE, field: 'since' });
+  if (since === undefined) throw fieldRefusal({ code: 'INVALID_PARAMETER', message: SINCE_RULE, field: 'since' });
   const answer = await readRequest(await placesOf(c), address, since);
   if (answer.kind === 'envelope') return c.json(answer.envelope);
   return new Response(answer.json, { headers: { 'content-type': 'application/json' } });
@@ -103,7 +102,7 @@ forwardRoutes.post(`${FORWARD_PATH}/request/finalize`, anyone, async (c) => {
   // The kept version, its address and the JSON around them.
   const body = await objectBody(c, MAX_FINALIZE_DATA_BYTES + MAX_FORWARD_URL + 1024);
   const parsed = await checked(() => parseOrRefuse(forwardFinalizeSchema, body));
-  if (!parsed.ok) throw refusal(parsed.issue);
+  if (!parsed.ok) throw fieldRefusal(parsed.issue);
   const address = await checkedAddress(parsed.value);
   return c.json(await finalizeRequest(await placesOf(c), address, JSON.stringify(parsed.value.data ?? null)));
 });
@@ -115,14 +114,14 @@ forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, anyone, async (c) => c.js
 forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
   const queue = c.req.query('queue') ?? '';
   const problem = queue === '' ? 'is required' : queueNameRefusal(queue);
-  if (problem !== undefined) throw refusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
+  if (problem !== undefined) throw fieldRefusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
   const places = await placesOf(c);
   return c.json({ queue_name: queue, in_queue: await places.queues.queueCount(queue) });
 });
 
 forwardRoutes.get(`${FORWARD_PATH}/history`, anyone, async (c) => {
   const parsed = await checked(() => parseOrRefuse(forwardHistoryQuerySchema, c.req.query()));
-  if (!parsed.ok) throw refusal(parsed.issue);
+  if (!parsed.ok) throw fieldRefusal(parsed.issue);
   const places = await placesOf(c);
   return c.json(await listHistory(places.queues, places.owner, parsed.value, pageRequest(c.req)));
 });

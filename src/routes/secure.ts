@@ -3,7 +3,7 @@ import { MAX_SECURE_BODY_BYTES, SECURE_REQUEST_ROUTE } from '../../schemas/secur
 import { checked } from '../../schemas/field-issue';
 import { createMiddleware } from 'hono/factory';
 import { createRouter, type AppEnv } from '../app';
-import { SvcHttpError } from '../wire/errors';
+import { fieldRefusal } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { authRequired } from '../platform/identity';
 import { takeRouteFlood } from '../http/flood';
@@ -29,7 +29,7 @@ secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, secureFlood, guard('
   if (caller.kind !== 'user') throw authRequired(caller.kind === 'owner' ? NOT_A_USER : SIGN_IN);
   const body = await readJsonBody(c, undefined, { maxBytes: MAX_SECURE_BODY_BYTES });
   const call = await checked(() => parseSecureRequest(body));
-  if (!call.ok) throw new SvcHttpError(call.issue.code, call.issue.message, { detail: { field: call.issue.field } });
+  if (!call.ok) throw fieldRefusal(call.issue);
   const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user, hops: hopsOf(c.req.header(HOP_HEADER)) }, call.value);
   return new Response(answer, { headers: { 'content-type': 'application/json' } });
 });

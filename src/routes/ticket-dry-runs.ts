@@ -3,7 +3,7 @@ import { ticketCheckSchema, type TicketCheckSample } from '../../schemas/ticket-
 import { createRouter } from '../app';
 import { consumingProject } from '../consume/project-cache';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
-import { SvcHttpError, invalidParameter } from '../wire/errors';
+import { fieldRefusal, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { directoryEntry } from '../platform/ticket-directory';
 import { loadUser } from '../platform/users';
@@ -37,7 +37,7 @@ ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/plan`, owner, async 
   const ticketId = c.req.param('ticket_id') ?? '';
   const body = await readJsonBody(c);
   const registration = await validateTicketRegistration(ticketId, body, registrationLookups(c.env, project.service_id), Date.now());
-  if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
+  if (!registration.ok) throw fieldRefusal(registration.issue);
   const stored = await directoryEntry(c.env, project.service_id, ticketId);
   const current = stored ? definitionOf(stored, stored.count) : null;
   const { ticket, count } = registration.value;

@@ -4,7 +4,7 @@ import { TICKET_ID_PATTERN, validateTicketRegistration, type RegistrationLookups
 import type { Checked } from '../../schemas/field-issue';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import { createRouter } from '../app';
-import { SvcHttpError, invalidParameter } from '../wire/errors';
+import { fieldRefusal, invalidParameter, SvcHttpError } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { pageOf, pageRequest } from '../wire/paging';
 import { parseOutcome, parseTicketsQuery, parseTimeRange } from '../ticket-log/listing-query';
@@ -40,7 +40,7 @@ ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id/legacy`, registrar, async (
 async function saveTicket(env: Env, project: Project, ticketId: string, input: unknown, validate: Validator) {
   const now = Date.now();
   const registration = await validate(ticketId, input, registrationLookups(env, project.service_id), now);
-  if (!registration.ok) throw new SvcHttpError(registration.issue.code, registration.issue.message);
+  if (!registration.ok) throw fieldRefusal(registration.issue);
   const { ticket, count } = registration.value;
   const previous = await directoryEntry(env, project.service_id, ticketId);
   // A blank count keeps the count registered before (and what is left of it, in the TicketDO).

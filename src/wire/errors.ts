@@ -1,5 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorBody, ErrorCode, Stage } from '../../schemas/error-body';
+import type { FieldIssue } from '../../schemas/field-issue';
 
 // The wire shapes are schemas/'s (shared with the client); the server's error type renders them.
 export type { ErrorBody, ErrorCode, Stage } from '../../schemas/error-body';
@@ -80,6 +81,9 @@ export function internalErrorBody<S extends Stage>(stage: S): ErrorBody & { code
 export function internalErrorBody(stage?: Stage): ErrorBody {
   return stage ? { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE, stage } : { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE };
 }
+
+/** The refusal of a field issue of schemas/: its code and message, and the field as detail.field (the dashboard lands on it). */
+export const fieldRefusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
 
 export const invalidParameter = (message: string, detail?: Record<string, unknown>) =>
   new SvcHttpError('INVALID_PARAMETER', message, { detail });

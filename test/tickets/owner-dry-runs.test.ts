@@ -128,6 +128,7 @@ describe('POST …/tickets/{ticket_id}/plan: what a registration would change, n
     const res = await plan('planned-secret', { condition: { signature: { secretName: 'nope', header: 'x-sig' } }, actions: [] });
     expect(res.json.code).toBe('INVALID_PARAMETER');
     expect(res.json.message).toContain('condition.signature.secretName');
+    expect(res.json.detail).toEqual({ field: 'condition.signature.secretName' });
   });
 });
 

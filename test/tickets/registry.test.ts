@@ -87,6 +87,22 @@ describe('ticket registry', () => {
     expect((await put('x'.repeat(65), { actions: [] })).json).toMatchObject({ code: 'INVALID_PARAMETER' });
   });
 
+  it('every refusal of a definition names its field in detail.field, the path its message starts with', async () => {
+    const refusals = [
+      { body: { actions: 'none' }, field: 'actions' },
+      { body: { actions: [{ act: 'req', exe: { url: 'ftp://x' } }] }, field: 'actions[0].exe.url' },
+      { body: { actions: [{ act: 'req', exe: { url: 'https://x.test', headers: { 'X-Id': 'a\nb' } } }] }, field: 'actions[0].exe.headers["X-Id"]' },
+      { body: { condition: { signature: { secretName: 'nope', header: 'x-sig' } }, actions: [] }, field: 'condition.signature.secretName' },
+      { body: { actions: [], colour: 'red' }, field: 'colour' },
+    ];
+    for (const { body, field } of refusals) {
+      const res = await put('refused', body);
+      expect(res.status, field).toBe(400);
+      expect(res.json.detail, field).toEqual({ field });
+      expect(res.json.message.startsWith(`${field}: `), res.json.message).toBe(true);
+    }
+  });
+
   it('a signature naming a secret that does not exist is refused; once stored it is accepted', async () => {
     const ticket = { condition: { signature: { secret: 'hook', header: 'x-sig' } }, actions: [] };
     expect((await put('signed', ticket)).json.message).toMatch(/secretName|hook/);

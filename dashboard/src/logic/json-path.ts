@@ -50,14 +50,8 @@ export function setAt(value: unknown, segments: readonly Segment[], next: unknow
   return object;
 }
 
-// A path followed by ': ' at the start of a message; the registry's refusals start so (schemas/paths.ts invalidField).
-const LEADING_PATH = /^((?:[A-Za-z_$][A-Za-z0-9_$]*)(?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): /;
-
-/** The field a refusal names: its detail.field when given, else the path its message starts with; '' when none. */
-export function refusedField(message: string, detailField?: unknown): string {
-  if (typeof detailField === 'string') return detailField;
-  return LEADING_PATH.exec(message)?.[1] ?? '';
-}
+/** The field a refusal names: its detail.field (every refusal of a definition carries one); '' when none. */
+export const refusedField = (detail: { field?: unknown } | undefined): string => (typeof detail?.field === 'string' ? detail.field : '');
 
 /**
  * The path of the nearest shown input for a refused field: the field itself, else its closest ancestor
