@@ -230,7 +230,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
     if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
     // In the history at once (the listings read it before the outbox's later states reach it).
-    for (const statement of historyInsertNew(this.history, entry)) statement.run();
+    this.history.execNow(historyInsertNew(this.history, entry));
     this.scheduleSweep(dispatch.owner, historyExpiry(record));
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
     const runPayload = JSON.stringify({ queue: record.queue_name });
@@ -743,9 +743,3 @@ function withoutTexts(record: ForwardRecord): ForwardRecord {
   const { request_body: _request, request_headers: _headers, response_body: _response, ...rest } = record;
   return rest;
 }
-
-
-
-/** The ForwardQueueDO of one caller of one project. */
-export const forwardQueueStub = (env: Env, owner: HistoryOwner) =>
-  env.FORWARD_QUEUES.get(env.FORWARD_QUEUES.idFromName(`${owner.serviceId}/${owner.callerKey}`));

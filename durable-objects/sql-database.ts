@@ -43,6 +43,11 @@ export class SqlDatabase implements HistoryDb {
     return new SqlStatement(this.storage.sql, text);
   }
 
+  /** Runs the statements now, in the caller's synchronous step (inside its implicit transaction). */
+  execNow(statements: HistoryStatement[]): void {
+    for (const statement of statements) (statement as SqlStatement).execNow();
+  }
+
   batch(statements: HistoryStatement[]): Promise<unknown[]> {
     const run = () => statements.map((statement) => (statement as SqlStatement).execNow());
     // One statement is atomic by itself: no transaction to open.
