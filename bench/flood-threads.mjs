@@ -33,14 +33,21 @@ const gateway = await startWranglerDev({
 let tracer;
 try {
   const api = async (method, route, bearer, body) => {
-    const res = await fetch(`${gateway.url}${route}`, { method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    const res = await fetch(`${gateway.url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
     return JSON.parse(text);
   };
   const a = await api('POST', '/v1/projects', token, { name: 'Flooded' });
   await api('PUT', `/v1/projects/${a.service_id}/secrets/hook`, a.owner_key, { value: 'flood-bench-secret' });
-  await api('PUT', `/v1/projects/${a.service_id}/tickets/flooded`, a.owner_key, { condition: { method: 'POST', signature: { secretName: 'hook', header: 'x-sig' } }, actions: [] });
+  await api('PUT', `/v1/projects/${a.service_id}/tickets/flooded`, a.owner_key, {
+    condition: { method: 'POST', signature: { secretName: 'hook', header: 'x-sig' } },
+    actions: [],
+  });
 
   /** CPU ticks so far of every thread of the gateway's process group, by "pid/process/tid/thread". */
   const threads = () => {
@@ -70,7 +77,15 @@ try {
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < n) {
           const i = next++;
-          const status = await send(agent, gateway.url, { method: 'POST', path: `/tp/${a.service_id}/flooded`, headers: headers(i), body: JSON.stringify({ n: i }) }).then((r) => r.status, () => 0);
+          const status = await send(agent, gateway.url, {
+            method: 'POST',
+            path: `/tp/${a.service_id}/flooded`,
+            headers: headers(i),
+            body: JSON.stringify({ n: i }),
+          }).then(
+            (r) => r.status,
+            () => 0,
+          );
           statuses[status] = (statuses[status] ?? 0) + 1;
         }
       }),
@@ -89,7 +104,12 @@ try {
   const statuses = await flood(N);
   const seconds = (performance.now() - t0) / 1000;
   const after = threads();
-  console.log(`${N} bad signatures in ${seconds.toFixed(1)} s (${(N / seconds).toFixed(0)} req/s), answers ${JSON.stringify(statuses)}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `${N} bad signatures in ${seconds.toFixed(1)} s (${(N / seconds).toFixed(0)} req/s), answers ${JSON.stringify(statuses)}; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   let total = 0;
   const rows = [...after].map(([k, ticks]) => [k, (ticks - (before.get(k) ?? 0)) / TICKS_PER_MS / N]).filter(([, ms]) => ms >= 0.01);
   for (const [k, ms] of rows.sort((x, y) => y[1] - x[1])) {

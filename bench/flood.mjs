@@ -49,7 +49,11 @@ async function steady(base, serviceId, until) {
   for (let i = 0; !until(); i++) {
     const t0 = performance.now();
     answers.push(
-      send(agent, base, { method: 'GET', path: `/tg/${serviceId}/steady?i=${i}`, headers: { 'cf-connecting-ip': '203.0.113.50', 'user-agent': 'svc-bench-steady/1' } }).then(
+      send(agent, base, {
+        method: 'GET',
+        path: `/tg/${serviceId}/steady?i=${i}`,
+        headers: { 'cf-connecting-ip': '203.0.113.50', 'user-agent': 'svc-bench-steady/1' },
+      }).then(
         (res) => ({ status: res.status, ms: performance.now() - t0, tkid: JSON.parse(res.body).tkid }),
         (err) => ({ status: 0, ms: performance.now() - t0, error: err.message }),
       ),
@@ -65,7 +69,12 @@ async function steady(base, serviceId, until) {
 const floodRequest = (serviceId, i) => ({
   method: 'POST',
   path: `/tp/${serviceId}/flooded`,
-  headers: { 'content-type': 'application/json', 'x-sig': 'forged', 'cf-connecting-ip': `198.51.100.${(i % ADDRESSES) + 1}`, 'user-agent': 'svc-bench-flood/1' },
+  headers: {
+    'content-type': 'application/json',
+    'x-sig': 'forged',
+    'cf-connecting-ip': `198.51.100.${(i % ADDRESSES) + 1}`,
+    'user-agent': 'svc-bench-flood/1',
+  },
   body: JSON.stringify({ type: 'payment_intent.succeeded', n: i }),
 });
 
@@ -77,7 +86,10 @@ async function closedFlood(base, serviceId) {
   const started = performance.now();
   const loop = async () => {
     while (next < FLOOD_REQUESTS) {
-      const status = await send(agent, base, floodRequest(serviceId, next++)).then((res) => res.status, () => 0);
+      const status = await send(agent, base, floodRequest(serviceId, next++)).then(
+        (res) => res.status,
+        () => 0,
+      );
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
   };
@@ -107,13 +119,15 @@ async function pacedFlood(base, serviceId) {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       answers.push(
-        send(agent, base, floodRequest(serviceId, sent++)).then(
-          (res) => res.status,
-          () => 0,
-        ).then((status) => {
-          inFlight--;
-          statuses[status] = (statuses[status] ?? 0) + 1;
-        }),
+        send(agent, base, floodRequest(serviceId, sent++))
+          .then(
+            (res) => res.status,
+            () => 0,
+          )
+          .then((status) => {
+            inFlight--;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          }),
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 2));
@@ -154,7 +168,10 @@ export async function measureFlood(gateway, operatorToken, { mode = 'closed', pr
   const a = await api(base, 'POST', '/v1/projects', operatorToken, { name: 'Flooded' });
   const b = await api(base, 'POST', '/v1/projects', operatorToken, { name: 'Bystander' });
   await api(base, 'PUT', `/v1/projects/${a.service_id}/secrets/hook`, a.owner_key, { value: 'flood-bench-secret' });
-  await api(base, 'PUT', `/v1/projects/${a.service_id}/tickets/flooded`, a.owner_key, { condition: { method: 'POST', signature: { secretName: 'hook', header: 'x-sig' } }, actions: [] });
+  await api(base, 'PUT', `/v1/projects/${a.service_id}/tickets/flooded`, a.owner_key, {
+    condition: { method: 'POST', signature: { secretName: 'hook', header: 'x-sig' } },
+    actions: [],
+  });
   await api(base, 'PUT', `/v1/projects/${b.service_id}/tickets/steady`, b.owner_key, { actions: [] });
 
   const aloneUntil = performance.now() + ALONE_SECONDS * 1000;
@@ -178,29 +195,57 @@ export async function measureFlood(gateway, operatorToken, { mode = 'closed', pr
   const summaries = aLog.filter((row) => row.sampled);
   const counted = aLog.reduce((n, row) => n + (row.sampled ? row.sampled.more : 1), 0);
   const result = {
-    flood: { mode, requests: FLOOD_REQUESTS, seconds: floodRun.seconds, under_a_minute: floodRun.seconds < 60, ...(mode === 'paced' ? { pace: FLOOD_PACE, sent_s: floodRun.sent_s, lag_s: floodRun.lag_s, max_in_flight: floodRun.max_in_flight } : { concurrency: FLOOD_CONCURRENCY }), statuses: floodRun.statuses, addresses: ADDRESSES, server_cpu_ms: cpu.server_cpu_ms, other_cores: cpu.other_cores, profiled: profile },
+    flood: {
+      mode,
+      requests: FLOOD_REQUESTS,
+      seconds: floodRun.seconds,
+      under_a_minute: floodRun.seconds < 60,
+      ...(mode === 'paced'
+        ? { pace: FLOOD_PACE, sent_s: floodRun.sent_s, lag_s: floodRun.lag_s, max_in_flight: floodRun.max_in_flight }
+        : { concurrency: FLOOD_CONCURRENCY }),
+      statuses: floodRun.statuses,
+      addresses: ADDRESSES,
+      server_cpu_ms: cpu.server_cpu_ms,
+      other_cores: cpu.other_cores,
+      profiled: profile,
+    },
     alone: figures(alone),
     during: figures(duringFlood),
-    b: { answered_200: bAnswers.filter((x) => x.status === 200).length, sent: bAnswers.length, logged: bLog.length, distinct_logged: new Set(bLog.map((r) => r.consume_id)).size },
+    b: {
+      answered_200: bAnswers.filter((x) => x.status === 200).length,
+      sent: bAnswers.length,
+      logged: bLog.length,
+      distinct_logged: new Set(bLog.map((r) => r.consume_id)).size,
+    },
     a: { rows: aLog.length, summaries: summaries.length, counted, listed_bytes: aBytes, bound_bytes: FAILURE_LOG_BYTES_PER_MINUTE * minutes, minutes },
   };
   result.p50_ratio = result.during.p50 / result.alone.p50;
   result.p99_ratio = result.during.p99 / result.alone.p99;
 
   const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-  const how = mode === 'paced' ? `paced at ${FLOOD_PACE}/s (at most ${PACED_MAX_IN_FLIGHT} in flight; the last sent at ${fmt(floodRun.sent_s)} s, ${fmt(floodRun.lag_s, 2)} s behind schedule; ${floodRun.max_in_flight} in flight at most)` : `closed loop, ${FLOOD_CONCURRENCY} in flight`;
-  console.log(`\n(fl ${mode}) flood, ${how}: ${FLOOD_REQUESTS} bad signatures at A's ticket from ${ADDRESSES} addresses in ${fmt(floodRun.seconds)} s (${fmt(FLOOD_REQUESTS / floodRun.seconds, 0)} req/s), under a minute: ${floodRun.seconds < 60 ? 'yes' : 'NO'}; answers ${JSON.stringify(floodRun.statuses)}; server CPU ${fmt(cpu.server_cpu_ms, 2)} ms per flooded request, other processes ${fmt(cpu.other_cores, 2)} cores${profile ? ' (profiled)' : ''}`);
+  const how =
+    mode === 'paced'
+      ? `paced at ${FLOOD_PACE}/s (at most ${PACED_MAX_IN_FLIGHT} in flight; the last sent at ${fmt(floodRun.sent_s)} s, ${fmt(floodRun.lag_s, 2)} s behind schedule; ${floodRun.max_in_flight} in flight at most)`
+      : `closed loop, ${FLOOD_CONCURRENCY} in flight`;
+  console.log(
+    `\n(fl ${mode}) flood, ${how}: ${FLOOD_REQUESTS} bad signatures at A's ticket from ${ADDRESSES} addresses in ${fmt(floodRun.seconds)} s (${fmt(FLOOD_REQUESTS / floodRun.seconds, 0)} req/s), under a minute: ${floodRun.seconds < 60 ? 'yes' : 'NO'}; answers ${JSON.stringify(floodRun.statuses)}; server CPU ${fmt(cpu.server_cpu_ms, 2)} ms per flooded request, other processes ${fmt(cpu.other_cores, 2)} cores${profile ? ' (profiled)' : ''}`,
+  );
   console.log('| B consumed at 20/s | n | p50 ms | p99 ms |');
   console.log('|---|---:|---:|---:|');
   console.log(`| alone | ${result.alone.n} | ${fmt(result.alone.p50, 2)} | ${fmt(result.alone.p99, 2)} |`);
   console.log(`| during the flood | ${result.during.n} | ${fmt(result.during.p50, 2)} | ${fmt(result.during.p99, 2)} |`);
-  console.log(`  p50 ${fmt(result.p50_ratio, 2)}× of alone — goal ≤ 1.5×: ${result.p50_ratio <= 1.5 ? 'met' : 'NOT met'} (reported); p99 ${fmt(result.p99_ratio, 2)}×`);
+  console.log(
+    `  p50 ${fmt(result.p50_ratio, 2)}× of alone — goal ≤ 1.5×: ${result.p50_ratio <= 1.5 ? 'met' : 'NOT met'} (reported); p99 ${fmt(result.p99_ratio, 2)}×`,
+  );
   console.log(`  B: ${result.b.answered_200} of ${result.b.sent} answered 200, ${result.b.logged} logged (${result.b.distinct_logged} distinct)`);
-  console.log(`  A: ${aLog.length} log rows (${summaries.length} summaries) counting ${counted} failures; ${aBytes} bytes listed, bound ${result.a.bound_bytes} for ${minutes} minute(s)`);
+  console.log(
+    `  A: ${aLog.length} log rows (${summaries.length} summaries) counting ${counted} failures; ${aBytes} bytes listed, bound ${result.a.bound_bytes} for ${minutes} minute(s)`,
+  );
 
   if (floodRun.seconds >= 60) console.log(`  note: the flood took ${fmt(floodRun.seconds)} s on this machine, not under a minute`);
   const problems = [];
-  if (floodRun.statuses[500] || floodRun.statuses[0]) problems.push(`the flood got ${floodRun.statuses[500] ?? 0} 500s and ${floodRun.statuses[0] ?? 0} dropped`);
+  if (floodRun.statuses[500] || floodRun.statuses[0])
+    problems.push(`the flood got ${floodRun.statuses[500] ?? 0} 500s and ${floodRun.statuses[0] ?? 0} dropped`);
   if (result.b.answered_200 !== result.b.sent) problems.push(`B: ${result.b.sent - result.b.answered_200} consumptions not answered 200`);
   if (result.b.logged !== result.b.sent || result.b.distinct_logged !== result.b.sent) problems.push(`B: ${result.b.sent} sent, ${result.b.logged} logged`);
   if (aBytes > result.a.bound_bytes) problems.push(`A's listed log is ${aBytes} bytes, over ${result.a.bound_bytes}`);

@@ -22,7 +22,12 @@ const json = (text) => {
 async function request(base, method, path, { token, body, headers = {} } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(typeof body === 'object' ? { 'content-type': 'application/json' } : {}), 'user-agent': USER_AGENT, ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(typeof body === 'object' ? { 'content-type': 'application/json' } : {}),
+      'user-agent': USER_AGENT,
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -52,7 +57,10 @@ async function seedListings({ gateway, operatorToken, stripeSecret, destination 
   const sid = project.service_id;
   await request(base, 'PUT', `/v1/projects/${sid}/secrets/stripe_webhook_secret`, { token: project.owner_key, body: { value: stripeSecret } });
   const { origin } = new URL(destination.apiUrl);
-  await request(base, 'PUT', `/v1/projects/${sid}/secrets/bench_api_key`, { token: project.owner_key, body: { value: destination.key, destinations: [`${origin}/`] } });
+  await request(base, 'PUT', `/v1/projects/${sid}/secrets/bench_api_key`, {
+    token: project.owner_key,
+    body: { value: destination.key, destinations: [`${origin}/`] },
+  });
   const { TICKETS } = await import('./scenarios.mjs');
   await request(base, 'PUT', `/v1/projects/${sid}/tickets/stripe`, { token: project.owner_key, body: TICKETS.stripe });
   const events = await signedStripeEvents(stripeSecret);
@@ -78,9 +86,19 @@ export async function listingScenarios(context) {
   const { gateway } = context;
   const seeded = await seedListings(context);
   const worker = { worker: gateway, base: gateway.url };
-  const get = (path, token) => async () => () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const get = (path, token) => async () => () => ({
+    method: 'GET',
+    path,
+    headers: { 'user-agent': USER_AGENT, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
   return [
-    { id: 'la', name: "owner's ticket log, 100-row page (GET /tickets?ticket_id=#t#)", ...worker, prepare: get(seeded.logPath, seeded.ownerKey), accepts: fullPage },
+    {
+      id: 'la',
+      name: "owner's ticket log, 100-row page (GET /tickets?ticket_id=#t#)",
+      ...worker,
+      prepare: get(seeded.logPath, seeded.ownerKey),
+      accepts: fullPage,
+    },
     { id: 'lh', name: "caller's forward history, 100-row page (GET /forward/history)", ...worker, prepare: get(seeded.historyPath), accepts: fullPage },
     { id: 'lb', name: 'bare route GET /v1/health (listing phase baseline)', ...worker, prepare: get('/v1/health'), accepts: (b) => json(b)?.ok === true },
   ];
@@ -91,6 +109,8 @@ export function printListingBaseline(results, fmt) {
   if (!results.lb) return;
   for (const id of ['la', 'lh'].filter((x) => results[x])) {
     const ratios = results[id].map((r, i) => r.p50 / results.lb[i].p50);
-    console.log(`  ${id}: p50 ${results[id].map((r) => fmt(r.p50, 2)).join(', ')} ms per round; ${ratios.map((x) => fmt(x, 2)).join(', ')} × the bare route's p50`);
+    console.log(
+      `  ${id}: p50 ${results[id].map((r) => fmt(r.p50, 2)).join(', ')} ms per round; ${ratios.map((x) => fmt(x, 2)).join(', ')} × the bare route's p50`,
+    );
   }
 }

@@ -7,12 +7,16 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** Sends one request and resolves { status, body } after the whole answer is read. */
 function send(agent, base, { method, path, headers = {}, body }) {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${base}${path}`,
+      { method, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers, timeout: REQUEST_TIMEOUT_MS },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end(body);

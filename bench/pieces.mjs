@@ -52,7 +52,9 @@ export function pieceReader() {
       }
       const extra = [...seen.keys()].filter((i) => i < 0 || i >= count);
       if (missing.length + repeated.length + extra.length > 0) {
-        throw new Error(`pieces missing ${JSON.stringify(missing.slice(0, 10))} (${missing.length}), repeated ${JSON.stringify(repeated.slice(0, 10))} (${repeated.length}), unexpected ${extra.length}`);
+        throw new Error(
+          `pieces missing ${JSON.stringify(missing.slice(0, 10))} (${missing.length}), repeated ${JSON.stringify(repeated.slice(0, 10))} (${repeated.length}), unexpected ${extra.length}`,
+        );
       }
     },
   };

@@ -54,12 +54,10 @@ export async function startCpuProfile(inspectorPort, intervalMicros = 200) {
 function moduleIndex(url, source) {
   if (source === undefined) return () => url;
   const marks = [];
-  source
-    .split('\n')
-    .forEach((line, i) => {
-      const m = /^\/\/ ((?:\.\.\/)*[\w@./-]+\.(?:ts|js|mjs|cjs))$/.exec(line);
-      if (m) marks.push({ line: i, module: m[1].replace(/^(\.\.\/)+/, '') });
-    });
+  source.split('\n').forEach((line, i) => {
+    const m = /^\/\/ ((?:\.\.\/)*[\w@./-]+\.(?:ts|js|mjs|cjs))$/.exec(line);
+    if (m) marks.push({ line: i, module: m[1].replace(/^(\.\.\/)+/, '') });
+  });
   return (line) => {
     let lo = 0;
     let hi = marks.length - 1;
@@ -138,5 +136,11 @@ export function summarizeProfile({ profile, sources }) {
     }
   }
   const rows = (map) => [...map].sort((a, b) => b[1] - a[1]).map(([name, ms]) => ({ name, ms: +ms.toFixed(1), pct: +((100 * ms) / busy).toFixed(1) }));
-  return { busy_ms: +busy.toFixed(1), idle_ms: +idle.toFixed(1), selfByModule: rows(selfModule), selfByFunction: rows(selfFn), inclusiveByFunction: rows(inclusiveFn) };
+  return {
+    busy_ms: +busy.toFixed(1),
+    idle_ms: +idle.toFixed(1),
+    selfByModule: rows(selfModule),
+    selfByFunction: rows(selfFn),
+    inclusiveByFunction: rows(inclusiveFn),
+  };
 }

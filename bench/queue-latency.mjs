@@ -91,7 +91,12 @@ export async function measureQueueRound({ base, serviceId, destination, round, i
     const tags = Array.from({ length: burstSize }, (_, k) => `h-burst-${round}-${b}-${k}`);
     const envelopes = await Promise.all(tags.map((tag) => dispatch(base, serviceId, destination, tag, queue)));
     const intakeDone = wallMs();
-    const settled = await pollUntilSettled(base, serviceId, destination, envelopes.map((e) => e.id));
+    const settled = await pollUntilSettled(
+      base,
+      serviceId,
+      destination,
+      envelopes.map((e) => e.id),
+    );
     const logged = new Map((await destination.log()).map((entry) => [entry.tag, entry]));
     const runs = settled
       .map(({ envelope }, k) => ({ envelope, arrival: logged.get(tags[k]), storedBehind: envelopes[k].in_queue > 1 }))

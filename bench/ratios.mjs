@@ -29,7 +29,10 @@ export function printRatios(results, summary, fmt) {
   const out = {};
   const rows = [];
   for (const { label, shipped, own, goal, p50: p50Goal } of RATIOS) {
-    for (const [figure, pair] of [['(a) simulated binding', shipped], ['(b) in-isolate counter', own]]) {
+    for (const [figure, pair] of [
+      ['(a) simulated binding', shipped],
+      ['(b) in-isolate counter', own],
+    ]) {
       if (!results[pair[0]] || !results[pair[1]]) continue;
       const r = ratioOf(results, pair);
       out[pair.join('/')] = r;
@@ -41,7 +44,9 @@ export function printRatios(results, summary, fmt) {
     }
   }
   if (rows.length === 0) return out;
-  console.log('\nratios, median over rounds of the per-round ratio (throughput; latency and server CPU per request as denominator/numerator, so 1.00 = as fast):');
+  console.log(
+    '\nratios, median over rounds of the per-round ratio (throughput; latency and server CPU per request as denominator/numerator, so 1.00 = as fast):',
+  );
   console.log('| ratio | figure | throughput (rounds) | p50 | p99 | server CPU per request | goal on throughput |');
   console.log('|---|---|---|---:|---:|---|---|');
   for (const row of rows) console.log(row);

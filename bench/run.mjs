@@ -115,7 +115,9 @@ const STARTUP_BUDGET_MS = 150_000;
  */
 // (h) measures latency, not load: its own phase on a fresh gateway, without the baseline.
 // The streaming scenarios share one phase: both Workers and the destination, latency rather than load.
-const PHASES = [['a', 'b', 'c', 'ci'], ['d', 'di', 'e'], ['f', 'fi', 'g'], ['h'], STREAMING_IDS, LISTING_IDS, [FLOOD_ID]].map((ids) => ids.filter((id) => ONLY.has(id))).filter((ids) => ids.length > 0);
+const PHASES = [['a', 'b', 'c', 'ci'], ['d', 'di', 'e'], ['f', 'fi', 'g'], ['h'], STREAMING_IDS, LISTING_IDS, [FLOOD_ID]]
+  .map((ids) => ids.filter((id) => ONLY.has(id)))
+  .filter((ids) => ids.length > 0);
 const FORWARDING = ['f', 'fi', 'g', 'h', ...STREAMING_IDS, ...LISTING_IDS].some((id) => ONLY.has(id));
 const LOAD_IDS = [...ONLY].filter((id) => !STREAMING_IDS.includes(id) && id !== FLOOD_ID);
 /** (fl): 20 s alone, the flood (under a minute where the machine allows), the logs read back. */
@@ -124,7 +126,11 @@ const FLOOD_BUDGET_MS = ONLY.has(FLOOD_ID) ? 360_000 * FLOOD_MODES.length : 0;
 const H_BUDGET_MS = ONLY.has('h') ? ROUNDS * (H.idle * 500 + H.bursts * 5_000) : 0;
 const STREAM_BUDGET_MS = (ROUNDS + MAX_REPEATS) * streamingRoundBudgetMs([...ONLY], STREAM);
 const budgetMs =
-  PHASES.length * STARTUP_BUDGET_MS + H_BUDGET_MS + STREAM_BUDGET_MS + FLOOD_BUDGET_MS + (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + (SLICES * SLICE_SETTLE_MS) / 1000 + 10) * 1000;
+  PHASES.length * STARTUP_BUDGET_MS +
+  H_BUDGET_MS +
+  STREAM_BUDGET_MS +
+  FLOOD_BUDGET_MS +
+  (ROUNDS + 2 * MAX_REPEATS) * LOAD_IDS.length * (SECONDS + WARMUP_SECONDS + (SLICES * SLICE_SETTLE_MS) / 1000 + 10) * 1000;
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
 const workers = [];
@@ -187,7 +193,9 @@ function printProfile(id, profile, perRequests) {
   // The profiled scripts' text, so a bundle line of the profile can be read back.
   writeFileSync(path.join(dir, `profile-${id}.sources.json`), JSON.stringify(profile.sources));
   const s = summarizeProfile(profile);
-  console.log(`\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate${perRequests ? ` (${(s.busy_ms / perRequests).toFixed(3)} ms per request of ${perRequests})` : ''}, ${s.idle_ms} ms idle`);
+  console.log(
+    `\nCPU profile of (${id}): ${file} — ${s.busy_ms} ms busy in the Worker isolate${perRequests ? ` (${(s.busy_ms / perRequests).toFixed(3)} ms per request of ${perRequests})` : ''}, ${s.idle_ms} ms idle`,
+  );
   const show = (title, rows, n) => {
     console.log(`  ${title}`);
     const each = (ms) => (perRequests ? `  ${(ms / perRequests).toFixed(3).padStart(7)} ms/req` : '');
@@ -242,8 +250,12 @@ function printQueueLatency(rounds) {
   const overlaps = rounds.reduce((n, r) => n + r.gaps.filter((g) => g.overlap).length, 0);
   const pairs = rounds.reduce((n, r) => n + r.gaps.length, 0);
   const queueOnly = rounds.reduce((n, r) => n + r.queueOnly.length, 0);
-  console.log(`  ${queueOnly} of ${pairs} pairs settled after their burst was taken in, the next one stored behind another (the rest overlap the intake of the burst)`);
-  console.log(`  requests of one queue overlapping at the destination: ${overlaps}; other processes ${rounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${rounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round`);
+  console.log(
+    `  ${queueOnly} of ${pairs} pairs settled after their burst was taken in, the next one stored behind another (the rest overlap the intake of the burst)`,
+  );
+  console.log(
+    `  requests of one queue overlapping at the destination: ${overlaps}; other processes ${rounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${rounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round`,
+  );
   return { rounds, summary: out, overlaps };
 }
 
@@ -264,7 +276,9 @@ async function main() {
     const queueOnly = ids.length === 1 && ids[0] === 'h';
     const floodOnly = ids.length === 1 && ids[0] === FLOOD_ID;
     const [gateway, baseline] = await startWorkers(phase, operatorToken, stripeSecret, !queueOnly && !floodOnly);
-    console.log(`bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`);
+    console.log(
+      `bench: fresh Workers for ${ids.join(', ')} up in ${fmt((performance.now() - t0) / 1000)} s; concurrency ${CONCURRENCY}, warm-up ${WARMUP_SECONDS} s, ${SECONDS} s per scenario, ${ROUNDS} round(s)`,
+    );
     const { serviceId } = await setupGateway(gateway.url, operatorToken, stripeSecret, destination);
     if (floodOnly) {
       floodResult = {};
@@ -282,7 +296,14 @@ async function main() {
       continue;
     }
     if (ids.every((id) => STREAMING_IDS.includes(id))) {
-      streamRounds = await measureStreaming({ ids, workers: { gateway, baseline, destination }, serviceId, setup: STREAM, disturbedCores: DISTURBED_CORES, maxRepeats: MAX_REPEATS });
+      streamRounds = await measureStreaming({
+        ids,
+        workers: { gateway, baseline, destination },
+        serviceId,
+        setup: STREAM,
+        disturbedCores: DISTURBED_CORES,
+        maxRepeats: MAX_REPEATS,
+      });
       await stopWorkers();
       continue;
     }
@@ -335,7 +356,14 @@ async function main() {
   // Per scenario, the median over rounds of each figure.
   const keys = ['rps', 'p50', 'p99', 'server_cpu_ms', 'client_cpu_ms', 'helper_cpu_ms', 'other_cores', 'steal_cores'];
   const summary = Object.fromEntries(
-    list.map((s) => [s.id, { name: s.name, requests: results[s.id].reduce((n, r) => n + r.requests, 0), ...Object.fromEntries(keys.map((k) => [k, median(results[s.id].map((r) => r[k]))])) }]),
+    list.map((s) => [
+      s.id,
+      {
+        name: s.name,
+        requests: results[s.id].reduce((n, r) => n + r.requests, 0),
+        ...Object.fromEntries(keys.map((k) => [k, median(results[s.id].map((r) => r[k]))])),
+      },
+    ]),
   );
   const range = (id, key, digits) => {
     const xs = results[id].map((r) => r[key]);
@@ -362,16 +390,48 @@ async function main() {
   const streaming = streamRounds.length > 0 ? summarizeStreaming(streamRounds) : undefined;
   if (streaming) {
     printStreaming(streaming, STREAM);
-    console.log(`  other processes ${streamRounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${streamRounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round (the busiest scenario of each round)`);
+    console.log(
+      `  other processes ${streamRounds.map((r) => fmt(r.other_cores, 2)).join(', ')} and steal ${streamRounds.map((r) => fmt(r.steal_cores, 2)).join(', ')} cores per round (the busiest scenario of each round)`,
+    );
   }
   const others = Object.values(summary).map((s) => s.other_cores);
   const steal = Object.values(summary).map((s) => s.steal_cores);
-  if (others.length > 0) console.log(`\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`);
-  console.log(`machine: ${JSON.stringify(info)}; load average at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log('note: every request also crosses wrangler dev\'s proxy (the same for all scenarios); local observability is off. See docs/performance.md.');
-  const assetsNote = { none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)', both: 'both Workers behind the local static-assets routing', gateway: 'only the gateway behind the local static-assets routing (as shipped)' };
+  if (others.length > 0)
+    console.log(
+      `\nother processes kept ${fmt(Math.min(...others), 2)}–${fmt(Math.max(...others), 2)} and the hypervisor took ${fmt(Math.min(...steal), 2)}–${fmt(Math.max(...steal), 2)} of ${info.nproc} cores during the scenarios (median per scenario)`,
+    );
+  console.log(
+    `machine: ${JSON.stringify(info)}; load average at the end ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log("note: every request also crosses wrangler dev's proxy (the same for all scenarios); local observability is off. See docs/performance.md.");
+  const assetsNote = {
+    none: 'neither Worker behind the local static-assets routing (the gateway without its [assets] table)',
+    both: 'both Workers behind the local static-assets routing',
+    gateway: 'only the gateway behind the local static-assets routing (as shipped)',
+  };
   console.log(`note: --assets=${ASSETS}: ${assetsNote[ASSETS]}.`);
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H, stream: STREAM }, machine: info, results, summary, ratios, queue, streaming: streaming && { summary: streaming, rounds: streamRounds }, flood: floodResult }, null, 2));
+  if (opts.json)
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          options: { SECONDS, WARMUP_SECONDS, ROUNDS, CONCURRENCY, assets: ASSETS, h: H, stream: STREAM },
+          machine: info,
+          results,
+          summary,
+          ratios,
+          queue,
+          streaming: streaming && { summary: streaming, rounds: streamRounds },
+          flood: floodResult,
+        },
+        null,
+        2,
+      ),
+    );
   console.log(`bench: done in ${fmt((performance.now() - started) / 1000)} s`);
 }
 

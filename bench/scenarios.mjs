@@ -26,8 +26,21 @@ const STRIPE_SIGNATURE = {
 };
 
 export const TICKETS = {
-  params: { description: 'bench (c): params condition', condition: { params: [{ key: 'qty', operator: '=', value: 2 }, { key: 'sku', operator: '=', value: 'abc-123' }] }, actions: [] },
-  stripe: { description: 'bench (d): Stripe-signed, body condition', condition: { method: 'POST', signature: STRIPE_SIGNATURE, body: [{ key: 'type', operator: '=', value: EVENT_TYPE }] }, actions: [] },
+  params: {
+    description: 'bench (c): params condition',
+    condition: {
+      params: [
+        { key: 'qty', operator: '=', value: 2 },
+        { key: 'sku', operator: '=', value: 'abc-123' },
+      ],
+    },
+    actions: [],
+  },
+  stripe: {
+    description: 'bench (d): Stripe-signed, body condition',
+    condition: { method: 'POST', signature: STRIPE_SIGNATURE, body: [{ key: 'type', operator: '=', value: EVENT_TYPE }] },
+    actions: [],
+  },
 };
 
 export const newStripeSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
@@ -104,7 +117,13 @@ const json = (text) => {
   }
 };
 /** What a browser page sends to a JSON API (about 200 bytes), the same for (f), (g) and (h). */
-export const apiData = (i) => ({ model: 'bench-1', input: `Summarize order ${i} in one sentence for the customer.`, max_tokens: 64, temperature: 0.2, user: `visitor-${i % 32}` });
+export const apiData = (i) => ({
+  model: 'bench-1',
+  input: `Summarize order ${i} in one sentence for the customer.`,
+  max_tokens: 64,
+  temperature: 0.2,
+  user: `visitor-${i % 32}`,
+});
 
 /** The body of a forwardRequest to the destination with the key in a header (queued when `queue` is given). */
 export const forwardDispatch = (destination, data, queue) => ({
@@ -133,20 +152,28 @@ const isReceipt = (body) => typeof body?.tkid === 'string' && /^[0-9a-f]{64}$/.t
 export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, serviceId, stripeSecret, destination }) {
   const gateway = { worker: gatewayWorker, base: gatewayWorker.url };
   const baseline = { worker: baselineWorker, base: baselineWorker.url };
-  const stripePost = (path, extra = {}) => async () => {
-    const events = await signedStripeEvents(stripeSecret);
-    return (i) => {
-      const { body, header } = events[i % events.length];
-      return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'stripe-signature': header, 'user-agent': USER_AGENT, ...extra } };
+  const stripePost =
+    (path, extra = {}) =>
+    async () => {
+      const events = await signedStripeEvents(stripeSecret);
+      return (i) => {
+        const { body, header } = events[i % events.length];
+        return { method: 'POST', path, body, headers: { 'content-type': 'application/json', 'stripe-signature': header, 'user-agent': USER_AGENT, ...extra } };
+      };
     };
-  };
-  const get = (path, extra = {}) => async () => () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT, ...extra } });
-  const postJson = (path, bodyOf, extra = {}) => async () => (i) => ({
-    method: 'POST',
-    path,
-    body: JSON.stringify(bodyOf(i)),
-    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...extra },
-  });
+  const get =
+    (path, extra = {}) =>
+    async () =>
+    () => ({ method: 'GET', path, headers: { 'user-agent': USER_AGENT, ...extra } });
+  const postJson =
+    (path, bodyOf, extra = {}) =>
+    async () =>
+    (i) => ({
+      method: 'POST',
+      path,
+      body: JSON.stringify(bodyOf(i)),
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...extra },
+    });
   const consumeParams = `/tg/${serviceId}/params?qty=2&sku=abc-123`;
   const forward = `/v1/projects/${serviceId}/forward`;
   const forwardBody = (i) => forwardDispatch(destination, apiData(i));
@@ -156,13 +183,43 @@ export function scenarios({ gateway: gatewayWorker, baseline: baselineWorker, se
     { id: 'b', name: 'bare TicketDO round trip', ...gateway, prepare: get('/v1/bench/ticket-do'), accepts: (b) => json(b)?.exists === false },
     { id: 'c', name: 'consume, params condition (GET /tg)', ...gateway, prepare: get(consumeParams, SIMULATED), accepts: (b) => isReceipt(json(b)) },
     { id: 'ci', name: '(c), rate limits counted in the isolate', ...gateway, prepare: get(consumeParams, IN_ISOLATE), accepts: (b) => isReceipt(json(b)) },
-    { id: 'd', name: 'consume, Stripe-signed + body condition (POST /tp)', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`, SIMULATED), accepts: (b) => isReceipt(json(b)) },
-    { id: 'di', name: '(d), rate limits counted in the isolate', ...gateway, prepare: stripePost(`/tp/${serviceId}/stripe`, IN_ISOLATE), accepts: (b) => isReceipt(json(b)) },
-    { id: 'e', name: 'baseline: hand-written Stripe verify + DO counter', ...baseline, prepare: stripePost('/webhooks/stripe'), accepts: (b) => json(b)?.received === true },
+    {
+      id: 'd',
+      name: 'consume, Stripe-signed + body condition (POST /tp)',
+      ...gateway,
+      prepare: stripePost(`/tp/${serviceId}/stripe`, SIMULATED),
+      accepts: (b) => isReceipt(json(b)),
+    },
+    {
+      id: 'di',
+      name: '(d), rate limits counted in the isolate',
+      ...gateway,
+      prepare: stripePost(`/tp/${serviceId}/stripe`, IN_ISOLATE),
+      accepts: (b) => isReceipt(json(b)),
+    },
+    {
+      id: 'e',
+      name: 'baseline: hand-written Stripe verify + DO counter',
+      ...baseline,
+      prepare: stripePost('/webhooks/stripe'),
+      accepts: (b) => json(b)?.received === true,
+    },
     ...(destination
       ? [
-          { id: 'f', name: 'forwardRequest, key in a header (POST /forward)', ...gateway, prepare: postJson(forward, forwardBody, SIMULATED), accepts: authorizedAnswer },
-          { id: 'fi', name: '(f), rate limit counted in the isolate', ...gateway, prepare: postJson(forward, forwardBody, IN_ISOLATE), accepts: authorizedAnswer },
+          {
+            id: 'f',
+            name: 'forwardRequest, key in a header (POST /forward)',
+            ...gateway,
+            prepare: postJson(forward, forwardBody, SIMULATED),
+            accepts: authorizedAnswer,
+          },
+          {
+            id: 'fi',
+            name: '(f), rate limit counted in the isolate',
+            ...gateway,
+            prepare: postJson(forward, forwardBody, IN_ISOLATE),
+            accepts: authorizedAnswer,
+          },
           { id: 'g', name: 'baseline: hand-written proxy adding the key', ...baseline, prepare: postJson('/api/proxy', apiData), accepts: authorizedAnswer },
         ]
       : []),

@@ -53,7 +53,10 @@ export function summarizeStreaming(rounds) {
       baseline: median(per.map((x) => x.baseline.perSecond)),
       ratio: { median: median(ratios), rounds: ratios },
       frames: { gateway: median(per.map((x) => x.gateway.frames)), baseline: median(per.map((x) => x.baseline.frames)) },
-      cpuPer1000: { gateway: median(per.map((x) => x.gateway.server_cpu_ms / x.gateway.delivered * 1000)), baseline: median(per.map((x) => x.baseline.server_cpu_ms / x.baseline.delivered * 1000)) },
+      cpuPer1000: {
+        gateway: median(per.map((x) => (x.gateway.server_cpu_ms / x.gateway.delivered) * 1000)),
+        baseline: median(per.map((x) => (x.baseline.server_cpu_ms / x.baseline.delivered) * 1000)),
+      },
     };
   }
   return { paths, added, fanOut };
@@ -66,27 +69,40 @@ const show = ({ median: m, rounds }, digits) => `${fmt(m, digits)}${rounds.lengt
 export function printStreaming(summary, setup, log = console.log) {
   const { paths, added, fanOut } = summary;
   if (Object.keys(paths).length > 0) {
-    log(`\n(s1, s2, sp) one stream of ${setup.pieces} pieces ${setup.gapMs} ms apart per path and round, ${setup.rounds} round(s); latency = arrival at the reader − the destination's write, ms, pooled over rounds:`);
+    log(
+      `\n(s1, s2, sp) one stream of ${setup.pieces} pieces ${setup.gapMs} ms apart per path and round, ${setup.rounds} round(s); latency = arrival at the reader − the destination's write, ms, pooled over rounds:`,
+    );
     log('| path | pieces | frames per stream | p50 ms | p99 ms | max ms | p50 per round | server CPU ms per piece |');
     log('|---|---:|---:|---:|---:|---:|---|---:|');
     for (const [id, label] of LATENCY_PATHS) {
       const p = paths[id];
       if (!p) continue;
-      log(`| (${id}) ${label} | ${p.pooled.n} | ${fmt(p.frames, 0)} | ${fmt(p.pooled.p50, 1)} | ${fmt(p.pooled.p99, 1)} | ${fmt(p.pooled.max, 1)} | ${p.rounds.map((f) => fmt(f.p50, 1)).join(', ')} | ${fmt(p.cpuPerPiece, 2)} |`);
+      log(
+        `| (${id}) ${label} | ${p.pooled.n} | ${fmt(p.frames, 0)} | ${fmt(p.pooled.p50, 1)} | ${fmt(p.pooled.p99, 1)} | ${fmt(p.pooled.max, 1)} | ${p.rounds.map((f) => fmt(f.p50, 1)).join(', ')} | ${fmt(p.cpuPerPiece, 2)} |`,
+      );
     }
     const met = (x) => (x <= STREAM_GOALS.addedP50Ms ? 'met' : 'NOT met');
-    if (added.s1) log(`  s1 − s2, median over rounds of the per-round difference: p50 ${show(added.s1.p50, 1)} ms — goal ≤ ${STREAM_GOALS.addedP50Ms}: ${met(added.s1.p50.median)};  p99 ${show(added.s1.p99, 1)} ms`);
+    if (added.s1)
+      log(
+        `  s1 − s2, median over rounds of the per-round difference: p50 ${show(added.s1.p50, 1)} ms — goal ≤ ${STREAM_GOALS.addedP50Ms}: ${met(added.s1.p50.median)};  p99 ${show(added.s1.p99, 1)} ms`,
+      );
     if (added.sp) log(`  sp − s2 (the poll path, reported): p50 ${show(added.sp.p50, 1)} ms;  p99 ${show(added.sp.p99, 1)} ms`);
   }
   const paces = Object.keys(fanOut);
   if (paces.length > 0) {
-    log(`\n(s3) fan-out: one stream of ${setup.fanOutPieces} pieces to ${setup.sockets} sockets in one room; pieces delivered per second (pieces × sockets / first write → last arrival), medians over rounds:`);
-    log('| destination pace | gateway pieces/s | baseline pieces/s | gateway / baseline (per round) | frames per socket, gateway / baseline | server CPU ms per 1000 pieces delivered, gateway / baseline |');
+    log(
+      `\n(s3) fan-out: one stream of ${setup.fanOutPieces} pieces to ${setup.sockets} sockets in one room; pieces delivered per second (pieces × sockets / first write → last arrival), medians over rounds:`,
+    );
+    log(
+      '| destination pace | gateway pieces/s | baseline pieces/s | gateway / baseline (per round) | frames per socket, gateway / baseline | server CPU ms per 1000 pieces delivered, gateway / baseline |',
+    );
     log('|---|---:|---:|---|---|---|');
     for (const gap of paces) {
       const f = fanOut[gap];
       const pace = Number(gap) === 0 ? 'back to back' : `${gap} ms apart`;
-      log(`| ${pace} | ${fmt(f.gateway, 0)} | ${fmt(f.baseline, 0)} | ${show(f.ratio, 2)} — goal ≥ ${STREAM_GOALS.fanOutRatio}: ${f.ratio.median >= STREAM_GOALS.fanOutRatio ? 'met' : 'NOT met'} | ${fmt(f.frames.gateway, 0)} / ${fmt(f.frames.baseline, 0)} | ${fmt(f.cpuPer1000.gateway, 1)} / ${fmt(f.cpuPer1000.baseline, 1)} |`);
+      log(
+        `| ${pace} | ${fmt(f.gateway, 0)} | ${fmt(f.baseline, 0)} | ${show(f.ratio, 2)} — goal ≥ ${STREAM_GOALS.fanOutRatio}: ${f.ratio.median >= STREAM_GOALS.fanOutRatio ? 'met' : 'NOT met'} | ${fmt(f.frames.gateway, 0)} / ${fmt(f.frames.baseline, 0)} | ${fmt(f.cpuPer1000.gateway, 1)} / ${fmt(f.cpuPer1000.baseline, 1)} |`,
+      );
     }
   }
 }

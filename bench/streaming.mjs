@@ -168,7 +168,11 @@ export async function baselineFanOutRound({ baseline, destination, sockets, piec
     const query = new URL(destination.streamUrl({ tag, pieces, gapMs })).searchParams;
     query.set('room', room);
     const timeoutMs = streamTimeMs({ pieces, gapMs }) + SLACK_MS;
-    const feed = fetch(`${baseline.url}/fanout/feed?${query}`, { method: 'POST', headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(timeoutMs) });
+    const feed = fetch(`${baseline.url}/fanout/feed?${query}`, {
+      method: 'POST',
+      headers: { 'user-agent': USER_AGENT },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     feed.catch(() => undefined);
     const started = await destination.go(tag);
     const result = await fanOutResult(readers, pieces, started, timeoutMs, 'baseline');

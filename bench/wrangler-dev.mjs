@@ -40,12 +40,15 @@ export function benchGatewayConfig({ assets }) {
   }
   const text = withRateLimitTable(out.join('\n'));
   if (text.includes('[assets]') !== assets || !text.includes('main = "../bench/gateway-entry.ts"')) {
-    throw new Error('bench: could not derive the gateway\'s bench config from wrangler.toml');
+    throw new Error("bench: could not derive the gateway's bench config from wrangler.toml");
   }
   const dir = path.join(ROOT, '.bench');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, assets ? 'wrangler.gateway-assets.toml' : 'wrangler.gateway.toml');
-  writeFileSync(file, `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker run from bench/gateway-entry.ts${assets ? '' : ', without [assets]'}.\n${text}`);
+  writeFileSync(
+    file,
+    `# Written by bench/wrangler-dev.mjs from wrangler.toml: the same Worker run from bench/gateway-entry.ts${assets ? '' : ', without [assets]'}.\n${text}`,
+  );
   return file;
 }
 
@@ -65,14 +68,29 @@ function withRateLimitTable(toml) {
     table[name] = { namespace, limit: Number(simple[1]), period: Number(simple[2]) };
   }
   if (Object.keys(table).length === 0 || !/^\[vars\]\s*$/m.test(toml)) throw new Error('bench: wrangler.toml has no [[ratelimits]] or no [vars]');
-  return toml.replace(/^\[vars\]\s*$/m, (line) => `${line}\n# The bench's stand-in for the Rate Limiting bindings counts by these (bench/rate-limit-stand-in.ts).\nBENCH_RATE_LIMITS = '${JSON.stringify(table)}'`);
+  return toml.replace(
+    /^\[vars\]\s*$/m,
+    (line) =>
+      `${line}\n# The bench's stand-in for the Rate Limiting bindings counts by these (bench/rate-limit-stand-in.ts).\nBENCH_RATE_LIMITS = '${JSON.stringify(table)}'`,
+  );
 }
 
 /** Returns { url, inspectorPort, pgid, stop(), output() } once `healthPath` answers 200. */
 export async function startWranglerDev({ config, persistTo, vars = {}, healthPath, timeoutMs = 90_000 }) {
   const port = await freePort();
   const inspectorPort = await freePort();
-  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo, '--show-interactive-dev-session=false'];
+  const args = [
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspectorPort),
+    '--persist-to',
+    persistTo,
+    '--show-interactive-dev-session=false',
+  ];
   if (config) args.push('-c', config);
   for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
   const { child, stop, output: captured } = spawnWrangler(args, { env: BENCH_ENV });

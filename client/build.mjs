@@ -16,7 +16,10 @@ const ROOT = path.dirname(CLIENT);
 /** Relative module specifiers in `from '…'` and `import('…')`. */
 const RELATIVE_SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]+)\2/g;
 
-const filesUnder = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+const filesUnder = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
 
 /** A module's or declaration's imports: schemas/ as dist/schemas/, and every relative path with its .js (as the client writes them). */
 function distText(text, fromClient) {
@@ -81,7 +84,9 @@ export function runtimeSchemaModules(clientStage, schemasStage) {
   for (const module of found) {
     const bare = [...readFileSync(module, 'utf8').matchAll(/\bfrom\s*['"]([^'"]+)['"]/g)].map((m) => m[1]).filter((s) => !s.startsWith('.'));
     if (bare.length) {
-      throw new Error(`schemas/${path.relative(schemasStage, module).replace(/\.js$/, '.ts')} runs in the client but imports ${bare.join(', ')}: a module the client imports at run time must be free of zod and every other package`);
+      throw new Error(
+        `schemas/${path.relative(schemasStage, module).replace(/\.js$/, '.ts')} runs in the client but imports ${bare.join(', ')}: a module the client imports at run time must be free of zod and every other package`,
+      );
     }
   }
   return [...found];

@@ -18,12 +18,14 @@ export class CallerIndex {
   touch(owner: HistoryOwner, now: number): Promise<void> | null {
     if (this.touching) return this.touching;
     if (now - this.touchedAt < TOUCH_EVERY_MS) return null;
-    this.touching = this.write(owner, now).catch((error: unknown) => {
-      // The caller's own history has the request; the owner's view finds it once a later touch lands.
-      console.error('forward caller index touch failed', error instanceof Error ? error.message : String(error));
-    }).finally(() => {
-      this.touching = null;
-    });
+    this.touching = this.write(owner, now)
+      .catch((error: unknown) => {
+        // The caller's own history has the request; the owner's view finds it once a later touch lands.
+        console.error('forward caller index touch failed', error instanceof Error ? error.message : String(error));
+      })
+      .finally(() => {
+        this.touching = null;
+      });
     return this.touching;
   }
 

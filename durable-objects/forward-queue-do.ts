@@ -165,21 +165,32 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       encode: (change) => JSON.stringify(change),
     });
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
-    this.alarms = new JobAlarm(ctx.storage, this.jobs, {
-      run: { run: (job) => this.runQueue(job), background: true, givenUp: (job) => this.giveUpHead(job) },
-      // d1Queries: the most each run makes (job-alarm.ts); the others make none.
-      'export-history': {
-        run: (job) =>
-          this.outbox.export(job, this.history, (changes) => historyChangeStatements(this.history, this.env.BODIES, changes), HISTORY_EXPORT_BATCH, (changes) => this.dropExported(changes)),
-        // An entry that can never be written goes to dead_letters instead (outbox.ts).
-        tries: Infinity,
+    this.alarms = new JobAlarm(
+      ctx.storage,
+      this.jobs,
+      {
+        run: { run: (job) => this.runQueue(job), background: true, givenUp: (job) => this.giveUpHead(job) },
+        // d1Queries: the most each run makes (job-alarm.ts); the others make none.
+        'export-history': {
+          run: (job) =>
+            this.outbox.export(
+              job,
+              this.history,
+              (changes) => historyChangeStatements(this.history, this.env.BODIES, changes),
+              HISTORY_EXPORT_BATCH,
+              (changes) => this.dropExported(changes),
+            ),
+          // An entry that can never be written goes to dead_letters instead (outbox.ts).
+          tries: Infinity,
+        },
+        expire: { run: (job) => this.expire(job) },
+        'move-stream': { run: (job) => this.moveStream(job) },
+        'drop-stream': { run: (job) => this.dropMoved(job) },
+        'compact-history': { run: (job) => this.compactHistory(job) },
+        'sweep-history': { run: (job) => this.sweepHistory(job) },
       },
-      expire: { run: (job) => this.expire(job) },
-      'move-stream': { run: (job) => this.moveStream(job) },
-      'drop-stream': { run: (job) => this.dropMoved(job) },
-      'compact-history': { run: (job) => this.compactHistory(job) },
-      'sweep-history': { run: (job) => this.sweepHistory(job) },
-    }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
+      { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
+    );
     void ctx.blockConcurrencyWhile(async () => {
       this.failInterrupted();
       this.failInterruptedDirect();
@@ -306,7 +317,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome> {
     const { owner, record } = dispatch;
     // What D1 is asked (rows it held for this caller, the caller index) runs beside the send, not before it.
-    const importing = this.imported === true ? null : this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
+    const importing =
+      this.imported === true ? null : this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
     const touched = this.callerIndex.touch(owner, Date.now());
     const running: ForwardRecord = { ...record, status: 'running', executed: record.created };
     const [entry] = await placeBodies(this.env.BODIES, [{ owner, record: running }]);
@@ -375,9 +387,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** Requests waiting or running in the queue. */
   async queueCount(queue: string): Promise<number> {
-    return this.ctx.storage.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running')", queue)
-      .one().n;
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running')", queue).one().n;
   }
 
   override async alarm(): Promise<void> {
@@ -392,7 +402,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private find(address: RequestAddress): RequestRow | null {
     return (
       this.ctx.storage.sql
-        .exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE method = ? AND url = ? AND id = ?', address.method, address.url, address.id)
+        .exec<RequestRow>(
+          'SELECT seq, queue, status, record, plan FROM requests WHERE method = ? AND url = ? AND id = ?',
+          address.method,
+          address.url,
+          address.id,
+        )
         .toArray()[0] ?? null
     );
   }
@@ -565,7 +580,10 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** The oldest request of the queue waiting or running. */
   private headOf(queue: string): RequestRow | undefined {
     return this.ctx.storage.sql
-      .exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1", queue)
+      .exec<RequestRow>(
+        "SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1",
+        queue,
+      )
       .toArray()[0];
   }
 
@@ -624,7 +642,10 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       const plan = JSON.parse(head.plan) as QueuedPlan;
       const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
       if (controller.signal.aborted) return;
-      this.save(head, running.stream ? settledStream(running, outcome as StreamOutcome, this.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome));
+      this.save(
+        head,
+        running.stream ? settledStream(running, outcome as StreamOutcome, this.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome),
+      );
     } finally {
       this.inFlight.delete(head.seq);
       // The next request of the queue, if any, in an invocation of its own.
@@ -721,14 +742,14 @@ const INDEX_WAIT_MS = 5_000;
 const withinMs = (work: Promise<unknown>, ms: number) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    void work.catch(() => undefined).finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
+    void work
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
   });
 const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
-
-
 
 function readRecord(row: RequestRow): ForwardRecord | null {
   try {

@@ -34,7 +34,10 @@ export async function importLegacyHistory(db: D1Database, storage: DurableObject
       .all<Row>();
     if (results.length === 0) break;
     storage.transactionSync(() => insertAll(storage.sql, 'forward_segments', 'key, expires_at', results));
-    await db.prepare('DELETE FROM forward_segments WHERE key IN (SELECT value FROM json_each(?))').bind(JSON.stringify(results.map((row) => row.key))).run();
+    await db
+      .prepare('DELETE FROM forward_segments WHERE key IN (SELECT value FROM json_each(?))')
+      .bind(JSON.stringify(results.map((row) => row.key)))
+      .run();
   }
   let moved = 0;
   for (;;) {
@@ -45,14 +48,21 @@ export async function importLegacyHistory(db: D1Database, storage: DurableObject
     if (rows.length === 0) return moved;
     const keys = JSON.stringify(rows.map((row) => [row.service_id, row.caller_key, row.method, row.url, row.id]));
     const { results: bodies } = await db
-      .prepare(`SELECT ${BODY_COLUMNS.split(', ').map((name) => `b.${name}`).join(', ')} FROM json_each(?) CROSS JOIN forward_bodies AS b WHERE ${KEY('b')}`)
+      .prepare(
+        `SELECT ${BODY_COLUMNS.split(', ')
+          .map((name) => `b.${name}`)
+          .join(', ')} FROM json_each(?) CROSS JOIN forward_bodies AS b WHERE ${KEY('b')}`,
+      )
       .bind(keys)
       .all<Row>();
     storage.transactionSync(() => {
       insertAll(storage.sql, 'forward_requests', ROW_COLUMNS, rows);
       insertAll(storage.sql, 'forward_bodies', BODY_COLUMNS, bodies);
     });
-    await db.prepare(`DELETE FROM forward_requests WHERE rowid IN (SELECT f.rowid FROM json_each(?) CROSS JOIN forward_requests AS f WHERE ${KEY('f')})`).bind(keys).run();
+    await db
+      .prepare(`DELETE FROM forward_requests WHERE rowid IN (SELECT f.rowid FROM json_each(?) CROSS JOIN forward_requests AS f WHERE ${KEY('f')})`)
+      .bind(keys)
+      .run();
     moved += rows.length;
   }
 }

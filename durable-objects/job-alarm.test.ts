@@ -55,7 +55,8 @@ function harness(state: DurableObjectState, handlers: Record<Kind, JobHandler<Ki
   return { clock, jobs, alarm, settle, fire };
 }
 
-const errorsMatching = (spy: { mock: { calls: unknown[][] } }, pattern: RegExp) => spy.mock.calls.filter((args) => pattern.test(args.map(String).join(' '))).length;
+const errorsMatching = (spy: { mock: { calls: unknown[][] } }, pattern: RegExp) =>
+  spy.mock.calls.filter((args) => pattern.test(args.map(String).join(' '))).length;
 
 describe('a failed start backs off', () => {
   it('a dispatch that fails 5 times, then works: 6 calls, 1 s doubling, one log line, and the job runs', async () => {

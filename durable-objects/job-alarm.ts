@@ -254,7 +254,9 @@ export class JobAlarm<K extends string> {
     const call = (async () => this.dispatch.start(id))().then(
       async () => {
         if (!chain) return;
-        await this.followChain(id, chain).catch((err: unknown) => console.error('the alarm could not go on with its chain', err instanceof Error ? err.message : String(err)));
+        await this.followChain(id, chain).catch((err: unknown) =>
+          console.error('the alarm could not go on with its chain', err instanceof Error ? err.message : String(err)),
+        );
       },
       async (err: unknown) => {
         this.claimed.delete(id);

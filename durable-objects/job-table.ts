@@ -6,7 +6,6 @@
  */
 import { textPieces, utf8Bytes } from '../schemas/utf8';
 
-
 // A type, not an interface: SQL rows must be assignable to an index signature.
 export type Job<K extends string = string> = {
   id: number;
@@ -74,7 +73,12 @@ export class JobTable<K extends string> {
 
   /** The jobs whose last try failed (they wait out their backoff). */
   retrying(): Set<number> {
-    return new Set(this.sql.exec<{ id: number }>('SELECT id FROM job_tries').toArray().map((row) => row.id));
+    return new Set(
+      this.sql
+        .exec<{ id: number }>('SELECT id FROM job_tries')
+        .toArray()
+        .map((row) => row.id),
+    );
   }
 
   /** Moves job `id` to dead_jobs: never run again, kept to be looked at. */
@@ -100,7 +104,9 @@ export class JobTable<K extends string> {
   add(kind: K, runAt: number, payload = '{}'): number {
     this.changed = true;
     const fits = utf8Bytes(payload) <= PIECE_BYTES;
-    const { id } = this.sql.exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, fits ? payload : '').one();
+    const { id } = this.sql
+      .exec<{ id: number }>('INSERT INTO jobs (kind, run_at, payload) VALUES (?, ?, ?) RETURNING id', kind, runAt, fits ? payload : '')
+      .one();
     if (!fits) this.writePieces(id, payload);
     return id;
   }

@@ -98,7 +98,9 @@ export class Outbox<T, K extends string> {
 
   /** The entries set aside as never writable: id, when, the error, and the payload as stored. */
   deadLetters(): Array<{ id: number; at: number; error: string; payload: string }> {
-    const rows = this.sql.exec<{ id: number; at: number; error: string | null; txt: string }>('SELECT id, at, error, txt FROM dead_letters ORDER BY id, piece').toArray();
+    const rows = this.sql
+      .exec<{ id: number; at: number; error: string | null; txt: string }>('SELECT id, at, error, txt FROM dead_letters ORDER BY id, piece')
+      .toArray();
     const letters: Array<{ id: number; at: number; error: string; payload: string }> = [];
     for (const row of rows) {
       const last = letters[letters.length - 1];

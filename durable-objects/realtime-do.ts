@@ -19,7 +19,6 @@ export interface RealtimePiece {
 
 type RealtimeConnection = Connection<RealtimeSocketState>;
 
-
 /** Sends a frame; a socket that is closing or gone simply misses it (the poll is the source of truth). */
 function sendFrame(connection: RealtimeConnection, frame: RealtimeServerFrame): boolean {
   try {

@@ -33,6 +33,7 @@ export function readClientFrame(message: string | ArrayBuffer | ArrayBufferView)
   if (unknown !== undefined) return refused(`${JSON.stringify(unknown)}: not a member of a ${type} frame.`);
   if (type === 'leave') return { ok: true, frame: { type } };
   const group = (value as { group?: unknown }).group;
-  if (typeof group !== 'string' || !REALTIME_GROUP_PATTERN.test(group)) return refused('group: the realtime_group of a dispatch (22 base62 characters) is required.');
+  if (typeof group !== 'string' || !REALTIME_GROUP_PATTERN.test(group))
+    return refused('group: the realtime_group of a dispatch (22 base62 characters) is required.');
   return { ok: true, frame: { type, group } };
 }

@@ -21,7 +21,9 @@ const MOVE_PAGE_ROWS = 64;
 /** The R2 key of a request's pieces; the caller named by a hash (a user id or visitor key never appears in a key). */
 export async function archiveKey(owner: HistoryOwner, id: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(owner.callerKey));
-  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
   return `fwd/${owner.serviceId}/${hash}/${id}/stream`;
 }
 
@@ -47,7 +49,10 @@ export class StreamArchive {
    */
   async write(request: number, key: string): Promise<PieceIndex | null> {
     const { bytes, pieces } = this.sql
-      .exec<{ bytes: number; pieces: number }>('SELECT COALESCE(SUM(LENGTH(CAST(txt AS BLOB))), 0) AS bytes, COUNT(*) AS pieces FROM chunks WHERE request = ?', request)
+      .exec<{ bytes: number; pieces: number }>(
+        'SELECT COALESCE(SUM(LENGTH(CAST(txt AS BLOB))), 0) AS bytes, COUNT(*) AS pieces FROM chunks WHERE request = ?',
+        request,
+      )
       .one();
     if (pieces === 0) return null;
     const { readable, writable } = new FixedLengthStream(bytes);
@@ -88,7 +93,10 @@ export class StreamArchive {
   async read(archived: Archived, since: number, maxChars: number): Promise<ChunkPage> {
     const range = pageRange(archived.index, since, maxChars);
     if (range.first > range.last) return { chunks: [], last_seq: since, more: false };
-    const chunks: StreamChunk[] = range.length === 0 ? piecesOf(new Uint8Array(0), archived.index, range) : piecesOf(await this.range(archived.object, range.offset, range.length), archived.index, range);
+    const chunks: StreamChunk[] =
+      range.length === 0
+        ? piecesOf(new Uint8Array(0), archived.index, range)
+        : piecesOf(await this.range(archived.object, range.offset, range.length), archived.index, range);
     return { chunks, last_seq: range.last, more: range.more };
   }
 

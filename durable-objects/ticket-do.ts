@@ -68,29 +68,41 @@ export class TicketDO extends DurableObject<Env> {
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
     const self = this.env.TICKETS.get(ctx.id);
-    this.alarms = new JobAlarm(ctx.storage, this.data.jobs, {
-      continuation: { run: (job) => this.runContinuation(job), background: true, givenUp: (job) => this.giveUpContinuation(job) },
-      // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
-      // tries: a D1 outage must not drop the log (an entry that can never be written goes to dead_letters, outbox.ts).
-      'export-logs': { run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH), d1Queries: 2, tries: Infinity },
-      'compact-logs': {
-        // Settled as the step ends, before the job is rescheduled or deleted: a consumption after it schedules again.
-        run: (job) => this.stepJob(job, () => this.data.log.compact().finally(() => this.data.compactionSettled())),
-        givenUp: () => (this.data.compactionSettled(), false),
-        d1Queries: 1,
-      },
-      'flush-sampling': {
-        run: async (job) => {
-          this.data.sampler.flush();
-          this.data.jobs.delete(job.id);
+    this.alarms = new JobAlarm(
+      ctx.storage,
+      this.data.jobs,
+      {
+        continuation: { run: (job) => this.runContinuation(job), background: true, givenUp: (job) => this.giveUpContinuation(job) },
+        // d1Queries: the most each run makes (job-alarm.ts), the storage report of a step included.
+        // tries: a D1 outage must not drop the log (an entry that can never be written goes to dead_letters, outbox.ts).
+        'export-logs': {
+          run: (job) => this.data.outbox.export(job, this.env.DB, (entries) => this.exportStatements(entries), LOG_EXPORT_BATCH),
+          d1Queries: 2,
+          tries: Infinity,
+        },
+        'compact-logs': {
+          // Settled as the step ends, before the job is rescheduled or deleted: a consumption after it schedules again.
+          run: (job) => this.stepJob(job, () => this.data.log.compact().finally(() => this.data.compactionSettled())),
+          givenUp: () => (this.data.compactionSettled(), false),
+          d1Queries: 1,
+        },
+        'flush-sampling': {
+          run: async (job) => {
+            this.data.sampler.flush();
+            this.data.jobs.delete(job.id);
+          },
+        },
+        'clear-log': {
+          run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })),
+          d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
+        },
+        'take-in-logs': {
+          run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),
+          d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
         },
       },
-      'clear-log': { run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })), d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1 },
-      'take-in-logs': {
-        run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),
-        d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
-      },
-    }, { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE });
+      { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
+    );
     // After an eviction or a restart, jobs left in storage keep their alarm.
     void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
   }
@@ -337,7 +349,14 @@ export class TicketDO extends DurableObject<Env> {
     const rows = await readLegacyKeys(this.env.DB, scope.service_id, scope.ticket_id, logKeys);
     if (rows.length === 0) return;
     this.data.log.takeIn(rows);
-    await this.env.DB.batch(deleteLegacyStatements(this.env.DB, scope.service_id, scope.ticket_id, rows.map((r) => r.row)));
+    await this.env.DB.batch(
+      deleteLegacyStatements(
+        this.env.DB,
+        scope.service_id,
+        scope.ticket_id,
+        rows.map((r) => r.row),
+      ),
+    );
   }
 
   /** Takes in up to `chunks` chunks of the ticket's rows from D1's old log; true when none is left there. */
@@ -346,7 +365,14 @@ export class TicketDO extends DurableObject<Env> {
       const rows = await readLegacyChunk(this.env.DB, scope.service_id, scope.ticket_id, LEGACY_CHUNK);
       if (rows.length === 0) return true;
       this.data.log.takeIn(rows);
-      await this.env.DB.batch(deleteLegacyStatements(this.env.DB, scope.service_id, scope.ticket_id, rows.map((r) => r.row)));
+      await this.env.DB.batch(
+        deleteLegacyStatements(
+          this.env.DB,
+          scope.service_id,
+          scope.ticket_id,
+          rows.map((r) => r.row),
+        ),
+      );
       if (this.data.log.compactionDue()) this.data.scheduleCompaction();
       if (rows.length < LEGACY_CHUNK) return true;
     }

@@ -217,7 +217,9 @@ export class TicketStore implements ConsumeStore {
     if (!final && !this.sampler.keep(row, actionRows)) return;
     if (this.log.write(row, actionRows, final)) this.scheduleCompaction();
     if (!final && row.signed && !row.is_check) {
-      this.outbox.add({ consumed: { service_id: row.service_id, user_id: row.user_id, timestamp: row.timestamp, ticket_id: row.ticket_id, log_key: row.log_key } });
+      this.outbox.add({
+        consumed: { service_id: row.service_id, user_id: row.user_id, timestamp: row.timestamp, ticket_id: row.ticket_id, log_key: row.log_key },
+      });
     }
   }
 

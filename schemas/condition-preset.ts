@@ -14,7 +14,11 @@ import type { TicketCondition } from './ticket-types';
 export const presetReferenceSchema = strictObject({
   id: z.string().min(1).describe('A preset id, e.g. stripe (list_signature_presets, svc presets).'),
   secretName: z.string().min(1).optional().describe('Signature presets: the Secret Key that holds the provider secret.'),
-  token: z.string().min(1).optional().describe('No longer taken: token presets (gitlab, postmark) name the Secret Key holding the token with secretName; refused with that message.'),
+  token: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('No longer taken: token presets (gitlab, postmark) name the Secret Key holding the token with secretName; refused with that message.'),
 });
 
 /** The condition with its preset expanded; a clear INVALID_PARAMETER naming the field otherwise. */
@@ -28,7 +32,9 @@ export function applyPreset(input: ConditionInput, path: string): ConditionInput
   if (reference.token !== undefined) {
     throw invalidField(
       childPath(at, 'token'),
-      preset.signature ? `is not taken: store it as a Secret Key and name that key with secretName (the Secret Key holds ${preset.secret})` : `the ${preset.id} preset takes no token`,
+      preset.signature
+        ? `is not taken: store it as a Secret Key and name that key with secretName (the Secret Key holds ${preset.secret})`
+        : `the ${preset.id} preset takes no token`,
     );
   }
   if (preset.signature) {

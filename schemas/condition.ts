@@ -3,14 +3,7 @@
  * are literal text, so ${...} in them is not a reference and is not checked here.
  */
 import * as z from 'zod';
-import {
-  OPERATORS,
-  type ConditionRow,
-  type HeaderRow,
-  type MatchPart,
-  type TicketCondition,
-  type UserRow,
-} from './ticket-types';
+import { OPERATORS, type ConditionRow, type HeaderRow, type MatchPart, type TicketCondition, type UserRow } from './ticket-types';
 import type { ExistenceCheck } from './lookups';
 import { childPath, invalidField } from './paths';
 import { PLACEHOLDER_NAME, parseRowKey } from './references';
@@ -19,8 +12,7 @@ import { HANDSHAKES } from './signature-presets';
 import { applyPreset, checkHandshake, presetReferenceSchema } from './condition-preset';
 import { strictObject } from './strict';
 
-const requiredOr = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : message;
+const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
 
 export const operatorSchema = z.enum(OPERATORS, { error: requiredOr(`must be one of ${OPERATORS.join(', ')}`) });
 
@@ -31,9 +23,7 @@ const userScalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 export const conditionRowSchema = strictObject({
   key: z.string().describe("Path written without ${ }: 'id', 'order[id]'."),
   operator: operatorSchema.optional().describe('Absent = capture-only row.'),
-  value: z
-    .union([scalarSchema, z.array(scalarSchema)], { error: 'must be a string, number, boolean, null or a list of those' })
-    .optional(),
+  value: z.union([scalarSchema, z.array(scalarSchema)], { error: 'must be a string, number, boolean, null or a list of those' }).optional(),
   setValueWhenMatch: z.unknown().optional(),
   placeholder: z.string().regex(PLACEHOLDER_NAME, 'must match ^[A-Za-z_][A-Za-z0-9_]*$').optional(),
 });
@@ -76,7 +66,9 @@ export const conditionInputSchema = strictObject(
     params: z.array(conditionRowSchema).optional(),
     user: z.array(userRowSchema).optional(),
     record_access: z.string().optional(),
-    preset: presetReferenceSchema.optional().describe('Extension: a provider preset (list_signature_presets) expanded into signature, headers and handshake at registration.'),
+    preset: presetReferenceSchema
+      .optional()
+      .describe('Extension: a provider preset (list_signature_presets) expanded into signature, headers and handshake at registration.'),
     handshake: z.enum(HANDSHAKES).optional().describe("Extension: answer this provider's handshake (docs/signatures.md)."),
   },
   {

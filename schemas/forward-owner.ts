@@ -25,7 +25,10 @@ export const ownerForwardQuerySchema = strictObject(
   {
     url: refusing(urlRefusal).optional(),
     method: z.enum(FORWARD_METHODS, { error: METHOD_RULE }).optional(),
-    caller: z.string().regex(CALLER_PATTERN, "must be a user id, 'visitor:<name>' or 'owner:<owner id>' (1 to 256 characters, no control characters)").optional(),
+    caller: z
+      .string()
+      .regex(CALLER_PATTERN, "must be a user id, 'visitor:<name>' or 'owner:<owner id>' (1 to 256 characters, no control characters)")
+      .optional(),
     queue: refusing(queueNameRefusal).optional(),
     queue_exact: z.stringbool().optional(),
     queue_exclude: refusing(queueNameRefusal).optional(),

@@ -37,8 +37,17 @@ export const IDENTITY_HEADER_PREFIX = 'x-svc-';
 
 /** Hop-by-hop and framing headers: they describe one connection, so a caller's copy is refused. */
 const CONNECTION_HEADERS = new Set([
-  'host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'content-length', 'proxy-authorization', 'proxy-authenticate',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'proxy-authorization',
+  'proxy-authenticate',
 ]);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_HEADER_VALUE = /[\r\n\0]|[^\u0000-\u00ff]/;

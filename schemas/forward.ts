@@ -74,10 +74,7 @@ export const forwardDispatchSchema = strictObject(
     method: methodSchema.default('POST'),
     headers: headersSchema.optional(),
     // The body was parsed from JSON text, so its values are JSON already: not walked again here.
-    data: z
-      .unknown()
-      .optional()
-      .describe('The body: JSON, unless the content-type header asks for a form (form-encoded) or text (a string as it is).'),
+    data: z.unknown().optional().describe('The body: JSON, unless the content-type header asks for a form (form-encoded) or text (a string as it is).'),
     params: z
       .record(z.string(), z.unknown())
       .superRefine((params, ctx) => {
@@ -97,7 +94,7 @@ export const forwardDispatchSchema = strictObject(
       .boolean()
       .optional()
       .describe('Relay the answer piece by piece into the chunk store (a queue is generated when none is named); never sent to the destination.'),
-    realtime: z.boolean().optional().describe('With stream: also push each stored piece to the realtime room named by the reply\'s realtime_group.'),
+    realtime: z.boolean().optional().describe("With stream: also push each stored piece to the realtime room named by the reply's realtime_group."),
   },
   {},
 ).superRefine((body, ctx) => {
@@ -162,4 +159,3 @@ export const forwardHistoryQuerySchema = strictObject(
   {},
 );
 export type ForwardHistoryQuery = z.output<typeof forwardHistoryQuerySchema>;
-

@@ -157,10 +157,8 @@ function parseReference(inner: string): Reference {
 
 /** Splits a template into literal text and references. Throws TemplateSyntaxError on a bad reference. */
 export function parseTemplate(text: string): Segment[] {
-  return scan(text).map((token): Segment =>
-    token.kind === 'literal'
-      ? token
-      : { kind: 'ref', ref: parseReference(token.inner), raw: text.slice(token.start, token.end) },
+  return scan(text).map(
+    (token): Segment => (token.kind === 'literal' ? token : { kind: 'ref', ref: parseReference(token.inner), raw: text.slice(token.start, token.end) }),
   );
 }
 

@@ -30,7 +30,12 @@ describe('the body of secureRequest', () => {
     ['sync that is not a boolean', { url: 'https://api.example.com/', sync: 'yes' }, 'sync', /^sync: /],
     ['an unknown key', { url: 'https://api.example.com/', method: 'GET' }, 'method', /accepted keys: url, data, sync/],
     ['an item of an array that is not an object', [{ url: 'https://api.example.com/' }, 7], '[1]', /^\[1\]: /],
-    ['a bad url in the third item', [{ url: 'https://a.example.com/' }, { url: 'https://b.example.com/' }, { url: 'ftp://c.example.com/' }], '[2].url', /^\[2\]\.url: /],
+    [
+      'a bad url in the third item',
+      [{ url: 'https://a.example.com/' }, { url: 'https://b.example.com/' }, { url: 'ftp://c.example.com/' }],
+      '[2].url',
+      /^\[2\]\.url: /,
+    ],
   ])('%s is INVALID_PARAMETER naming %s', async (_what, input, field, message) => {
     const issue = await issueOf(input);
     expect(issue).toMatchObject({ code: 'INVALID_PARAMETER', field });
@@ -47,12 +52,13 @@ describe('the body of secureRequest', () => {
       { url: 'https://api.example.com/', extra: 1 },
       'text',
     ];
-    for (const input of inputs) expect(secureRequestSchema.safeParse(input).success, JSON.stringify(input).slice(0, 60)).toBe((await issueOf(input)) === undefined);
+    for (const input of inputs)
+      expect(secureRequestSchema.safeParse(input).success, JSON.stringify(input).slice(0, 60)).toBe((await issueOf(input)) === undefined);
   });
 
   it('each answer of a call may read 1 MiB, and all of them together 8 MiB', () => {
     expect(secureAnswerCap(1)).toBe(1_048_576);
     expect(secureAnswerCap(8)).toBe(1_048_576);
-    expect(secureAnswerCap(50)).toBe(Math.floor(8 * 1_048_576 / 50));
+    expect(secureAnswerCap(50)).toBe(Math.floor((8 * 1_048_576) / 50));
   });
 });

@@ -16,7 +16,9 @@ export const secureItemSchema = strictObject(
         const refusal = secureUrlRefusal(url);
         if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
       })
-      .describe("The customer's API: an absolute http(s) url on a public address, matching one of the project's secure_request_destinations when it lists any."),
+      .describe(
+        "The customer's API: an absolute http(s) url on a public address, matching one of the project's secure_request_destinations when it lists any.",
+      ),
     // The body was parsed from JSON text, so its values are JSON already: not walked again here.
     data: z.unknown().optional().describe('Any JSON, sent as `data` (null when absent).'),
     sync: z.boolean().optional().describe('In an array: send this request only after the one before it has answered.'),

@@ -49,9 +49,27 @@ export const signatureInputSchema = z.strictObject({
   tolerance: z.int().min(1).max(86_400).optional(),
   secret_encoding: z.enum(['raw', 'base64', 'hex']).optional(),
   secret_prefix: z.string().max(64).optional(),
-  field: z.string().min(1).max(256).regex(FIELD_PATH, 'must be a body field path such as signature.signature').optional().describe('Extension: the body field carrying the signature, instead of header (Mailgun).'),
-  public_url: z.string().min(1).max(512).optional().describe('Extension: the URL the provider calls (https://host/path), when it is not the one this service receives (proxy, custom domain); ${url} is it plus the query as received.'),
-  body_sha256: z.string().min(1).max(512).optional().describe("Extension: a template that, when it resolves, must equal the hex SHA-256 of the body (Twilio's ${query:bodySHA256})."),
+  field: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(FIELD_PATH, 'must be a body field path such as signature.signature')
+    .optional()
+    .describe('Extension: the body field carrying the signature, instead of header (Mailgun).'),
+  public_url: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe(
+      'Extension: the URL the provider calls (https://host/path), when it is not the one this service receives (proxy, custom domain); ${url} is it plus the query as received.',
+    ),
+  body_sha256: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe("Extension: a template that, when it resolves, must equal the hex SHA-256 of the body (Twilio's ${query:bodySHA256})."),
 });
 export type SignatureInput = z.infer<typeof signatureInputSchema>;
 
@@ -109,7 +127,16 @@ function parseSignatureTemplate(template: string, captures: ReadonlySet<string>)
     else if (captures.has(name)) tokens.push({ kind: 'capture', name });
     else if (isExtensionToken(name)) tokens.push({ kind: 'extension', name });
     else {
-      const known = ['${body}', '${method}', '${header:Name}', ...[...captures].map((c) => `\${${c}}`), '${url}', '${query:name}', '${field:path}', '${form:sorted}'];
+      const known = [
+        '${body}',
+        '${method}',
+        '${header:Name}',
+        ...[...captures].map((c) => `\${${c}}`),
+        '${url}',
+        '${query:name}',
+        '${field:path}',
+        '${form:sorted}',
+      ];
       throw new Error(`\${${name}} is not a token here; use ${known.join(', ')}`);
     }
     rest = rest.slice(end + 1);
@@ -161,7 +188,8 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
   if (input.header === undefined && input.field === undefined) {
     throw invalidField(childPath(path, 'header'), 'is required (the header carrying the signature; or, as an extension, field for a signature in the body)');
   }
-  if (input.header !== undefined && input.field !== undefined) throw invalidField(childPath(path, 'field'), 'reads the signature from the body instead of a header: give header or field, not both');
+  if (input.header !== undefined && input.field !== undefined)
+    throw invalidField(childPath(path, 'field'), 'reads the signature from the body instead of a header: give header or field, not both');
   if (input.public_url !== undefined) {
     try {
       checkPublicUrl(input.public_url);
@@ -170,21 +198,29 @@ export function normalizeSignature(input: SignatureInput, path: string, checks: 
     }
   }
   const publicKey = (PUBLIC_KEY_ALGORITHMS as readonly string[]).includes(input.algorithm ?? '');
-  if (publicKey && (input.secret_encoding !== undefined && input.secret_encoding !== 'raw')) {
-    throw invalidField(childPath(path, 'secret_encoding'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself (see docs/signature-extensions.md)`);
+  if (publicKey && input.secret_encoding !== undefined && input.secret_encoding !== 'raw') {
+    throw invalidField(
+      childPath(path, 'secret_encoding'),
+      `does not apply to ${input.algorithm}: the Secret Key holds the public key itself (see docs/signature-extensions.md)`,
+    );
   }
-  if (publicKey && input.secret_prefix) throw invalidField(childPath(path, 'secret_prefix'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself`);
+  if (publicKey && input.secret_prefix)
+    throw invalidField(childPath(path, 'secret_prefix'), `does not apply to ${input.algorithm}: the Secret Key holds the public key itself`);
 
   if (input.algorithm === TOKEN_ALGORITHM) {
     // The log keeps the body: a token read from it would be kept there (a header is redacted).
-    if (input.field !== undefined) throw invalidField(childPath(path, 'field'), 'does not apply to algorithm token: the token is read from a header, which the log redacts (a body is kept as sent)');
+    if (input.field !== undefined)
+      throw invalidField(
+        childPath(path, 'field'),
+        'does not apply to algorithm token: the token is read from a header, which the log redacts (a body is kept as sent)',
+      );
     // signed keeps its default '${body}' (stored on every signature, so a listed ticket saves back as it is) and is not read.
     for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {
       const given = field === 'signed' ? input.signed !== undefined && input.signed !== '${body}' : input[field] !== undefined;
       if (given) throw invalidField(childPath(path, field), 'does not apply to algorithm token: the header is compared with the Secret Key itself');
     }
   } else if (input.encoding === 'raw') {
-    throw invalidField(childPath(path, 'encoding'), "raw applies only to algorithm token (a signature is written in hex or base64)");
+    throw invalidField(childPath(path, 'encoding'), 'raw applies only to algorithm token (a signature is written in hex or base64)');
   }
   const signed = input.signed ?? '${body}';
   for (const field of ['signed', 'timestamp', 'body_sha256'] as const) {

@@ -59,12 +59,7 @@ export const ticketRegistrationSchema = strictObject({
 });
 
 /** Validates a registration body: the stored form, or the first issue (INVALID_PARAMETER naming the field). */
-export function validateTicketRegistration(
-  ticketId: string,
-  input: unknown,
-  lookups: RegistrationLookups,
-  now: number,
-): Promise<Checked<ValidatedTicket>> {
+export function validateTicketRegistration(ticketId: string, input: unknown, lookups: RegistrationLookups, now: number): Promise<Checked<ValidatedTicket>> {
   return checked(() => normalizeRegistration(ticketId, input, lookups, now));
 }
 

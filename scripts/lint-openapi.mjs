@@ -17,8 +17,7 @@ const KNOWN_WARNINGS = [
 ];
 
 const isKnown = (problem) =>
-  problem.severity === 'warn' &&
-  KNOWN_WARNINGS.some(({ rule, pointer }) => problem.ruleId === rule && problem.location.some((at) => at.pointer === pointer));
+  problem.severity === 'warn' && KNOWN_WARNINGS.some(({ rule, pointer }) => problem.ruleId === rule && problem.location.some((at) => at.pointer === pointer));
 
 const dir = await mkdtemp(path.join(tmpdir(), 'svc-openapi-lint-'));
 const worker = await startLocalWorker({ persistTo: path.join(dir, 'state'), timeoutMs: 120_000 });

@@ -54,7 +54,13 @@ export function ensureDevVars(file, overrides = {}) {
     SECRETS_KEY: current.SECRETS_KEY ?? randomBytes(32).toString('base64'),
     ...overrides,
   };
-  writeFileSync(file, Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
+  writeFileSync(
+    file,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n') + '\n',
+    { mode: 0o600 },
+  );
   return vars;
 }
 

@@ -12,6 +12,6 @@ export function renderError(err: unknown): Response {
     const headers = err.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(err.retryAfterSeconds) };
     return Response.json(err.toBody(), { status: err.status, headers });
   }
-  console.error('unexpected error', err instanceof Error ? err.stack ?? err.message : String(err));
+  console.error('unexpected error', err instanceof Error ? (err.stack ?? err.message) : String(err));
   return Response.json(internalErrorBody(), { status: 500 });
 }

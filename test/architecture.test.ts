@@ -180,8 +180,23 @@ describe('the direction of imports (docs/architecture.md)', () => {
 
   it('the circle finder finds a circle once, and none in a line', () => {
     const graph = (pairs: [string, string][]) => new Map(pairs.map(([from, to]) => [from, new Set([to])]));
-    expect(layerCycles(graph([['a', 'b'], ['b', 'c'], ['c', 'a']]))).toEqual(['a → b → c → a']);
-    expect(layerCycles(graph([['a', 'b'], ['b', 'c']]))).toEqual([]);
+    expect(
+      layerCycles(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+        ]),
+      ),
+    ).toEqual(['a → b → c → a']);
+    expect(
+      layerCycles(
+        graph([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('an import up a tier is a breach; the engine imports only below it; schemas/ and src/bytes/ import nothing of the server', () => {

@@ -20,7 +20,7 @@ describe('the bench route', () => {
     expect(await res.json()).toEqual({ code: 'NOT_FOUND', message: 'No such route.' });
   });
 
-  it("nothing the shipped Worker is built from imports bench/ (the routes, the Rate Limiting stand-in)", () => {
+  it('nothing the shipped Worker is built from imports bench/ (the routes, the Rate Limiting stand-in)', () => {
     expect(Object.keys(shipped)).toContain('/src/index.ts');
     const importsBench = Object.entries(shipped)
       .filter(([, text]) => /(?:from|import)\s*\(?\s*['"][^'"]*\/bench\//.test(text))
@@ -34,7 +34,7 @@ describe('the bench route', () => {
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/v1/bench'))).toEqual([]);
   });
 
-  it("bench/gateway-entry.ts answers it with a TicketDO round trip to an object that holds no ticket", async () => {
+  it('bench/gateway-entry.ts answers it with a TicketDO round trip to an object that holds no ticket', async () => {
     const res = await benchGateway.fetch(new Request(ROUTE), env, createExecutionContext());
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ exists: false, remaining: null });

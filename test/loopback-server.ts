@@ -56,8 +56,7 @@ import type { TestProject } from 'vitest/node';
 import { GENERATED_LINE } from './forward/generated-text';
 import { verifySecureRequest } from './secure/verify-example.mjs';
 
-const pct = (text: string) =>
-  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const pct = (text: string) => [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 const html = (text: string) => [...text].map((ch) => `&#${ch.codePointAt(0)};`).join('');
 const unicode = (text: string) =>
   [...text]
@@ -87,7 +86,11 @@ function handleMail(req: http.IncomingMessage, res: http.ServerResponse, url: UR
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(value));
   };
-  if (url.pathname === '/mail/inbox') return json(200, mailKept.filter((kept) => kept.mail.to === url.searchParams.get('to')));
+  if (url.pathname === '/mail/inbox')
+    return json(
+      200,
+      mailKept.filter((kept) => kept.mail.to === url.searchParams.get('to')),
+    );
   if (req.method !== 'POST' || url.pathname !== '/mail/emails') return json(404, { message: 'no such route' });
   if (req.headers.authorization !== `Bearer ${MAIL_TOKEN}`) return json(401, { message: 'invalid token' });
   const key = req.headers['idempotency-key'] as string | undefined;

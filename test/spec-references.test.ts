@@ -55,7 +55,9 @@ describe('references to the spec', () => {
   });
 
   it('no reference points at a copy of the spec outside the repository', () => {
-    const outside = Object.entries(files).filter(([, text]) => /\.\.\/shared\/spec|\/work\/shared/.test(text)).map(([path]) => path);
+    const outside = Object.entries(files)
+      .filter(([, text]) => /\.\.\/shared\/spec|\/work\/shared/.test(text))
+      .map(([path]) => path);
     expect(outside).toEqual([]);
   });
 });

@@ -57,7 +57,8 @@ export function resolveConfig(env: Env, file: string, fileText: string | null): 
   const url = env.SVC_URL || undefined;
   const ownerKey = env.SVC_OWNER_KEY || undefined;
   if (url && ownerKey) return { source: 'env', url: normalizeBaseUrl(url), ownerKey, serviceId: env.SVC_SERVICE_ID || undefined };
-  if (url || ownerKey) throw usageError(`${url ? 'SVC_URL' : 'SVC_OWNER_KEY'} is set but ${url ? 'SVC_OWNER_KEY' : 'SVC_URL'} is not: set both, or neither to use \`svc login\`.`);
+  if (url || ownerKey)
+    throw usageError(`${url ? 'SVC_URL' : 'SVC_OWNER_KEY'} is set but ${url ? 'SVC_OWNER_KEY' : 'SVC_URL'} is not: set both, or neither to use \`svc login\`.`);
   if (fileText === null) throw usageError(NOT_LOGGED_IN);
   const stored = parseConfigFile(fileText, file);
   return { source: 'file', path: file, url: normalizeBaseUrl(stored.url), ownerKey: stored.owner_key, serviceId: stored.service_id };

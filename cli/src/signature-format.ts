@@ -29,18 +29,35 @@ export function formatSignatureDiagnosis(d: SignatureDiagnosis, color: Colors): 
       lines.push(`  read:       ${what}${t.source.found ? '' : color.red(' (not in the request)')}`);
     }
     if (t.items) lines.push(`  items:      ${t.items.map((i) => JSON.stringify(i)).join(' ')}`);
-    if (t.captures && Object.keys(t.captures).length > 0) lines.push(`  captures:   ${Object.entries(t.captures).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`);
-    if (t.signature_candidates !== undefined) lines.push(`  signatures: ${t.signature_candidates} found, decoded lengths [${(t.decoded_lengths ?? []).join(', ')}]`);
+    if (t.captures && Object.keys(t.captures).length > 0)
+      lines.push(
+        `  captures:   ${Object.entries(t.captures)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(' ')}`,
+      );
+    if (t.signature_candidates !== undefined)
+      lines.push(`  signatures: ${t.signature_candidates} found, decoded lengths [${(t.decoded_lengths ?? []).join(', ')}]`);
     if (t.body_sha256) lines.push(`  body hash:  ${!t.body_sha256.checked ? 'not given' : t.body_sha256.matches ? 'matches' : color.red('does not match')}`);
     if (t.timestamp) {
       const age = t.timestamp.age_seconds === undefined ? 'unreadable' : `${t.timestamp.age_seconds} s old at arrival`;
-      lines.push(`  timestamp:  ${t.timestamp.value ?? '(none)'}, ${age}, tolerance ${t.timestamp.tolerance} s${t.timestamp.fresh ? '' : color.red(' (stale or missing)')}`);
+      lines.push(
+        `  timestamp:  ${t.timestamp.value ?? '(none)'}, ${age}, tolerance ${t.timestamp.tolerance} s${t.timestamp.fresh ? '' : color.red(' (stale or missing)')}`,
+      );
     }
-    if (t.signed) lines.push('missing_token' in t.signed ? `  signed:     ${color.red(`${t.signed.missing_token} has no value`)}` : `  signed:     ${t.signed.length} bytes, sha256 ${t.signed.sha256}`);
+    if (t.signed)
+      lines.push(
+        'missing_token' in t.signed
+          ? `  signed:     ${color.red(`${t.signed.missing_token} has no value`)}`
+          : `  signed:     ${t.signed.length} bytes, sha256 ${t.signed.sha256}`,
+      );
     if (t.key) lines.push(`  key:        ${t.key === 'usable' ? 'usable' : color.red('unusable')}`);
   }
   if (!d.url_kept) lines.push(color.dim('  (this row kept no URL: a signature over ${url} cannot verify)'));
   const names = d.presets.matching.map((p) => `${p.id} (${p.name})`);
-  lines.push(names.length ? `presets verifying with ${d.presets.secretName}: ${names.join(', ')}` : color.dim(`no preset verifies this request with ${d.presets.secretName}`));
+  lines.push(
+    names.length
+      ? `presets verifying with ${d.presets.secretName}: ${names.join(', ')}`
+      : color.dim(`no preset verifies this request with ${d.presets.secretName}`),
+  );
   return lines;
 }

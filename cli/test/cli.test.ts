@@ -184,7 +184,11 @@ describe('svc against wrangler dev', () => {
     const follow = startSvc(['logs', 'alpha', '--follow', '--interval', '200'], { env: { SVC_CONFIG: config } });
     try {
       await follow.waitFor((o) => o.stderr.includes('Following alpha'));
-      const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/alpha`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"ping"}' });
+      const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/alpha`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"event":"ping"}',
+      });
       expect(res.status).toBe(200);
       const consumeId = ((await res.json()) as { tkid: string }).tkid.split('#')[2];
       await follow.waitFor((o) => o.stdout.includes(consumeId));
@@ -195,7 +199,10 @@ describe('svc against wrangler dev', () => {
     }
     const lines = await svc(['logs', 'alpha', '--json']);
     expect(lines.code).toBe(0);
-    const rows = lines.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const rows = lines.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(rows.some((r: { check?: boolean }) => !r.check)).toBe(true);
     const actions = await svc(['logs', 'alpha', '--consumption', rows[0].consume_id]);
     expect(actions.code).toBe(0);
@@ -224,7 +231,11 @@ describe('svc against wrangler dev', () => {
     await worker.putSecretKey('gh_hook', { value: SECRET_VALUE });
     const signature = { secretName: 'gh_hook', header: 'X-Hub-Signature-256', parts: ['sha256=${signature}'] };
     expect((await worker.ownerCall('PUT', '/tickets/signed-gh', { condition: { signature }, actions: [] })).status).toBe(201);
-    const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/signed-gh`, { method: 'POST', headers: { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body: '{"zen":"hi"}' });
+    const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/signed-gh`, {
+      method: 'POST',
+      headers: { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+      body: '{"zen":"hi"}',
+    });
     expect(res.status).toBe(400);
     let rows: { consume_id: string }[] = [];
     for (let tries = 0; tries < 20 && rows.length === 0; tries++) {
@@ -255,7 +266,9 @@ describe('svc against wrangler dev', () => {
   });
 
   it('SVC_URL and SVC_OWNER_KEY work without a config file', async () => {
-    const result = await svc(['tickets', 'list'], { env: { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key } });
+    const result = await svc(['tickets', 'list'], {
+      env: { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^TICKET +REMAINING +UPDATED +DESCRIPTION\nalpha /);
   });
@@ -280,7 +293,13 @@ describe('svc against wrangler dev', () => {
   });
 
   it('presets lists each provider with its docs link, key format and handshake (svix by its svix-* names)', async () => {
-    const presets = JSON.parse((await svc(['presets', '--json'])).stdout) as { id: string; docs: string; secret: string; handshake?: string; signature?: { header: string } }[];
+    const presets = JSON.parse((await svc(['presets', '--json'])).stdout) as {
+      id: string;
+      docs: string;
+      secret: string;
+      handshake?: string;
+      signature?: { header: string };
+    }[];
     const byId = Object.fromEntries(presets.map((p) => [p.id, p]));
     for (const id of ['svix', 'zoom', 'twitch', 'calendly', 'gitlab', 'postmark']) expect(byId[id]?.docs).toMatch(/^https:\/\//);
     expect(byId.svix.signature?.header).toBe('svix-signature');
@@ -299,7 +318,17 @@ describe('svc against wrangler dev', () => {
   it('a token preset (gitlab) prints a signature that names the Secret Key holding the token, never a token', async () => {
     const result = await svc(['presets', 'gitlab', '--secret-name', 'gitlab_token', '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ signature: { secretName: 'gitlab_token', header: 'X-Gitlab-Token', algorithm: 'token', encoding: 'raw', parts: ['${signature}'], signed: '${body}', secret_encoding: 'raw' } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      signature: {
+        secretName: 'gitlab_token',
+        header: 'X-Gitlab-Token',
+        algorithm: 'token',
+        encoding: 'raw',
+        parts: ['${signature}'],
+        signed: '${body}',
+        secret_encoding: 'raw',
+      },
+    });
   });
 
   it('presets with an id that does not exist: one line naming it, exit 2', async () => {

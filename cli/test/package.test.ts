@@ -21,7 +21,10 @@ describe('the packed CLI', () => {
   it('npm pack makes a tarball of the bin and the bundle only, which installs on its own and runs svc', async () => {
     npm(['pack', '--pack-destination', dir], CLI);
     const [tarball] = (await readdir(dir)).filter((f) => f.endsWith('.tgz'));
-    const listing = execFileSync('tar', ['tzf', path.join(dir, tarball)], { encoding: 'utf8' }).trim().split('\n').sort();
+    const listing = execFileSync('tar', ['tzf', path.join(dir, tarball)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .sort();
     expect(listing).toEqual(['package/bin/svc.mjs', 'package/dist/svc.mjs', 'package/package.json']);
 
     const prefix = path.join(dir, 'global');

@@ -36,7 +36,12 @@ describe('config resolution', () => {
 
   it('SVC_URL and SVC_OWNER_KEY override the file, which is then not needed', () => {
     const file = JSON.stringify({ url: 'http://file', owner_key: 'ok_file', service_id: 's1' });
-    expect(resolveConfig({ SVC_URL: 'http://env/', SVC_OWNER_KEY: 'ok_env' }, '/c.json', file)).toEqual({ source: 'env', url: 'http://env', ownerKey: 'ok_env', serviceId: undefined });
+    expect(resolveConfig({ SVC_URL: 'http://env/', SVC_OWNER_KEY: 'ok_env' }, '/c.json', file)).toEqual({
+      source: 'env',
+      url: 'http://env',
+      ownerKey: 'ok_env',
+      serviceId: undefined,
+    });
     expect(resolveConfig({}, '/c.json', file)).toEqual({ source: 'file', path: '/c.json', url: 'http://file', ownerKey: 'ok_file', serviceId: 's1' });
   });
 
@@ -94,7 +99,14 @@ describe('ticket files', () => {
   });
 });
 
-const definition = (description: string): Definition => ({ description, count: null, limit_per_user: false, time_to_live: null, condition: { method: 'POST' }, actions: [] });
+const definition = (description: string): Definition => ({
+  description,
+  count: null,
+  limit_per_user: false,
+  time_to_live: null,
+  condition: { method: 'POST' },
+  actions: [],
+});
 
 describe('plan', () => {
   it('prune deletes the server tickets no file names, in id order', () => {
@@ -155,7 +167,16 @@ describe('check request', () => {
   });
 });
 
-const row = (key: string, timestamp: number): LogRow => ({ ticket_id: 't', log_key: key, consume_id: key, user_id: '', is_test: false, attempts: 1, timestamp, description: '{"outcome":{"ok":true}}' });
+const row = (key: string, timestamp: number): LogRow => ({
+  ticket_id: 't',
+  log_key: key,
+  consume_id: key,
+  user_id: '',
+  is_test: false,
+  attempts: 1,
+  timestamp,
+  description: '{"outcome":{"ok":true}}',
+});
 
 describe('logs --follow', () => {
   it('prints each row once, oldest first, also a row listed late with an older time', () => {
@@ -175,7 +196,10 @@ describe('logs --follow', () => {
 
   it('a row is ok only when its outcome says so; a failure shows its code and message', () => {
     expect(outcomeOf({ description: '{"outcome":{"ok":true}}' })).toEqual({ ok: true, text: 'ok' });
-    expect(outcomeOf({ description: '{"outcome":{"ok":false,"code":"CONDITION_FAILED","message":"no"}}', failed: true })).toEqual({ ok: false, text: 'CONDITION_FAILED: no' });
+    expect(outcomeOf({ description: '{"outcome":{"ok":false,"code":"CONDITION_FAILED","message":"no"}}', failed: true })).toEqual({
+      ok: false,
+      text: 'CONDITION_FAILED: no',
+    });
   });
 });
 
@@ -196,7 +220,9 @@ describe('output', () => {
     const refused = errorReport(new ServiceError(400, 'INVALID_PARAMETER', 'Invalid "x": no.'), false);
     expect(refused).toEqual({ text: 'svc: INVALID_PARAMETER: Invalid "x": no.\n', exitCode: EXIT_FAILED });
     const usage = errorReport(usageError('2 files are refused.', [{ where: 't/a.json', code: 'INVALID_JSON', message: 'not JSON' }]), true);
-    expect(JSON.parse(usage.text)).toEqual({ error: { message: '2 files are refused.', problems: [{ where: 't/a.json', code: 'INVALID_JSON', message: 'not JSON' }] } });
+    expect(JSON.parse(usage.text)).toEqual({
+      error: { message: '2 files are refused.', problems: [{ where: 't/a.json', code: 'INVALID_JSON', message: 'not JSON' }] },
+    });
     expect(usage.exitCode).toBe(EXIT_USAGE);
     const crash = errorReport(new TypeError('boom'), false);
     expect(crash).toEqual({ text: 'svc: boom\n', exitCode: EXIT_FAILED });
@@ -208,7 +234,9 @@ describe('svc logs under a flood (issue 26 item 6)', () => {
     expect(formatFloodMinute({ minute: Date.UTC(2026, 10, 26, 20, 1), limited: 3, sampled: 19_750 }, plain)).toBe(
       '2026-11-26T20:01:00.000Z  limited:  3+ refused (429)  19750 failures or dry runs counted, not kept',
     );
-    expect(formatFloodMinute({ minute: Date.UTC(2026, 10, 26, 20, 2), limited: 1, sampled: 0 }, plain)).toBe('2026-11-26T20:02:00.000Z  limited:  1+ refused (429)');
+    expect(formatFloodMinute({ minute: Date.UTC(2026, 10, 26, 20, 2), limited: 1, sampled: 0 }, plain)).toBe(
+      '2026-11-26T20:02:00.000Z  limited:  1+ refused (429)',
+    );
   });
 
   it('a summary entry reads "N more failed with CODE (field) in this minute", not as one failure', () => {
@@ -261,7 +289,14 @@ describe('svc logs --signature: the diagnosis as lines', () => {
   });
 
   it('names the presets that verify, and says when the ticket has no signature or the row kept no URL', () => {
-    const lines = formatSignatureDiagnosis({ ...diagnosis, signature: null, url_kept: false, presets: { secretName: 'k', matching: [{ id: 'discord', name: 'Discord' }] } }, plain);
-    expect(lines).toEqual(['hook has no signature condition.', '  (this row kept no URL: a signature over ${url} cannot verify)', 'presets verifying with k: discord (Discord)']);
+    const lines = formatSignatureDiagnosis(
+      { ...diagnosis, signature: null, url_kept: false, presets: { secretName: 'k', matching: [{ id: 'discord', name: 'Discord' }] } },
+      plain,
+    );
+    expect(lines).toEqual([
+      'hook has no signature condition.',
+      '  (this row kept no URL: a signature over ${url} cannot verify)',
+      'presets verifying with k: discord (Discord)',
+    ]);
   });
 });

@@ -141,7 +141,6 @@ export interface MultipartBody {
 /** Length of the base64 text of `bytes` bytes. */
 export const base64Length = (bytes: number) => 4 * Math.ceil(bytes / 3);
 
-
 /**
  * The form's own bytes, serialized by the platform exactly as fetch would post that FormData
  * (`new Response(formData)`: boundary, part headers, file bytes), base64-encoded; over the cap the

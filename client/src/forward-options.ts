@@ -80,7 +80,6 @@ export function refuseUnknown(options: Record<string, unknown>, known: ReadonlyS
   }
 }
 
-
 function checkData(data: unknown, method: ForwardMethod): void {
   if (data === undefined) return;
   const text = faithfulJson(data);
@@ -134,7 +133,8 @@ export function checkCallback<T>(value: unknown, path: string): T | undefined {
 
 function checkSecretName(value: unknown, path: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '' || value.length > MAX_SECRET_NAME) throw refuse(path, `must be a key name of 1 to ${MAX_SECRET_NAME} characters`);
+  if (typeof value !== 'string' || value === '' || value.length > MAX_SECRET_NAME)
+    throw refuse(path, `must be a key name of 1 to ${MAX_SECRET_NAME} characters`);
   return value;
 }
 
@@ -149,7 +149,8 @@ function checkRequest(options: Record<string, unknown>, defaultMethod: ForwardMe
   const method = options.method === undefined && defaultMethod ? defaultMethod : checkMethod(options.method);
   const headers = checkHeaders(options.headers);
   checkData(options.data, method);
-  if (options.params !== undefined && !(isPlainObject(options.params) && faithfulJson(options.params) !== undefined)) throw refuse('params', 'must be an object of JSON values');
+  if (options.params !== undefined && !(isPlainObject(options.params) && faithfulJson(options.params) !== undefined))
+    throw refuse('params', 'must be an object of JSON values');
   const queue = options.queue === undefined ? undefined : checkQueueName(options.queue);
   const poll = options.poll === undefined ? 0 : checkInterval(options.poll, 'poll');
   const { expires } = options;
@@ -186,7 +187,10 @@ function checkSvcHeaders(value: unknown): SvcHeaders | undefined {
 function checkResponseType(value: unknown): ResponseType | undefined {
   if (value === undefined || value === 'json' || value === 'text') return value;
   if (value === 'response') {
-    throw refuse('responseType', "'response' is not available: the destination is called server side, so there is no Response to hand back; use 'json' or 'text'");
+    throw refuse(
+      'responseType',
+      "'response' is not available: the destination is called server side, so there is no Response to hand back; use 'json' or 'text'",
+    );
   }
   throw refuse('responseType', "must be 'json' or 'text'");
 }
@@ -232,6 +236,10 @@ export function checkClientSecretParams(params: ClientSecretRequestParams | unkn
   const clientSecretName = checkSecretName(params.clientSecretName, 'clientSecretName');
   if (clientSecretName === undefined) throw refuse('clientSecretName', 'is required');
   const request = checkRequest(params, undefined);
-  if (!CLIENT_SECRET_METHODS.includes(request.method)) throw refuse('method', `must be one of ${CLIENT_SECRET_METHODS.join(', ')} (use forwardRequest for ${FORWARD_METHODS.filter((m) => !CLIENT_SECRET_METHODS.includes(m)).join(' and ')})`);
+  if (!CLIENT_SECRET_METHODS.includes(request.method))
+    throw refuse(
+      'method',
+      `must be one of ${CLIENT_SECRET_METHODS.join(', ')} (use forwardRequest for ${FORWARD_METHODS.filter((m) => !CLIENT_SECRET_METHODS.includes(m)).join(' and ')})`,
+    );
   return { ...request, clientSecretName };
 }

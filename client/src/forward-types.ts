@@ -12,7 +12,18 @@ import type {
 } from '../../schemas/forward-rules.js';
 import type { StreamVia } from './stream-sequencer.js';
 
-export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardMethod, ForwardStatus, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory, StreamVia };
+export type {
+  FinalizeAnswer,
+  ForwardCheckAnswer,
+  ForwardFailure,
+  ForwardMethod,
+  ForwardStatus,
+  ForwardStatusEnvelope,
+  QueueCountAnswer,
+  RemovalAnswer,
+  RequestHistory,
+  StreamVia,
+};
 
 /** The first argument of forwardRequest: flattened into data or params unless multipart is true. */
 export type ForwardForm = SubmitEvent | HTMLFormElement | FormData | Record<string, unknown> | null | undefined;

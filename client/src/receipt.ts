@@ -7,7 +7,6 @@ const RANDOM_SUFFIX = 4;
 // '#<ticket_id>#<consume_id>#<consumer>': ticket and consume ids never hold '#'; the consumer (a user agent) may.
 const TKID = /^#([^#]+)#([0-9A-Za-z]+)#([\s\S]*)$/;
 
-
 /** The ms timestamp a consume_id was made at. */
 export function consumeIdTime(consumeId: string): number {
   return fromBase62(consumeId.slice(0, -RANDOM_SUFFIX));

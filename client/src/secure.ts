@@ -66,7 +66,8 @@ export function secureBody(params: unknown, url?: unknown): SecureRequestItem | 
   if (isHtmlForm(params)) throw invalidParameter(HTML_FORM);
   if (url !== undefined) {
     if (Array.isArray(params)) throw invalidParameter('url: not with an array: each request names its own url.');
-    if (!isFormData(params) && !isPlainObject(params)) throw invalidParameter('params: with the url as the second argument, params is the data: FormData or a plain object.');
+    if (!isFormData(params) && !isPlainObject(params))
+      throw invalidParameter('params: with the url as the second argument, params is the data: FormData or a plain object.');
     return checkItem({ url, data: flattenForm(params) }, '');
   }
   if (Array.isArray(params)) {

@@ -60,6 +60,7 @@ export function checkFinalizeData(data: unknown): unknown {
   if (data === undefined) return null;
   const text = faithfulJson(data);
   if (text === undefined) throw invalidParameter('data: must be JSON-serializable (no cycles, BigInt, functions, NaN or Infinity).');
-  if (new TextEncoder().encode(text).length > MAX_FINALIZE_DATA_BYTES) throw invalidParameter(`data: must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON.`);
+  if (new TextEncoder().encode(text).length > MAX_FINALIZE_DATA_BYTES)
+    throw invalidParameter(`data: must be at most ${MAX_FINALIZE_DATA_BYTES} bytes as JSON.`);
   return data;
 }

@@ -19,7 +19,11 @@ const ASSISTANT_KEY = 'sk-readme-example-2f9c';
 beforeAll(async () => {
   browser = await launchChromium();
   worker = await createTestProject();
-  await worker.registerTicket('newsletter-signup', { count: 10, condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] }, actions: [] });
+  await worker.registerTicket('newsletter-signup', {
+    count: 10,
+    condition: { method: 'POST', body: [{ key: 'email', operator: '<=', value: '@example.com' }] },
+    actions: [],
+  });
   await worker.registerTicket('open', { actions: [] });
   await worker.registerTicket('verified-only', { condition: { user: [{ key: 'email_verified', operator: '=', value: true }] }, actions: [] });
   dest = await startScriptedServer();
@@ -98,7 +102,14 @@ describe('forwardRequest in a browser page', () => {
       json(res, authorized ? 200 : 401, authorized ? { answer: `You asked: ${JSON.parse(req.body).question}` } : { error: 'bad key' });
     });
     const seen: string[] = [];
-    page.on('response', (response) => void response.text().then((text) => seen.push(text), () => undefined));
+    page.on(
+      'response',
+      (response) =>
+        void response.text().then(
+          (text) => seen.push(text),
+          () => undefined,
+        ),
+    );
     await page.goto(`${pages.url}/ask.html`);
     await page.fill('input[name=question]', 'Is it raining?');
     await page.click('button');
@@ -122,7 +133,8 @@ describe('forwardRequest in a browser page', () => {
       async ({ serviceId, baseUrl, url }) => {
         const { Svc } = (window as unknown as { svcClient: typeof import('../src/index.js') }).svcClient;
         const svc = new Svc({ serviceId, baseUrl });
-        document.body.innerHTML = '<form id="upload"><input name="title" value="Grüße"><input type="file" name="file"><button name="go" value="yes">Send</button></form>';
+        document.body.innerHTML =
+          '<form id="upload"><input name="title" value="Grüße"><input type="file" name="file"><button name="go" value="yes">Send</button></form>';
         const form = document.getElementById('upload') as HTMLFormElement;
         const files = new DataTransfer();
         files.items.add(new File([new Uint8Array([0, 255, 1, 254, 13, 10])], 'raw.bin', { type: 'application/octet-stream' }));

@@ -36,7 +36,11 @@ describe('the client build', () => {
       'schemas/paths.js': 'export const path = 1;\n',
       'schemas/unused.js': "import { z } from 'zod';\n",
     });
-    expect(runtimeSchemaModules(clientStage, schemasStage).map((f) => path.relative(schemasStage, f)).sort()).toEqual(['paths.js', 'rules.js']);
+    expect(
+      runtimeSchemaModules(clientStage, schemasStage)
+        .map((f) => path.relative(schemasStage, f))
+        .sort(),
+    ).toEqual(['paths.js', 'rules.js']);
   });
 
   it('fails when a schemas/ module the client runs imports zod, however deep', () => {

@@ -97,7 +97,7 @@ describe('the Forwarding page', () => {
     expect(destination.requests.some((request) => request.url.includes(SECRET))).toBe(true);
   });
 
-  it("opens the streamed request to its stored text and timings", async () => {
+  it('opens the streamed request to its stored text and timings', async () => {
     await row(ids.streamed).locator('.log-summary').click();
     const details = row(ids.streamed).locator('.log-details');
     await details.locator('.forward-stream-text').waitFor();
@@ -123,7 +123,9 @@ describe('the Forwarding page', () => {
   });
 
   it('pages: 25 requests at first, the older ones after "Older requests", each once', async () => {
-    const more = await Promise.all(Array.from({ length: 26 }, (_, n) => forwardAsVisitor({ url: `${destination.url}/page/${n}`, method: 'POST', data: { n } })));
+    const more = await Promise.all(
+      Array.from({ length: 26 }, (_, n) => forwardAsVisitor({ url: `${destination.url}/page/${n}`, method: 'POST', data: { n } })),
+    );
     expect(more.map((res) => res.status)).toEqual(more.map(() => 200));
     const until = Date.now() + 20_000;
     while ((await ownerList()).length < 28) {

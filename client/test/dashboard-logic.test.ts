@@ -13,7 +13,13 @@ import type { TicketAction } from '../../schemas/ticket-types';
 
 describe('field paths of the dashboard', () => {
   it('parse and join back to the path the registry writes, quoted keys included', () => {
-    for (const path of ['actions[0].exe.url', 'condition.body[2].value', 'actions[1].exe.headers["X-Id"]', 'actions[0].exe.headers["a.b\\"c"]', 'description']) {
+    for (const path of [
+      'actions[0].exe.url',
+      'condition.body[2].value',
+      'actions[1].exe.headers["X-Id"]',
+      'actions[0].exe.headers["a.b\\"c"]',
+      'description',
+    ]) {
       const segments = parsePath(path);
       expect(segments, path).not.toBeNull();
       expect(joinSegments(segments!)).toBe(path);
@@ -61,9 +67,20 @@ describe('a legacy ticket opened in the dashboard (spec 9.2, docs/migrating.md)'
         exe: {
           url: 'https://x.example/a',
           actions: [
-            { act: 'cond', exe: { response: [{ key: 'method', operator: '=', value: 'POST' }, { key: 'order[id]', placeholder: 'ID' }] } },
+            {
+              act: 'cond',
+              exe: {
+                response: [
+                  { key: 'method', operator: '=', value: 'POST' },
+                  { key: 'order[id]', placeholder: 'ID' },
+                ],
+              },
+            },
             { act: 'resp', exe: { body: { queued: '${response[method]}', whole: '${response}', escaped: '$${response[method]}' } } },
-            { act: 'pstr', exe: { table: { name: 't', access_group: 1 }, data: '${response[a]}', actions: [{ act: 'resp', exe: { body: '${response[id]}' } }] } },
+            {
+              act: 'pstr',
+              exe: { table: { name: 't', access_group: 1 }, data: '${response[a]}', actions: [{ act: 'resp', exe: { body: '${response[id]}' } }] },
+            },
           ],
         },
         err: [{ act: 'resp', exe: { body: '${error[message]}' } }],
@@ -71,7 +88,10 @@ describe('a legacy ticket opened in the dashboard (spec 9.2, docs/migrating.md)'
     ];
     const [req] = moveReqAnswersUnderBody(actions);
     const then = req.exe.actions!;
-    expect(then[0].exe.response).toEqual([{ key: 'body[method]', operator: '=', value: 'POST' }, { key: 'body[order][id]', placeholder: 'ID' }]);
+    expect(then[0].exe.response).toEqual([
+      { key: 'body[method]', operator: '=', value: 'POST' },
+      { key: 'body[order][id]', placeholder: 'ID' },
+    ]);
     expect(then[1].exe.body).toEqual({ queued: '${response[body][method]}', whole: '${response[body]}', escaped: '$${response[method]}' });
     expect(then[2].exe.data).toBe('${response[body][a]}');
     // The pstr's own Then chain reads the pstr's answer, not the req's.
@@ -80,7 +100,14 @@ describe('a legacy ticket opened in the dashboard (spec 9.2, docs/migrating.md)'
   });
 
   it('is moved only for a legacy ticket saved before rules_version 2, and the count is never written back', () => {
-    const listed = { ticket_id: 't', description: 'd', timestamp: 1, count: 3, condition: {}, actions: [{ act: 'req' as const, exe: { url: 'https://x', actions: [{ act: 'resp' as const, exe: { body: '${response[a]}' } }] } }] };
+    const listed = {
+      ticket_id: 't',
+      description: 'd',
+      timestamp: 1,
+      count: 3,
+      condition: {},
+      actions: [{ act: 'req' as const, exe: { url: 'https://x', actions: [{ act: 'resp' as const, exe: { body: '${response[a]}' } }] } }],
+    };
     expect(definitionOf({ ...listed, legacy: true }).movedUnderBody).toBe(true);
     expect(definitionOf({ ...listed, legacy: true, rules_version: 2 }).movedUnderBody).toBe(false);
     expect(definitionOf(listed).definition).not.toHaveProperty('count');

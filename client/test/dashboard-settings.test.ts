@@ -62,7 +62,10 @@ describe('dashboard settings pages', () => {
     await expect.poll(() => page.textContent('#templates-status')).toBe('Saved mail template welcome.');
     const row = page.locator('tr[data-template=welcome]');
     await expect.poll(() => row.locator('td[data-label=placeholders]').textContent()).toBe('name, order_id');
-    expect((await ownerCall('GET', '/mail-templates/welcome')).json).toMatchObject({ subject: 'Welcome ${name}', html: '<p>Hi ${name}, order ${order_id}</p>' });
+    expect((await ownerCall('GET', '/mail-templates/welcome')).json).toMatchObject({
+      subject: 'Welcome ${name}',
+      html: '<p>Hi ${name}, order ${order_id}</p>',
+    });
 
     await row.locator('button', { hasText: 'Edit' }).click();
     expect(await page.inputValue('#template-id')).toBe('welcome');
@@ -124,7 +127,9 @@ describe('dashboard settings pages', () => {
       await page.click('#newsletter-form button[type=submit]');
       await expect.poll(() => page.textContent('#newsletters-status')).toBe(`Saved newsletter ${id} of group ${group}.`);
     }
-    await expect.poll(() => page.locator('.newsletter-group').evaluateAll((groups) => groups.map((g) => g.getAttribute('data-group')))).toEqual(['7', 'public']);
+    await expect
+      .poll(() => page.locator('.newsletter-group').evaluateAll((groups) => groups.map((g) => g.getAttribute('data-group'))))
+      .toEqual(['7', 'public']);
     expect(await page.locator('.newsletter-group[data-group=public] tr[data-newsletter="public/launch"]').count()).toBe(1);
     expect(await page.locator('.newsletter-group[data-group="7"] tr[data-newsletter="7/members-news"]').count()).toBe(1);
 
@@ -134,7 +139,11 @@ describe('dashboard settings pages', () => {
     await page.fill('#newsletter-subject', 'For group 7, edited');
     await page.click('#newsletter-form button[type=submit]');
     await expect.poll(() => members.locator('td.subject').textContent()).toBe('For group 7, edited');
-    expect((await ownerCall('GET', '/newsletters/7/members-news')).json).toMatchObject({ group: 7, subject: 'For group 7, edited', text: 'Text of members-news' });
+    expect((await ownerCall('GET', '/newsletters/7/members-news')).json).toMatchObject({
+      group: 7,
+      subject: 'For group 7, edited',
+      text: 'Text of members-news',
+    });
     await screenshot(page, 'newsletters');
 
     await page.click('button[aria-label="Open group 7 and its subscribers"]');
@@ -199,7 +208,11 @@ describe('dashboard settings pages', () => {
     await expect.poll(() => refusal.textContent()).toMatch(/^INVALID_PARAMETER: Invalid "secure_request_destinations\[1\]"/);
     expect(await page.getAttribute('#settings-destinations', 'aria-invalid')).toBe('true');
     const owner = await fetch(`${worker.url}/v1/owner`, { headers: { authorization: `Bearer ${worker.project.owner_key}` } });
-    expect(await owner.json()).toMatchObject({ name: 'Client tests (renamed)', secure_request_key_set: true, secure_request_destinations: ['https://api.example/v1', 'https://hooks.example/in'] });
+    expect(await owner.json()).toMatchObject({
+      name: 'Client tests (renamed)',
+      secure_request_key_set: true,
+      secure_request_destinations: ['https://api.example/v1', 'https://hooks.example/in'],
+    });
 
     await page.click('#settings-key-remove');
     await expect.poll(() => page.textContent('#settings-key-state strong')).toBe('not set');
@@ -210,7 +223,14 @@ describe('dashboard settings pages', () => {
 describe('bad input on the dashboard', () => {
   it('pages through a log of 100,000 rows 25 at a time, and the outcome filter finds rows rare in it by asking the service', async () => {
     const rows = 100_000;
-    await seedLog(worker.persistTo, { serviceId: worker.project.service_id, ticketId: 'big-log', rows, firstTimestamp: 1_700_000_000_000, failedEvery: 10, checkEvery: 1_000 });
+    await seedLog(worker.persistTo, {
+      serviceId: worker.project.service_id,
+      ticketId: 'big-log',
+      rows,
+      firstTimestamp: 1_700_000_000_000,
+      failedEvery: 10,
+      checkEvery: 1_000,
+    });
     const listed: number[] = [];
     const limits = new Set<string | null>();
     page.on('response', async (response) => {
@@ -267,7 +287,11 @@ describe('bad input on the dashboard', () => {
     await expectNothingInjected();
 
     // A consumed ticket: the log row, the request it kept and the action rows carry the HTML.
-    await worker.registerTicket('xss-log', { description: INJECTED, condition: { method: 'POST' }, actions: [{ act: 'resp', exe: { status: 200, body: { echo: '${body[html]}', note: INJECTED } } }] });
+    await worker.registerTicket('xss-log', {
+      description: INJECTED,
+      condition: { method: 'POST' },
+      actions: [{ act: 'resp', exe: { status: 200, body: { echo: '${body[html]}', note: INJECTED } } }],
+    });
     const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/xss-log`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': INJECTED, 'x-note': INJECTED },

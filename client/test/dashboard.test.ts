@@ -123,7 +123,10 @@ describe('the owner dashboard', () => {
   });
 
   it('the signature editor offers algorithm token, and encoding raw only with it; a token ticket opens, shows and saves unchanged', async () => {
-    const optionsOf = (fieldPath: string) => input(page, fieldPath).locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    const optionsOf = (fieldPath: string) =>
+      input(page, fieldPath)
+        .locator('option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
     await openNewTicket();
     await page.selectOption('#signature-preset', 'custom');
     expect(await optionsOf('condition.signature.algorithm')).toContain('token');
@@ -135,7 +138,9 @@ describe('the owner dashboard', () => {
     // A custom token header (no preset has it) registered through the API, then opened in the editor.
     await worker.putSecretKey('hook_token', { value: 'token-kept-as-a-secret-key' });
     const signature = { secretName: 'hook_token', header: 'X-Hook-Token', algorithm: 'token', encoding: 'raw', parts: ['${signature}'] };
-    expect((await ownerCall('PUT', '/tickets/token-form', { description: 'custom token header', condition: { method: 'POST', signature }, actions: [] })).status).toBe(201);
+    expect(
+      (await ownerCall('PUT', '/tickets/token-form', { description: 'custom token header', condition: { method: 'POST', signature }, actions: [] })).status,
+    ).toBe(201);
     const before = await storedTicket('token-form');
     await page.goto(`${worker.url}/#/tickets/token-form/edit`);
     await page.reload();
@@ -218,12 +223,15 @@ describe('the owner dashboard', () => {
     await failed.getByRole('button', { name: 'Why did the signature fail?' }).click();
     await expect.poll(() => failed.locator('.answer h4').textContent()).toBe('Signature diagnosis answered');
     const diagnosis = JSON.parse((await failed.locator('.answer-body').textContent()) ?? '');
-    expect(diagnosis).toMatchObject({ signature: { verified: false, result: expect.stringContaining('HMAC'), trace: { source: { header: 'Stripe-Signature', found: true } } }, presets: { secretName: 'stripe', matching: [] } });
+    expect(diagnosis).toMatchObject({
+      signature: { verified: false, result: expect.stringContaining('HMAC'), trace: { source: { header: 'Stripe-Signature', found: true } } },
+      presets: { secretName: 'stripe', matching: [] },
+    });
     expect(JSON.stringify(diagnosis)).not.toContain(STRIPE_SECRET);
     expect(JSON.stringify(diagnosis)).not.toContain(header.split('v1=')[1]);
   });
 
-  it('shows a refusal next to the input of the field it names: the page\'s own check and the registry\'s', async () => {
+  it("shows a refusal next to the input of the field it names: the page's own check and the registry's", async () => {
     await openNewTicket();
     await page.fill('#ticket-id', 'refused-url');
     await addAction('Actions', 'req');
@@ -240,7 +248,9 @@ describe('the owner dashboard', () => {
     await input(page, 'actions[0].exe.url').fill('https://example.com/hook');
     await input(page, 'actions[0].exe.secretName').fill('NOT_STORED');
     await page.click('form button[type=submit]');
-    await expect.poll(() => fieldError(page, 'actions[0].exe.secretName').textContent()).toMatch(/No Secret Key named "NOT_STORED"|no Secret Key named "NOT_STORED"/);
+    await expect
+      .poll(() => fieldError(page, 'actions[0].exe.secretName').textContent())
+      .toMatch(/No Secret Key named "NOT_STORED"|no Secret Key named "NOT_STORED"/);
     expect(await fieldError(page, 'actions[0].exe.url').count()).toBe(0);
     expect((await ownerCall('GET', '/tickets?ticket_id=refused-url')).json.list).toEqual([]);
   });
@@ -254,7 +264,11 @@ describe('the owner dashboard', () => {
         method: 'POST',
         ip: { operator: '=', value: ['203.0.113.9'] },
         headers: [{ key: 'X-Kind', operator: '=', value: 'all' }],
-        body: [{ key: 'n', operator: '>=', value: 1 }, { key: 'who', placeholder: 'WHO' }, { key: 'flag', operator: '=', value: '5' }],
+        body: [
+          { key: 'n', operator: '>=', value: 1 },
+          { key: 'who', placeholder: 'WHO' },
+          { key: 'flag', operator: '=', value: '5' },
+        ],
         params: [{ key: 'tag', operator: '!=', value: null }],
         user: [{ key: 'plan', operator: '=', value: ['pro', 'team'] }],
         record_access: '${body[record]}',
@@ -270,14 +284,32 @@ describe('the owner dashboard', () => {
             data: { who: '${placeholder[WHO]}', n: '${body[n]}' },
             params: { page: 1 },
             actions: [
-              { act: 'cond', exe: { response: [{ key: 'status', operator: '=', value: 200 }, { key: 'body[id]', placeholder: 'ID' }] } },
+              {
+                act: 'cond',
+                exe: {
+                  response: [
+                    { key: 'status', operator: '=', value: 200 },
+                    { key: 'body[id]', placeholder: 'ID' },
+                  ],
+                },
+              },
               { act: 'acsr', exe: { record_id: '${placeholder[ID]}', user_id: ['u1', 'u2'] } },
             ],
           },
           err: [{ act: 'resp', exe: { status: 502, body: { failed: '${error[message]}' }, resume: 'stop' } }],
           retry: true,
         },
-        { act: 'pstr', exe: { table: { name: 'orders', access_group: 'admin' }, unique_id: '${placeholder[WHO]}', data: '${body}', tags: ['a'], readonly: true, user_id: '${user[user_id]}' } },
+        {
+          act: 'pstr',
+          exe: {
+            table: { name: 'orders', access_group: 'admin' },
+            unique_id: '${placeholder[WHO]}',
+            data: '${body}',
+            tags: ['a'],
+            readonly: true,
+            user_id: '${user[user_id]}',
+          },
+        },
         { act: 'acsg', exe: { group: 'admin', user_id: '${user[user_id]}' } },
         { act: 'mail', exe: { template: 'welcome', to: '${user[email]}', placeholders: { name: 'Ada', n: 3 } } },
         { act: 'nlsd', exe: { group: 'public', newsletter: 'weekly' } },
@@ -307,10 +339,13 @@ describe('the owner dashboard', () => {
     await page.click('button:has-text("Form mode")');
     await input(page, 'actions[2].exe.group').fill('7');
     await page.click('button:has-text("JSON mode")');
-    expect(await jsonModeDefinition(page)).toEqual({ ...definition, actions: definition.actions.map((a, i) => (i === 2 ? { act: 'acsg', exe: { group: 7, user_id: '${user[user_id]}' } } : a)) });
+    expect(await jsonModeDefinition(page)).toEqual({
+      ...definition,
+      actions: definition.actions.map((a, i) => (i === 2 ? { act: 'acsg', exe: { group: 7, user_id: '${user[user_id]}' } } : a)),
+    });
   });
 
-  it('JSON mode shows the registry\'s issue at its field path, and refuses a 2 MB paste before sending', async () => {
+  it("JSON mode shows the registry's issue at its field path, and refuses a 2 MB paste before sending", async () => {
     await openNewTicket();
     await page.fill('#ticket-id', 'json-issues');
     await page.click('button:has-text("JSON mode")');
@@ -336,7 +371,9 @@ describe('the owner dashboard', () => {
     await page.waitForSelector('#confirm-save');
     await page.route('**/tickets/offline-save', (route) => (route.request().method() === 'PUT' ? route.abort('internetdisconnected') : route.continue()));
     await page.click('#confirm-save');
-    await expect.poll(() => page.textContent('#editor-status')).toMatch(/could not be reached \(network failure\): the ticket was not saved\. Your edit is kept/);
+    await expect
+      .poll(() => page.textContent('#editor-status'))
+      .toMatch(/could not be reached \(network failure\): the ticket was not saved\. Your edit is kept/);
     expect(await input(page, 'description').inputValue()).toBe('kept through a failure');
     await page.unroute('**/tickets/offline-save');
     await page.click('#confirm-save');
@@ -364,11 +401,18 @@ describe('the owner dashboard', () => {
     await tabTo(page, '#confirm-save');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.textContent('#editor-status')).toBe('Saved by-keyboard.');
-    expect(await storedTicket('by-keyboard')).toMatchObject({ description: 'Typed, never clicked', actions: [{ act: 'req', exe: { url: 'https://example.com/hook' } }] });
+    expect(await storedTicket('by-keyboard')).toMatchObject({
+      description: 'Typed, never clicked',
+      actions: [{ act: 'req', exe: { url: 'https://example.com/hook' } }],
+    });
   });
 
   it('shows HTML and script from a description, a log row and a kept request as text, never running them', async () => {
-    await worker.registerTicket('injected', { description: INJECTED, condition: { method: 'POST' }, actions: [{ act: 'resp', exe: { body: { echo: '${body[html]}' } } }] });
+    await worker.registerTicket('injected', {
+      description: INJECTED,
+      condition: { method: 'POST' },
+      actions: [{ act: 'resp', exe: { body: { echo: '${body[html]}' } } }],
+    });
     const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/injected`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': INJECTED },
@@ -395,7 +439,13 @@ describe('the owner dashboard', () => {
     await worker.importLegacyTicket('legacy-order', {
       description: 'Imported',
       condition: { method: 'POST' },
-      actions: [{ act: 'req', exe: { url: 'https://fulfil.example.com/orders', method: 'POST', actions: [{ act: 'resp', exe: { body: { queued: '${response[method]}' } } }] }, condition: [{ key: 'method', operator: '=', value: 'POST' }] }],
+      actions: [
+        {
+          act: 'req',
+          exe: { url: 'https://fulfil.example.com/orders', method: 'POST', actions: [{ act: 'resp', exe: { body: { queued: '${response[method]}' } } }] },
+          condition: [{ key: 'method', operator: '=', value: 'POST' }],
+        },
+      ],
     });
     await page.goto(`${worker.url}/#/tickets/legacy-order/edit`);
     await expect.poll(() => page.locator('.notice').count()).toBe(1);
@@ -416,7 +466,11 @@ describe('the owner dashboard', () => {
   it('filters the log by outcome and clears it after a confirmation', async () => {
     await worker.registerTicket('filtered', { condition: { method: 'POST', body: [{ key: 'ok', operator: '=', value: true }] }, actions: [] });
     for (const ok of [true, false]) {
-      await fetch(`${worker.url}/tp/${worker.project.service_id}/filtered`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok }) });
+      await fetch(`${worker.url}/tp/${worker.project.service_id}/filtered`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ok }),
+      });
     }
     await page.goto(`${worker.url}/#/tickets/filtered/logs`);
     await waitForLogRows('.log-row', 2);
@@ -447,7 +501,11 @@ describe('the owner dashboard', () => {
     await page.goto(`${worker.url}/#/tickets/live/logs`);
     await waitForLogRows('.log-row', 0);
     await page.check('#log-live');
-    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/live`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/live`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(consumed.status, await consumed.clone().text()).toBe(200);
     // No click on Refresh: the live refresh brings the row in.
     await expect.poll(() => page.locator('.log-row.outcome-ok').count(), { timeout: 20_000, interval: 250 }).toBe(1);
@@ -462,7 +520,8 @@ describe('the owner dashboard', () => {
   it('shows when a ticket is being limited (issue 26 item 6): refusals and counted failures per minute, and the summary of what was counted', async () => {
     expect((await worker.ownerCall('PATCH', '/settings', { flood_limits: { tickets: { besieged: 50 } } })).status).toBe(200);
     await worker.registerTicket('besieged', { condition: { method: 'POST' }, actions: [] });
-    const get = (ip: string) => fetch(`${worker.url}/tg/${worker.project.service_id}/besieged`, { headers: { 'cf-connecting-ip': ip } }).then((res) => res.status);
+    const get = (ip: string) =>
+      fetch(`${worker.url}/tg/${worker.project.service_id}/besieged`, { headers: { 'cf-connecting-ip': ip } }).then((res) => res.status);
     // 240 failures from 6 addresses (under the limit of 50 each every 10 s), then one address past it.
     const failed = await Promise.all(Array.from({ length: 240 }, (_, i) => get(`192.0.2.${100 + (i % 6)}`)));
     expect(failed.filter((s) => s === 400).length).toBeGreaterThan(200);

@@ -20,7 +20,16 @@ const withBoundary = (bytes: Buffer, from: string, to: string) => Buffer.from(by
 
 describe('form flattening (spec 4.3)', () => {
   it('repeated names collapse to an array, in order', () => {
-    expect(flattenForm(formDataOf([['tag', 'a'], ['tag', 'b'], ['tag', 'c'], ['one', '1']]))).toEqual({ tag: ['a', 'b', 'c'], one: '1' });
+    expect(
+      flattenForm(
+        formDataOf([
+          ['tag', 'a'],
+          ['tag', 'b'],
+          ['tag', 'c'],
+          ['one', '1'],
+        ]),
+      ),
+    ).toEqual({ tag: ['a', 'b', 'c'], one: '1' });
   });
 
   it('bracketed names build nested objects; a[] always makes an array', () => {
@@ -41,13 +50,31 @@ describe('form flattening (spec 4.3)', () => {
   });
 
   it('a bracketed name that runs into a plain value keeps its whole name', () => {
-    expect(flattenForm(formDataOf([['a', '1'], ['a[b]', '2']]))).toEqual({ a: '1', 'a[b]': '2' });
+    expect(
+      flattenForm(
+        formDataOf([
+          ['a', '1'],
+          ['a[b]', '2'],
+        ]),
+      ),
+    ).toEqual({ a: '1', 'a[b]': '2' });
   });
 
   it('files are dropped from a FormData and Blobs from a plain object, at any depth', () => {
     const file = new File(['bytes'], 'photo.png', { type: 'image/png' });
-    expect(flattenForm(formDataOf([['title', 't'], ['photo', file]]))).toEqual({ title: 't' });
-    expect(flattenForm({ title: 't', photo: file, nested: { blob: new Blob(['x']), keep: 1 }, list: [file, 2] })).toEqual({ title: 't', nested: { keep: 1 }, list: [2] });
+    expect(
+      flattenForm(
+        formDataOf([
+          ['title', 't'],
+          ['photo', file],
+        ]),
+      ),
+    ).toEqual({ title: 't' });
+    expect(flattenForm({ title: 't', photo: file, nested: { blob: new Blob(['x']), keep: 1 }, list: [file, 2] })).toEqual({
+      title: 't',
+      nested: { keep: 1 },
+      list: [2],
+    });
   });
 
   it('a field named __proto__ is an own field, not the prototype', () => {
@@ -74,7 +101,11 @@ describe('multipart bytes (spec 4.3)', () => {
 
   it('are exactly what fetch would post for the FormData, files included, with its content type', async () => {
     const file = new File([new Uint8Array([0, 1, 2, 250, 255, 13, 10])], 'raw.bin', { type: 'application/octet-stream' });
-    const formData = formDataOf([['title', 'Grüße'], ['photo', file], ['title', 'two']]);
+    const formData = formDataOf([
+      ['title', 'Grüße'],
+      ['photo', file],
+      ['title', 'two'],
+    ]);
     const body = await multipartOf(formData);
     expect(body.content_type).toMatch(/^multipart\/form-data; boundary=.+$/);
     const sent = Buffer.from(body.base64, 'base64');
@@ -87,7 +118,15 @@ describe('multipart bytes (spec 4.3)', () => {
   it('a plain object becomes the FormData a form of those fields would be: arrays repeat, objects use a[b], Blobs stay files', async () => {
     const blob = new File(['xyz'], 'f.txt', { type: 'text/plain' });
     const body = await multipartOf({ a: 'x', list: ['1', '2'], nested: { b: 'y' }, file: blob, skipped: null });
-    const reference = await fetchBytes(formDataOf([['a', 'x'], ['list', '1'], ['list', '2'], ['nested[b]', 'y'], ['file', blob]]));
+    const reference = await fetchBytes(
+      formDataOf([
+        ['a', 'x'],
+        ['list', '1'],
+        ['list', '2'],
+        ['nested[b]', 'y'],
+        ['file', blob],
+      ]),
+    );
     const ours = /boundary=(.+)$/.exec(body.content_type)![1];
     expect(withBoundary(Buffer.from(body.base64, 'base64'), ours, 'B').equals(withBoundary(reference.bytes, reference.boundary, 'B'))).toBe(true);
   });
@@ -105,7 +144,10 @@ describe('multipart bytes (spec 4.3)', () => {
     expect(at.base64.length).toBe(MAX_MULTIPART_CHARS);
     const err = await multipartOf(formDataOf([['f', new File([new Uint8Array(largest + 1)], 'f.bin')]])).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SvcError);
-    expect(err).toMatchObject({ code: 'INVALID_PARAMETER', message: `multipart: the encoded body is ${MAX_MULTIPART_CHARS + 4} characters; at most ${MAX_MULTIPART_CHARS} are relayed.` });
+    expect(err).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: `multipart: the encoded body is ${MAX_MULTIPART_CHARS + 4} characters; at most ${MAX_MULTIPART_CHARS} are relayed.`,
+    });
   });
 
   it('without FormData or Response in the environment it is NOT_SUPPORTED', async () => {

@@ -122,18 +122,25 @@ describe('options refused before anything is sent', () => {
   it('poll() refuses an onStream that is not a function', async () => {
     queuedService('S1:abcdefgh', [envelope('S1:abcdefgh', 'pending')]);
     const status = await svcOf().forwardRequest(null, { url: DEST, queue: 'q1' });
-    expect(() => status.poll({ onStream: 'print' as never })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'onStream: must be a function.' }));
+    expect(() => status.poll({ onStream: 'print' as never })).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'onStream: must be a function.' }),
+    );
   });
 
   it('clientSecretRequest requires clientSecretName and one of its four methods, and takes no forwardRequest-only option', async () => {
     const svc = svcOf();
     const base = { clientSecretName: 'k', url: DEST, method: 'POST' as const };
     expect((await rejection(svc.clientSecretRequest({ ...base, clientSecretName: undefined } as never))).message).toBe('clientSecretName: is required.');
-    expect((await rejection(svc.clientSecretRequest({ ...base, method: 'PATCH' } as never))).message).toContain('method: must be one of GET, POST, DELETE, PUT');
+    expect((await rejection(svc.clientSecretRequest({ ...base, method: 'PATCH' } as never))).message).toContain(
+      'method: must be one of GET, POST, DELETE, PUT',
+    );
     expect((await rejection(svc.clientSecretRequest({ ...base, method: undefined } as never))).message).toContain('method: must be one of');
     for (const option of ['multipart', 'svcHeaders', 'responseType', 'signal']) {
       const err = await rejection(svc.clientSecretRequest({ ...base, [option]: option === 'signal' ? new AbortController().signal : true } as never));
-      expect(err).toMatchObject({ code: 'INVALID_PARAMETER', message: `${option}: is an option of forwardRequest, not of the deprecated clientSecretRequest.` });
+      expect(err).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        message: `${option}: is an option of forwardRequest, not of the deprecated clientSecretRequest.`,
+      });
     }
     expect(server.requests).toHaveLength(0);
   });
@@ -153,7 +160,11 @@ describe('the dispatch on the wire', () => {
     await svc.forwardRequest(form, { url: DEST, method: 'PUT', params: { q: '1' } });
     const [post, get, del, head, put] = dispatched();
     expect(post).toEqual({ url: DEST, method: 'POST', data: { a: 'form', b: 'option', tag: ['1', '2'] } });
-    for (const [body, method] of [[get, 'GET'], [del, 'DELETE'], [head, 'HEAD']] as const) {
+    for (const [body, method] of [
+      [get, 'GET'],
+      [del, 'DELETE'],
+      [head, 'HEAD'],
+    ] as const) {
       expect(body).toEqual({ url: DEST, method, params: { a: 'form', b: 'option', tag: ['1', '2'] } });
     }
     expect(put).toEqual({ url: DEST, method: 'PUT', data: { a: 'form', b: 'form', tag: ['1', '2'] }, params: { q: '1' } });
@@ -213,7 +224,9 @@ describe('the dispatch on the wire', () => {
 
   it('a 429 with Retry-After on the dispatch is retried as for tickets', async () => {
     let answered = 0;
-    server.handle((_req, res) => (++answered === 1 ? json(res, 429, { code: 'TOO_MANY_REQUESTS', message: 'slow' }, { 'retry-after': '0' }) : direct(res, '"ok"')));
+    server.handle((_req, res) =>
+      ++answered === 1 ? json(res, 429, { code: 'TOO_MANY_REQUESTS', message: 'slow' }, { 'retry-after': '0' }) : direct(res, '"ok"'),
+    );
     expect(await svcOf().forwardRequest(null, { url: DEST })).toBe('ok');
     expect(server.requests).toHaveLength(2);
   });
@@ -255,7 +268,12 @@ describe('direct answers', () => {
   });
 
   it('check: true resolves the check answer as it is', async () => {
-    const answer = { check: true, outcome: 'send', request: { method: 'POST', url: DEST, headers: {}, body: null }, verdicts: { secret: 'unused', destination: 'allowed', limits: 'allowed' } };
+    const answer = {
+      check: true,
+      outcome: 'send',
+      request: { method: 'POST', url: DEST, headers: {}, body: null },
+      verdicts: { secret: 'unused', destination: 'allowed', limits: 'allowed' },
+    };
     server.handle((_req, res) => json(res, 200, answer));
     expect(await svcOf().forwardRequest(null, { url: DEST, check: true, responseType: 'text' })).toEqual(answer);
     expect(dispatched()[0].check).toBe(true);
@@ -266,7 +284,11 @@ describe('queued requests and polls', () => {
   const ID = 'S1:abcdefgh';
 
   it('poll > 0 polls at once and resolves with the final body; onResponse gets meta.executed from a running poll', async () => {
-    queuedService(ID, [envelope(ID, 'pending'), envelope(ID, 'running', { executed: 1234 }), envelope(ID, 'resolved', { response_body: { n: 1 }, status_code: 201 })]);
+    queuedService(ID, [
+      envelope(ID, 'pending'),
+      envelope(ID, 'running', { executed: 1234 }),
+      envelope(ID, 'resolved', { response_body: { n: 1 }, status_code: 201 }),
+    ]);
     const calls: unknown[][] = [];
     const value = await svcOf().forwardRequest(null, { url: DEST, poll: 5, onResponse: (...args: unknown[]) => (calls.push(args), 'mine') });
     expect(value).toBe('mine');
@@ -369,7 +391,12 @@ describe('stopping polls', () => {
   it('stops by id, by queue, or all, counting what it stopped; another queue or another id is left alone', async () => {
     server.handle((req, res) => {
       const { route, query } = routeOf(req);
-      if (route === 'GET /forward/history') return json(res, 200, { list: [historyItem('A1:abcdefgh', 'qa'), historyItem('B1:abcdefgh', 'qb'), historyItem('C1:abcdefgh', 'qc')], startKey: null, endOfList: true });
+      if (route === 'GET /forward/history')
+        return json(res, 200, {
+          list: [historyItem('A1:abcdefgh', 'qa'), historyItem('B1:abcdefgh', 'qb'), historyItem('C1:abcdefgh', 'qc')],
+          startKey: null,
+          endOfList: true,
+        });
       if (route === 'GET /forward/request') return json(res, 200, envelope(query.id, 'running'));
       json(res, 200, { removed: true, message: 'ok' });
     });
@@ -392,7 +419,9 @@ describe('stopping polls', () => {
 
   it('an id needs url and method unless it is a full id', () => {
     const svc = svcOf();
-    expect(() => svc.stopForwardRequestPolling({ id: ID })).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'url: is required with a stamp:entropy id.' }));
+    expect(() => svc.stopForwardRequestPolling({ id: ID })).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMETER', message: 'url: is required with a stamp:entropy id.' }),
+    );
     expect(svc.stopForwardRequestPolling({ id: `POST:${ID}:${DEST}` })).toBe(0);
   });
 
@@ -401,7 +430,8 @@ describe('stopping polls', () => {
     let firstDone = false;
     server.handle((req, res) => {
       const { route, query } = routeOf(req);
-      if (route === 'GET /forward/history') return json(res, 200, { list: [historyItem('A1:abcdefgh', 'qa'), historyItem('A2:abcdefgh', 'qa')], startKey: null, endOfList: true });
+      if (route === 'GET /forward/history')
+        return json(res, 200, { list: [historyItem('A1:abcdefgh', 'qa'), historyItem('A2:abcdefgh', 'qa')], startKey: null, endOfList: true });
       reads.push(query.id);
       if (query.id === 'A1:abcdefgh') return json(res, 200, envelope(query.id, firstDone ? 'resolved' : 'running', { response_body: 'first' }));
       json(res, 200, envelope(query.id, 'resolved', { response_body: 'second' }));
@@ -458,12 +488,21 @@ describe('cancel, queue count and history on the wire', () => {
     expect(await svcOf().forwardRequestQueueCount({ queue: 'q1' })).toEqual({ queue_name: 'q1', in_queue: 3 });
     expect(await svcOf().clientSecretRequestQueueCount({ queue: 'q1' })).toEqual({ queue_name: 'q1', in_queue: 3 });
     expect(server.requests.map((req) => req.url)).toEqual([`/v1/projects/${SERVICE}/forward/queue?queue=q1`, `/v1/projects/${SERVICE}/forward/queue?queue=q1`]);
-    await expect(svcOf().forwardRequestQueueCount({} as never)).rejects.toMatchObject({ code: 'INVALID_PARAMETER', message: 'queue: must be a non-empty string.' });
+    await expect(svcOf().forwardRequestQueueCount({} as never)).rejects.toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: 'queue: must be a non-empty string.',
+    });
   });
 
   it('history sends every filter and the paging; pending and running items carry poll(), settled ones do not', async () => {
     const item = (id: string, status: ForwardStatusEnvelope['status']) => ({ ...envelope(id, status), method: 'GET', url: DEST });
-    server.handle((_req, res) => json(res, 200, { list: [item('A:abcdefgh', 'pending'), item('B:abcdefgh', 'running'), item('C:abcdefgh', 'resolved')], startKey: 'k2', endOfList: false }));
+    server.handle((_req, res) =>
+      json(res, 200, {
+        list: [item('A:abcdefgh', 'pending'), item('B:abcdefgh', 'running'), item('C:abcdefgh', 'resolved')],
+        startKey: 'k2',
+        endOfList: false,
+      }),
+    );
     const page = await svcOf().clientSecretRequestHistory(
       { url: DEST, method: 'GET', queue: 'q', queue_exact: true, queue_exclude: 'bg', status: 'pending', compact: true },
       { limit: 3, startKey: 'k1' },

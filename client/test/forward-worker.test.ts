@@ -72,8 +72,10 @@ describe('direct forwarding', () => {
     expect(value).toEqual({ echoed: 'Bearer $CLIENT_SECRET' });
   });
 
-  it('a url outside the key\'s Destinations is refused with INVALID_REQUEST and nothing arrives', async () => {
-    const err = await rejection(svc.forwardRequest(null, { url: `${dest.url}/elsewhere`, secretName: 'dest-key', headers: { Authorization: 'Bearer $CLIENT_SECRET' } }));
+  it("a url outside the key's Destinations is refused with INVALID_REQUEST and nothing arrives", async () => {
+    const err = await rejection(
+      svc.forwardRequest(null, { url: `${dest.url}/elsewhere`, secretName: 'dest-key', headers: { Authorization: 'Bearer $CLIENT_SECRET' } }),
+    );
     expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: 'Destination is not allowed for this client secret.' });
     expect(dest.requests).toHaveLength(0);
   });
@@ -135,7 +137,9 @@ describe('queued forwarding', () => {
     for (let n = 0; n < 5; n++) statuses.push(await svc.forwardRequest({ n }, { url: `${dest.url}/api/ordered`, queue: 'ordered' }));
     expect(statuses.map((s) => s.status)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
     const resolved: number[] = [];
-    const results = await Promise.all(statuses.map((s) => s.poll<{ n: number }>({ latency: 50, onResponse: (res: { n: number }) => (resolved.push(res.n), res) })));
+    const results = await Promise.all(
+      statuses.map((s) => s.poll<{ n: number }>({ latency: 50, onResponse: (res: { n: number }) => (resolved.push(res.n), res) })),
+    );
     expect(results).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
     expect(resolved).toEqual([0, 1, 2, 3, 4]);
     expect(dest.requests.map((req) => JSON.parse(req.body).n)).toEqual([0, 1, 2, 3, 4]);
@@ -187,7 +191,10 @@ describe('queued forwarding', () => {
     expect(svc.stopForwardRequestPolling({ url: `${dest.url}/api/waiting`, method: 'POST', id: waiting.id })).toBe(1);
     expect(svc.isPollStopped(await waitingPoll)).toBe(true);
     await expect
-      .poll(async () => (await svc.forwardRequestHistory({ url: `${dest.url}/api/waiting`, method: 'POST' })).list.map((item) => item.id), { timeout: 10_000, interval: 200 })
+      .poll(async () => (await svc.forwardRequestHistory({ url: `${dest.url}/api/waiting`, method: 'POST' })).list.map((item) => item.id), {
+        timeout: 10_000,
+        interval: 200,
+      })
       .not.toContain(waiting.id);
     hold.releaseAll();
     expect(await runningPoll).toEqual({ path: '/api/running' });
@@ -205,7 +212,10 @@ describe('queued forwarding', () => {
     expect(svc.isPollStopped(result)).toBe(true);
     hold.releaseAll();
     await expect
-      .poll(async () => (await svc.forwardRequestHistory({ url: `${dest.url}/api/aborted`, method: 'POST' })).list.map((item) => item.status), { timeout: 10_000, interval: 200 })
+      .poll(async () => (await svc.forwardRequestHistory({ url: `${dest.url}/api/aborted`, method: 'POST' })).list.map((item) => item.status), {
+        timeout: 10_000,
+        interval: 200,
+      })
       .toEqual(['resolved']);
   });
 });
@@ -229,13 +239,26 @@ describe('history', () => {
     expect(new Set(seen).size).toBe(5);
     expect(pages).toBeGreaterThanOrEqual(3);
     const { list } = await svc.forwardRequestHistory({ url, method: 'POST' }, { limit: 1 });
-    expect(list[0]).toMatchObject({ status: 'resolved', status_code: 200, method: 'POST', url, request_body: { n: expect.any(Number) }, response_body: { ok: true } });
+    expect(list[0]).toMatchObject({
+      status: 'resolved',
+      status_code: 200,
+      method: 'POST',
+      url,
+      request_body: { n: expect.any(Number) },
+      response_body: { ok: true },
+    });
   });
 
   it('requests made under the deprecated name share the history and the queue count with the new names', async () => {
     const url = `${dest.url}/api/aliased`;
     await svc.forwardRequest(null, { url, method: 'PUT', secretName: 'dest-key', headers: { 'x-key': '$CLIENT_SECRET' } });
-    const old = await svc.clientSecretRequest<{ ok: boolean }>({ clientSecretName: 'dest-key', url, method: 'PUT', headers: { 'x-key': '$CLIENT_SECRET' }, poll: 50 });
+    const old = await svc.clientSecretRequest<{ ok: boolean }>({
+      clientSecretName: 'dest-key',
+      url,
+      method: 'PUT',
+      headers: { 'x-key': '$CLIENT_SECRET' },
+      poll: 50,
+    });
     expect(old).toEqual({ ok: true });
     expect(dest.requests.map((req) => req.headers['x-key'])).toEqual([SECRET, SECRET]);
     // Both rows reach the history just after their answers.

@@ -23,7 +23,9 @@ async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<v
 beforeAll(async () => {
   worker = await createTestProject();
   client = new Client({ name: 'svc-client-tests', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${worker.project.owner_key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${worker.project.owner_key}` } },
+  });
   await client.connect(transport);
 });
 
@@ -39,7 +41,10 @@ describe('the MCP server over HTTP under wrangler dev', () => {
   });
 
   it('registers a good ticket and refuses a bad one naming the field path', async () => {
-    const good = await call('register_ticket', { ticket_id: 'orders', ticket: { description: 'orders', count: 5, condition: { body: [{ key: 'kind', operator: '=', value: 'order' }] }, actions: [] } });
+    const good = await call('register_ticket', {
+      ticket_id: 'orders',
+      ticket: { description: 'orders', count: 5, condition: { body: [{ key: 'kind', operator: '=', value: 'order' }] }, actions: [] },
+    });
     expect(good.isError).toBeFalsy();
     expect(structured(good)).toMatchObject({ ticket_id: 'orders', count: 5 });
     const bad = await call('register_ticket', { ticket_id: 'broken', ticket: { actions: [{ act: 'nope', exe: {} }] } });
@@ -49,11 +54,18 @@ describe('the MCP server over HTTP under wrangler dev', () => {
 
   it('dry-runs the ticket: a passing and a failing sample request', async () => {
     expect(structured(await call('check_ticket', { ticket_id: 'orders', body: { kind: 'order' } }))).toMatchObject({ passed: true });
-    expect(structured(await call('check_ticket', { ticket_id: 'orders', body: { kind: 'refund' } }))).toMatchObject({ passed: false, error: { code: 'CONDITION_FAILED' } });
+    expect(structured(await call('check_ticket', { ticket_id: 'orders', body: { kind: 'refund' } }))).toMatchObject({
+      passed: false,
+      error: { code: 'CONDITION_FAILED' },
+    });
   });
 
   it('reads the log of a consumption made for real over HTTP', async () => {
-    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'order' }) });
+    const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'order' }),
+    });
     expect(consumed.status).toBe(200);
     const { tkid } = (await consumed.json()) as { tkid: string };
     let rows: any[] = [];

@@ -34,21 +34,31 @@ describe('secureRequest in a browser page', () => {
       const svc = new Svc({ serviceId: 'abcd0123456789abcdef', baseUrl: 'https://svc.example.com', idToken: 'a-token', fetch });
       document.body.innerHTML = '<form id="profile"><input name="nickname" value="ada"><button>Save</button></form>';
       const form = document.getElementById('profile') as HTMLFormElement;
-      const refusal = (promise: Promise<unknown>) => promise.then(() => 'resolved', (err: { code: string; message: string }) => `${err.code}: ${err.message}`);
+      const refusal = (promise: Promise<unknown>) =>
+        promise.then(
+          () => 'resolved',
+          (err: { code: string; message: string }) => `${err.code}: ${err.message}`,
+        );
       const element = await refusal(svc.secureRequest(form as never, 'https://api.example.com/profile'));
       const elementAlone = await refusal(svc.secureRequest(form as never));
       const submitted = new Promise<{ refusal: string; prevented: boolean }>((resolve) =>
         form.addEventListener('submit', (event) => {
-          void refusal(svc.secureRequest(event as never, 'https://api.example.com/profile')).then((text) => resolve({ refusal: text, prevented: event.defaultPrevented }));
+          void refusal(svc.secureRequest(event as never, 'https://api.example.com/profile')).then((text) =>
+            resolve({ refusal: text, prevented: event.defaultPrevented }),
+          );
         }),
       );
       form.querySelector('button')!.click();
       const submit = await submitted;
       // The FormData of the same form is accepted (and is what the refusal tells the page to pass).
-      const accepted = await svc.secureRequest(new FormData(form), 'https://api.example.com/profile').then(() => 'sent', () => 'refused');
+      const accepted = await svc.secureRequest(new FormData(form), 'https://api.example.com/profile').then(
+        () => 'sent',
+        () => 'refused',
+      );
       return { element, elementAlone, submit, sentBeforeFormData: sent.length - 1, accepted, stillHere: location.pathname };
     });
-    for (const text of [result.element, result.elementAlone, result.submit.refusal]) expect(text).toMatch(/^INVALID_PARAMETER: params: HTML forms are not accepted by secureRequest; pass new FormData\(form\)/);
+    for (const text of [result.element, result.elementAlone, result.submit.refusal])
+      expect(text).toMatch(/^INVALID_PARAMETER: params: HTML forms are not accepted by secureRequest; pass new FormData\(form\)/);
     expect(result.submit.prevented).toBe(true);
     expect(result.stillHere).toBe('/module.html');
     expect(result.accepted).toBe('sent');

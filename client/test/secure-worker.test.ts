@@ -42,11 +42,20 @@ beforeEach(() => {
 });
 
 describe('secureRequest against the Worker', () => {
-  it("resolves { response, statusCode, url }: the API received { user, data, api_key }, signed, and verified it with standardwebhooks", async () => {
+  it('resolves { response, statusCode, url }: the API received { user, data, api_key }, signed, and verified it with standardwebhooks', async () => {
     const url = `${dest.url}/api/profile`;
-    const answer = await svc.secureRequest<{ verified: { user: Record<string, unknown>; data: unknown; api_key: string } }>({ url, data: { some_data: 'Hello' } });
+    const answer = await svc.secureRequest<{ verified: { user: Record<string, unknown>; data: unknown; api_key: string } }>({
+      url,
+      data: { some_data: 'Hello' },
+    });
     expect(answer).toEqual({
-      response: { verified: { user: { user_id: user.user_id, access_group: 1, email: expect.any(String), tier: 'gold' }, data: { some_data: 'Hello' }, api_key: '$SECURE_REQUEST_KEY' } },
+      response: {
+        verified: {
+          user: { user_id: user.user_id, access_group: 1, email: expect.any(String), tier: 'gold' },
+          data: { some_data: 'Hello' },
+          api_key: '$SECURE_REQUEST_KEY',
+        },
+      },
       statusCode: 200,
       url,
     });
@@ -94,7 +103,11 @@ describe('secureRequest against the Worker', () => {
 
   it("the API's error status and a body that is not JSON are answers, not failures", async () => {
     dest.handle((_req, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance'));
-    expect(await svc.secureRequest({ url: `${dest.url}/api/down` })).toEqual({ response: 'down for maintenance', statusCode: 503, url: `${dest.url}/api/down` });
+    expect(await svc.secureRequest({ url: `${dest.url}/api/down` })).toEqual({
+      response: 'down for maintenance',
+      statusCode: 503,
+      url: `${dest.url}/api/down`,
+    });
   });
 
   it('an answer of 10 MB: a single request rejects with REQUEST_FAILED (502); in an array that request carries the error', async () => {
@@ -106,7 +119,12 @@ describe('secureRequest against the Worker', () => {
     expect(single).toMatchObject({ code: 'REQUEST_FAILED', status: 502, message: 'The response is larger than 1048576 bytes.' });
     const answers = await svc.secureRequest([{ url: `${dest.url}/api/small` }, { url: `${dest.url}/api/huge` }]);
     expect(answers[0]).toMatchObject({ statusCode: 200, response: { ok: true } });
-    expect(answers[1]).toEqual({ response: null, statusCode: 0, url: `${dest.url}/api/huge`, error: { code: 'REQUEST_FAILED', message: 'The response is larger than 1048576 bytes.' } });
+    expect(answers[1]).toEqual({
+      response: null,
+      statusCode: 0,
+      url: `${dest.url}/api/huge`,
+      error: { code: 'REQUEST_FAILED', message: 'The response is larger than 1048576 bytes.' },
+    });
   });
 });
 

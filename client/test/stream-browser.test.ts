@@ -56,7 +56,11 @@ describe('the README streaming page in a browser', () => {
     const sent = dest.requests.filter((req) => req.url === '/v1/chat/completions');
     expect(sent).toHaveLength(1);
     expect(sent[0].headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(JSON.parse(sent[0].body)).toEqual({ model: 'chat-model', stream: true, messages: [{ role: 'user', content: 'How does polling differ from a socket?' }] });
+    expect(JSON.parse(sent[0].body)).toEqual({
+      model: 'chat-model',
+      stream: true,
+      messages: [{ role: 'user', content: 'How does polling differ from a socket?' }],
+    });
     expect(await page.content()).not.toContain(KEY);
   });
 

@@ -40,21 +40,29 @@ describe('the sequencer of a streamed read', () => {
     expect(s.offer(7, 'g', 'socket')).toEqual([]);
     expect(s.offer(7, 'g', 'poll')).toEqual([]);
     expect(s.offer(6.5, 'x', 'socket')).toEqual([]);
-    expect(s.offer(6, 'f', 'poll').map((d) => [d.seq, d.via])).toEqual([[6, 'poll'], [7, 'socket']]);
+    expect(s.offer(6, 'f', 'poll').map((d) => [d.seq, d.via])).toEqual([
+      [6, 'poll'],
+      [7, 'socket'],
+    ]);
   });
 
   it('whatever the arrival order and duplication, every seq after since comes out once, in order (seeded)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 60 }), fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 200 }), (since, n, noise) => {
-        const s = new StreamSequencer(since);
-        const out: StreamDelivery[] = [];
-        // Socket pieces in a scrambled order with repeats, then the poll's full in-order pass.
-        for (const [pick, socket] of noise) if (socket) out.push(...s.offer(since + 1 + (pick % n), `t${since + 1 + (pick % n)}`, 'socket'));
-        for (let seq = since + 1; seq <= since + n; seq++) out.push(...s.offer(seq, `t${seq}`, 'poll'));
-        expect(out.map((d) => d.seq)).toEqual(Array.from({ length: n }, (_, i) => since + 1 + i));
-        expect(out.every((d) => d.txt === `t${d.seq}`)).toBe(true);
-        expect(s.waiting).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 200 }),
+        (since, n, noise) => {
+          const s = new StreamSequencer(since);
+          const out: StreamDelivery[] = [];
+          // Socket pieces in a scrambled order with repeats, then the poll's full in-order pass.
+          for (const [pick, socket] of noise) if (socket) out.push(...s.offer(since + 1 + (pick % n), `t${since + 1 + (pick % n)}`, 'socket'));
+          for (let seq = since + 1; seq <= since + n; seq++) out.push(...s.offer(seq, `t${seq}`, 'poll'));
+          expect(out.map((d) => d.seq)).toEqual(Array.from({ length: n }, (_, i) => since + 1 + i));
+          expect(out.every((d) => d.txt === `t${d.seq}`)).toBe(true);
+          expect(s.waiting).toBe(false);
+        },
+      ),
       { seed: 12, numRuns: 300 },
     );
   });
@@ -71,7 +79,11 @@ describe('the answer of a poll with a cursor', () => {
 
   it('tells a capped page (read again at once), a degraded read (nothing learnt) and a caught-up read apart', () => {
     const chunk = { seq: 3, txt: 'c' };
-    expect(cursorAnswerOf({ ...envelope, stream: true, chunks: [chunk], last_seq: 3, more: true })).toMatchObject({ kind: 'stream', chunks: [chunk], next: 'page' });
+    expect(cursorAnswerOf({ ...envelope, stream: true, chunks: [chunk], last_seq: 3, more: true })).toMatchObject({
+      kind: 'stream',
+      chunks: [chunk],
+      next: 'page',
+    });
     expect(cursorAnswerOf({ ...envelope, stream: true, chunks: [], last_seq: 2, more: true })).toMatchObject({ kind: 'stream', chunks: [], next: 'degraded' });
     expect(cursorAnswerOf({ ...envelope, stream: true, chunks: [chunk], last_seq: 3, more: false })).toMatchObject({ kind: 'stream', next: 'caught-up' });
   });
@@ -79,7 +91,16 @@ describe('the answer of a poll with a cursor', () => {
   it('a request sent without stream is plain; the envelope never keeps the page fields', () => {
     const answer = cursorAnswerOf({ ...envelope, stream: false, chunks: [], last_seq: 0, more: false });
     expect(answer).toEqual({ kind: 'plain', envelope });
-    const streamed = cursorAnswerOf({ ...envelope, stream: true, chunks: [{ seq: 1, txt: 'a' }, { seq: 'x', txt: 'b' }], last_seq: 1, more: false });
+    const streamed = cursorAnswerOf({
+      ...envelope,
+      stream: true,
+      chunks: [
+        { seq: 1, txt: 'a' },
+        { seq: 'x', txt: 'b' },
+      ],
+      last_seq: 1,
+      more: false,
+    });
     expect(streamed).toEqual({ kind: 'stream', envelope, chunks: [{ seq: 1, txt: 'a' }], next: 'caught-up' });
   });
 });

@@ -62,7 +62,10 @@ describe('forwardRequest with stream', () => {
   it('poll and onStream: each piece once, in order, then the status envelope, also handed to onResponse', async () => {
     const r = reader();
     const responses: unknown[] = [];
-    const result = svcOf().forwardRequest({ prompt: 'hi' }, { url: DEST, stream: true, poll: 5, onStream: r.onStream, onResponse: (res) => (responses.push(res), res) });
+    const result = svcOf().forwardRequest(
+      { prompt: 'hi' },
+      { url: DEST, stream: true, poll: 5, onStream: r.onStream, onResponse: (res) => (responses.push(res), res) },
+    );
     const request = await dispatched();
     await play(request, ['data: a\n\n', 'data: é\n\n', 'data: [DONE]\n\n'], 15);
     const end = (await result) as StreamEnd;
@@ -139,7 +142,15 @@ describe('forwardRequest with stream', () => {
     service.append(request, 'a');
     const boom = new Error('my renderer broke');
     const seen: unknown[] = [];
-    const value = await svcOf().forwardRequestStream(request.id, { url: DEST, method: 'POST', poll: 5, onStream: () => { throw boom; }, onError: (err) => (seen.push(err), 'handled') });
+    const value = await svcOf().forwardRequestStream(request.id, {
+      url: DEST,
+      method: 'POST',
+      poll: 5,
+      onStream: () => {
+        throw boom;
+      },
+      onError: (err) => (seen.push(err), 'handled'),
+    });
     expect(value).toBe('handled');
     expect(seen).toEqual([boom]);
   });
@@ -179,7 +190,12 @@ describe('forwardRequestStream', () => {
     request.finalized = { body: { status: 'resolved', id: 'mine', text: 'kept' } };
     const r = reader();
     const responses: unknown[] = [];
-    const value = await svcOf().forwardRequestStream(request.id, { url: DEST, method: 'POST', onStream: r.onStream, onResponse: (res) => (responses.push(res), 'from onResponse') });
+    const value = await svcOf().forwardRequestStream(request.id, {
+      url: DEST,
+      method: 'POST',
+      onStream: r.onStream,
+      onResponse: (res) => (responses.push(res), 'from onResponse'),
+    });
     expect(value).toBe('from onResponse');
     expect(responses).toEqual([{ status: 'resolved', id: 'mine', text: 'kept' }]);
     expect(r.got).toEqual([]);
@@ -240,7 +256,9 @@ describe('forwardRequestStream', () => {
     noUrl.stop();
     expect(await rejection(noUrl)).toMatchObject({ code: 'INVALID_PARAMETER', message: 'url: is required with a stamp:entropy id.' });
     expect(await rejection(svc.forwardRequestStream('nope', { url: DEST, method: 'POST' }))).toMatchObject({ code: 'INVALID_PARAMETER' });
-    expect(await rejection(svc.forwardRequestStream('S1:abcdefgh', { url: DEST, method: 'POST', since: -1 }))).toMatchObject({ message: 'since: must be a whole number, 0 or more.' });
+    expect(await rejection(svc.forwardRequestStream('S1:abcdefgh', { url: DEST, method: 'POST', since: -1 }))).toMatchObject({
+      message: 'since: must be a whole number, 0 or more.',
+    });
     expect(server.requests).toHaveLength(0);
     const err = await svc.forwardRequestStream('S9:abcdefgh', { url: DEST, method: 'POST', onError: (e) => e });
     expect(err).toMatchObject({ code: 'NOT_FOUND', message: 'Request not found.' });
@@ -257,7 +275,13 @@ describe('realtime', () => {
     expect(service.sockets[0].url).toBe(`/v1/projects/${SERVICE}/realtime?token=tok`);
     const reads = service.reads(request.id).length;
     for (const piece of ['a', 'b', 'c']) service.append(request, piece);
-    await expect.poll(() => r.got, { timeout: 300 }).toEqual([['a', 1, 'socket'], ['b', 2, 'socket'], ['c', 3, 'socket']]);
+    await expect
+      .poll(() => r.got, { timeout: 300 })
+      .toEqual([
+        ['a', 1, 'socket'],
+        ['b', 2, 'socket'],
+        ['c', 3, 'socket'],
+      ]);
     expect(service.reads(request.id)).toHaveLength(reads);
     service.settle(request, 'resolved');
     expect(await result).toMatchObject({ status: 'resolved', last_seq: 3 });
@@ -309,7 +333,14 @@ describe('realtime', () => {
       const request = service.add({ url: DEST, status: 'running', group: `Group${failure === 'drop' ? 'd' : 'e'}`.padEnd(22, 'a') });
       const r = reader();
       let errors = 0;
-      const read = svcOf().forwardRequestStream(request.id, { url: DEST, method: 'POST', poll: 20, realtimeGroup: request.group, onStream: r.onStream, onError: () => errors++ });
+      const read = svcOf().forwardRequestStream(request.id, {
+        url: DEST,
+        method: 'POST',
+        poll: 20,
+        realtimeGroup: request.group,
+        onStream: r.onStream,
+        onError: () => errors++,
+      });
       await joined(request);
       service.append(request, 'a');
       service.append(request, 'b');
@@ -385,9 +416,14 @@ describe('forwardRequestFinalize', () => {
     const svc = svcOf();
     const id = 'S1:abcdefgh';
     const where = { url: DEST, method: 'POST' as const };
-    expect(await rejection(svc.forwardRequestFinalize(id, 'é'.repeat(524_288), where))).toMatchObject({ code: 'INVALID_PARAMETER', message: 'data: must be at most 1048576 bytes as JSON.' });
+    expect(await rejection(svc.forwardRequestFinalize(id, 'é'.repeat(524_288), where))).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: 'data: must be at most 1048576 bytes as JSON.',
+    });
     expect(await rejection(svc.forwardRequestFinalize(id, { f: () => 1, n: 1n }, where))).toMatchObject({ code: 'INVALID_PARAMETER' });
-    expect(await rejection(svc.forwardRequestFinalize(id, 'x', { ...where, queue: 'q' } as never))).toMatchObject({ message: 'queue: is not an option of forwardRequestFinalize.' });
+    expect(await rejection(svc.forwardRequestFinalize(id, 'x', { ...where, queue: 'q' } as never))).toMatchObject({
+      message: 'queue: is not an option of forwardRequestFinalize.',
+    });
     expect(await rejection(svc.forwardRequestFinalize(id, 'x'))).toMatchObject({ message: 'url: is required with a stamp:entropy id.' });
     expect(server.requests).toHaveLength(0);
   });

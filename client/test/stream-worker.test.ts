@@ -18,9 +18,7 @@ class RecordedWebSocket extends NodeWebSocket {
   constructor(url: string | URL, protocols?: string | string[]) {
     super(url, protocols);
     sockets.push(this);
-    joins.push(
-      new Promise((resolve) => this.addEventListener('message', (event) => JSON.parse(String(event.data)).type === 'joined' && resolve())),
-    );
+    joins.push(new Promise((resolve) => this.addEventListener('message', (event) => JSON.parse(String(event.data)).type === 'joined' && resolve())));
   }
 }
 
@@ -148,7 +146,13 @@ describe('streamed forwarding through the Worker', () => {
     expect(page.isPollStopped(await firstRead)).toBe(true);
 
     const after = reader();
-    const reloaded = svcOf().forwardRequestStream(status.id, { url: `${dest.url}${path}`, method: 'POST', since: before.last(), poll: 15, onStream: after.onStream });
+    const reloaded = svcOf().forwardRequestStream(status.id, {
+      url: `${dest.url}${path}`,
+      method: 'POST',
+      since: before.last(),
+      poll: 15,
+      onStream: after.onStream,
+    });
     held.open();
     expect(await reloaded).toMatchObject({ status: 'resolved', stream: true });
     expect(before.text() + after.text()).toBe(bytesOf(pieces).toString('utf8'));

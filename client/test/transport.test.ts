@@ -23,7 +23,9 @@ const consume = (svc = svcOf()) => svc.consumeTicket({ ticket_id: 't1', method: 
 describe('429 handling', () => {
   it('a 429 with Retry-After is retried after the server wait, then resolves', async () => {
     let answered = 0;
-    server.handle((_req, res) => (++answered <= 2 ? json(res, 429, { code: 'TOO_MANY_REQUESTS', message: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, RECEIPT)));
+    server.handle((_req, res) =>
+      ++answered <= 2 ? json(res, 429, { code: 'TOO_MANY_REQUESTS', message: 'slow down' }, { 'retry-after': '0' }) : json(res, 200, RECEIPT),
+    );
     const receipt = await consume();
     expect(receipt.consume_id).toBe('VVrda3vx1Yz');
     expect(server.requests).toHaveLength(3);
@@ -62,7 +64,9 @@ describe('429 handling', () => {
 
   it('listings follow the same 429 rule', async () => {
     let answered = 0;
-    server.handle((_req, res) => (++answered === 1 ? json(res, 429, {}, { 'retry-after': '0' }) : json(res, 200, { list: [], startKey: null, endOfList: true })));
+    server.handle((_req, res) =>
+      ++answered === 1 ? json(res, 429, {}, { 'retry-after': '0' }) : json(res, 200, { list: [], startKey: null, endOfList: true }),
+    );
     expect(await svcOf().getTickets()).toEqual({ list: [], startKey: null, endOfList: true });
     expect(server.requests).toHaveLength(2);
   });
@@ -169,7 +173,10 @@ describe('consumeTicket answers, whatever the status', () => {
   it('bad parameters are refused with INVALID_PARAMETER naming the field', async () => {
     const svc = svcOf();
     await expect(svc.consumeTicket({ ticket_id: '', method: 'POST' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', message: 'ticket_id: required.' });
-    await expect(svc.consumeTicket({ ticket_id: 't', method: 'PUT' as 'POST' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', message: "method: must be 'GET' or 'POST'." });
+    await expect(svc.consumeTicket({ ticket_id: 't', method: 'PUT' as 'POST' })).rejects.toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: "method: must be 'GET' or 'POST'.",
+    });
     expect(() => new Svc({ serviceId: 's', baseUrl: server.url, batchSize: 0 })).toThrow('batchSize: must be a positive integer.');
     expect(() => new Svc({ serviceId: 's', baseUrl: 'example.com' })).toThrow('baseUrl: must be an http(s) URL.');
     expect(server.requests).toHaveLength(0);
@@ -178,7 +185,13 @@ describe('consumeTicket answers, whatever the status', () => {
 
 describe('listing and owner requests on the wire', () => {
   it('getTickets, getConsumedTickets and clearTicketLog call their routes with the id token', async () => {
-    server.handle((req, res) => json(res, 200, req.method === 'POST' ? { message: 'SUCCESS: Clearing the log.', ticket_id: 't1', before: 5 } : { list: [], startKey: null, endOfList: true }));
+    server.handle((req, res) =>
+      json(
+        res,
+        200,
+        req.method === 'POST' ? { message: 'SUCCESS: Clearing the log.', ticket_id: 't1', before: 5 } : { list: [], startKey: null, endOfList: true },
+      ),
+    );
     const svc = svcOf({ idToken: 'tok' });
     await svc.getTickets({ ticket_id: '#t1#', from: 1, to: 2 }, { startKey: 'k1', limit: 10 });
     await svc.getConsumedTickets({ ticket_id: 't1' }, { limit: 5 });

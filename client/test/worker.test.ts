@@ -49,7 +49,10 @@ describe('a legacy ticket through the client', () => {
   });
 
   it('its success resolves with the receipt as a current ticket does', async () => {
-    await expect(svc.consumeTicket({ ticket_id: 'legacy-order', method: 'POST', data: { amount: 20 } })).resolves.toMatchObject({ ticket_id: 'legacy-order', is_test: false });
+    await expect(svc.consumeTicket({ ticket_id: 'legacy-order', method: 'POST', data: { amount: 20 } })).resolves.toMatchObject({
+      ticket_id: 'legacy-order',
+      is_test: false,
+    });
   });
 });
 
@@ -155,11 +158,18 @@ describe('bodiless resp answers against the Worker', () => {
   const remaining = async (ticketId: string) => (await owner().getTickets({ ticket_id: ticketId })).list.find((t) => t.ticket_id === ticketId)?.count;
 
   // 304 goes through GET /tg, 204 and 205 through POST /tp: both consume paths meet the bodiless answer.
-  for (const [status, method] of [[204, 'POST'], [205, 'POST'], [304, 'GET']] as const) {
+  for (const [status, method] of [
+    [204, 'POST'],
+    [205, 'POST'],
+    [304, 'GET'],
+  ] as const) {
     it(`a resp with status ${status} answers no body: consumeTicket resolves undefined and the count is taken`, async () => {
       const ticketId = `bodiless-${status}`;
       await worker.registerTicket(ticketId, { count: 3, actions: [{ act: 'resp', exe: { status } }] });
-      const raw = await fetch(`${worker.url}/${method === 'GET' ? 'tg' : 'tp'}/${worker.project.service_id}/${ticketId}`, { method, headers: { origin: 'https://shop.example' } });
+      const raw = await fetch(`${worker.url}/${method === 'GET' ? 'tg' : 'tp'}/${worker.project.service_id}/${ticketId}`, {
+        method,
+        headers: { origin: 'https://shop.example' },
+      });
       expect(raw.status).toBe(status);
       expect(await raw.text()).toBe('');
       expect(raw.headers.get('access-control-allow-origin')).toBe('*'); // else a browser could not read the success
@@ -199,7 +209,9 @@ describe('getConsumedTickets and clearTicketLog against the Worker', () => {
     expect(result.before).toBeGreaterThanOrEqual(before);
     expect(result.before).toBeLessThanOrEqual(Date.now());
     const user = await worker.mintUser();
-    const err = await rejection(new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: user.id_token }).clearTicketLog({ ticket_id: 'open' }));
+    const err = await rejection(
+      new Svc({ serviceId: worker.project.service_id, baseUrl: worker.url, idToken: user.id_token }).clearTicketLog({ ticket_id: 'open' }),
+    );
     expect(err.status).toBe(403);
   });
 });

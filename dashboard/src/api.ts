@@ -103,5 +103,4 @@ export const listForwardRequests = (api: OwnerApi, filters: Record<string, strin
     `/forward/requests?${new URLSearchParams({ ...filters, ...(startKey ? { startKey } : {}) })}`,
   );
 
-export const getForwardRequest = (api: OwnerApi, fullId: string) =>
-  api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);
+export const getForwardRequest = (api: OwnerApi, fullId: string) => api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);

@@ -53,12 +53,7 @@ function normalizeExe(action: ActionInput, scope: ExeScope, path: string): Recor
   }
 }
 
-function normalizeChain(
-  actions: readonly ActionInput[],
-  place: ChainPlace,
-  path: string,
-  run: { now: number; checks: ExistenceCheck[] },
-): TicketAction[] {
+function normalizeChain(actions: readonly ActionInput[], place: ChainPlace, path: string, run: { now: number; checks: ExistenceCheck[] }): TicketAction[] {
   return actions.map((action, i) => {
     const actionPath = childPath(path, i);
     if (action.act === 'cond' && !place.isThenChain) {
@@ -84,12 +79,7 @@ function normalizeChain(
 }
 
 /** Validates the ticket's top-level action list and returns the stored form. */
-export function normalizeActions(
-  actions: readonly ActionInput[],
-  now: number,
-  checks: ExistenceCheck[],
-  path = 'actions',
-): TicketAction[] {
+export function normalizeActions(actions: readonly ActionInput[], now: number, checks: ExistenceCheck[], path = 'actions'): TicketAction[] {
   const total = countActions(actions);
   if (total > MAX_ACTIONS_PER_TICKET) {
     throw invalidField(path, `at most ${MAX_ACTIONS_PER_TICKET} actions in total, nested ones included (this ticket has ${total})`);

@@ -18,8 +18,7 @@ export interface ActionInput {
 // Lazy because the chains of an action hold actions (actionSchema is defined at the end).
 const chainSchema = z.lazy(() => z.array(actionSchema));
 
-const requiredOr = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : message;
+const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);
 const noThenChain = (act: string) => ({
   ...ACTION_KEY_FIXES,
   actions: `${act} has no Then chain (exe.actions); put the actions after it in the same chain`,
@@ -35,9 +34,7 @@ const acsgExeSchema = strictObject({
 
 const acsrExeSchema = strictObject({
   record_id: z.string().min(1),
-  user_id: z
-    .union([z.string().min(1), z.array(z.string().min(1))], { error: 'must be a string or a list of strings' })
-    .optional(),
+  user_id: z.union([z.string().min(1), z.array(z.string().min(1))], { error: 'must be a string or a list of strings' }).optional(),
   actions: chainSchema.optional(),
 });
 
@@ -111,9 +108,7 @@ export const reqExeSchema = strictObject({
 const mailExeSchema = strictObject({
   template: z.string().min(1),
   to: z.string().min(1),
-  placeholders: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, number or boolean' }))
-    .optional(),
+  placeholders: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, number or boolean' })).optional(),
   actions: chainSchema.optional(),
 });
 
@@ -127,9 +122,7 @@ const nlsdExeSchema = strictObject({
 
 const respExeSchema = strictObject(
   {
-    status: z
-      .union([z.int().min(100).max(599), z.string()], { error: 'must be a number 100..599 or a reference' })
-      .optional(),
+    status: z.union([z.int().min(100).max(599), z.string()], { error: 'must be a number 100..599 or a reference' }).optional(),
     body: z.unknown().optional(),
     resume: z
       .union([z.string().min(1), z.int()], {
@@ -154,10 +147,7 @@ export type CondExe = z.infer<typeof condExeSchema>;
 const withRetry = <A extends ActKind, E extends z.ZodType>(act: A, exe: E) =>
   strictObject({ act: z.literal(act), exe, err: chainSchema.optional(), retry: z.boolean().optional() });
 const withoutRetry = <A extends ActKind, E extends z.ZodType>(act: A, exe: E) =>
-  strictObject(
-    { act: z.literal(act), exe, err: chainSchema.optional() },
-    { ...ACTION_KEY_FIXES, retry: 'retry is not available on resp and cond actions' },
-  );
+  strictObject({ act: z.literal(act), exe, err: chainSchema.optional() }, { ...ACTION_KEY_FIXES, retry: 'retry is not available on resp and cond actions' });
 
 const ACT_KINDS: readonly ActKind[] = ['acsg', 'acsr', 'pstr', 'req', 'mail', 'nlsd', 'resp', 'cond'];
 

@@ -12,9 +12,7 @@ export function templated<T>(value: T, ctx: TemplateContext, path: string): T {
   }
   if (Array.isArray(value)) return value.map((item, i) => templated(item, ctx, childPath(path, i))) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, templated(item, ctx, childPath(path, key))]),
-    ) as T;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, templated(item, ctx, childPath(path, key))])) as T;
   }
   return value;
 }

@@ -20,7 +20,9 @@ export const legacyImportSchema = ticketRegistrationSchema.extend({
     .extend({ request: requestConditionSchema.optional().describe('The check-time request condition: sent before the actions; its rows judge the answer.') })
     .nullable()
     .optional(),
-  actions: z.array(z.unknown()).describe("As in a registration; a req action may carry condition (or match) rows on its answer, moved into a cond action at the head of its Then chain."),
+  actions: z
+    .array(z.unknown())
+    .describe('As in a registration; a req action may carry condition (or match) rows on its answer, moved into a cond action at the head of its Then chain.'),
   rules_version: z.literal(2).nullable().optional().describe('2, or absent for a ticket saved before 2026-10-09 (its req actions answer the body alone).'),
 });
 

@@ -39,7 +39,8 @@ function convertAction(action: unknown, path: string): unknown {
   const [check] = found;
   const rows = check.holder[check.key];
   delete check.holder[check.key];
-  if (!Array.isArray(rows)) throw invalidField(check.path, 'must be a list of rows ({ key, operator?, value?, setValueWhenMatch?, placeholder? }) on the answer');
+  if (!Array.isArray(rows))
+    throw invalidField(check.path, 'must be a list of rows ({ key, operator?, value?, setValueWhenMatch?, placeholder? }) on the answer');
   rows.forEach((row, i) => checkConvertible(row, childPath(check.path, i)));
   const then = Array.isArray(exe.actions) ? exe.actions : exe.actions === undefined ? [] : undefined;
   if (then === undefined) return converted;

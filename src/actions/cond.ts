@@ -27,7 +27,10 @@ export function checkAnswer(rows: ConditionRow[], answer: unknown, resolve: (val
   }
   const text = asText(answer);
   const whole = evaluate(wholeRows, text);
-  const fields = evaluate(rows.filter((row) => row.key !== ''), answer);
+  const fields = evaluate(
+    rows.filter((row) => row.key !== ''),
+    answer,
+  );
   const failed = new Set([...whole.failedKeys, ...fields.failedKeys]);
   failOn([...new Set(rows.map((row) => row.key))].filter((key) => failed.has(key)));
   return {

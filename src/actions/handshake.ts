@@ -13,7 +13,6 @@ import { toHex } from '../../schemas/encoding';
 /** Not an ActKind: registration never accepts it (schemas/actions/schema.ts); only the consumption builds it. */
 export const HANDSHAKE_ACT = 'hsk';
 
-
 export const handshakeAction: ActionModule = {
   async run({ exe, services }) {
     const { secretName, plainToken } = exe as { secretName: string; plainToken: string };

@@ -48,7 +48,13 @@ export const mailAction: ActionModule = {
       const transport = selectTransport(env, { now, timeoutMs: () => Math.min(OUTBOUND_CALL_MS, deadline - now()) });
       const outcome = await transport.send(
         { from: senderOf(name, mailSettings(env).fromAddress), to, ...content },
-        { service_id: serviceId, key: `mail:${run.ctx.ticket.consume_id}:${run.path}`, kind: 'mail', ticket_id: run.ctx.ticket.id, consume_id: run.ctx.ticket.consume_id },
+        {
+          service_id: serviceId,
+          key: `mail:${run.ctx.ticket.consume_id}:${run.path}`,
+          kind: 'mail',
+          ticket_id: run.ctx.ticket.id,
+          consume_id: run.ctx.ticket.consume_id,
+        },
       );
       if (!outcome.ok) {
         const detail = { reason: outcome.reason, transport: transport.name, ...(outcome.status !== undefined ? { status: outcome.status } : {}) };

@@ -32,25 +32,34 @@ export const nlsdAction: ActionModule = {
       }
       const name = await serviceName(env.DB, serviceId);
       const sendId = await newsletterSendId(run.ctx.ticket.consume_id, run.path);
-      await createSend(env.DB, serviceId, {
-        send_id: sendId,
-        group_key: groupKey,
-        message_id: newsletter.message_id,
-        from: senderOf(name, mailSettings(env).fromAddress),
-        subject: newsletter.subject,
-        html: newsletter.html,
-        text: newsletter.text,
-        service_name: name,
-        ticket_id: run.ctx.ticket.id,
-        consume_id: run.ctx.ticket.consume_id,
-        action_path: run.path,
-        created: now(),
-      }, env.BODIES);
+      await createSend(
+        env.DB,
+        serviceId,
+        {
+          send_id: sendId,
+          group_key: groupKey,
+          message_id: newsletter.message_id,
+          from: senderOf(name, mailSettings(env).fromAddress),
+          subject: newsletter.subject,
+          html: newsletter.html,
+          text: newsletter.text,
+          service_name: name,
+          ticket_id: run.ctx.ticket.id,
+          consume_id: run.ctx.ticket.consume_id,
+          action_path: run.path,
+          created: now(),
+        },
+        env.BODIES,
+      );
       const sent = { group: exe.group, newsletter: exe.newsletter, send_id: sendId };
       try {
         await env.WORK_QUEUE.send(firstPlanMessage(serviceId, sendId));
       } catch {
-        return { ok: false, failure: { code: 'ACTION_FAILED', message: 'The newsletter could not be queued for sending.', detail: { send_id: sendId } }, row: { sent } };
+        return {
+          ok: false,
+          failure: { code: 'ACTION_FAILED', message: 'The newsletter could not be queued for sending.', detail: { send_id: sendId } },
+          row: { sent },
+        };
       }
       return { ok: true, answer: NEWSLETTER_QUEUED, row: { sent } };
     } catch (err) {

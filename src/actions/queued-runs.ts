@@ -5,8 +5,7 @@ import { QUEUED_RUN_QUOTA } from '../limits';
 export const monthOf = (now: number): string => new Date(now).toISOString().slice(0, 7);
 
 /** The plan's monthly quota; null = unlimited. An unknown plan gets the free quota. */
-const queuedRunQuota = (plan: string): number | null =>
-  Object.hasOwn(QUEUED_RUN_QUOTA, plan) ? QUEUED_RUN_QUOTA[plan] : QUEUED_RUN_QUOTA.free;
+const queuedRunQuota = (plan: string): number | null => (Object.hasOwn(QUEUED_RUN_QUOTA, plan) ? QUEUED_RUN_QUOTA[plan] : QUEUED_RUN_QUOTA.free);
 
 /**
  * Counts one queued run of the project this month, unless that would pass the plan's quota: one

@@ -64,7 +64,9 @@ describe('req action', () => {
 
   it('sends data as JSON when a content-type header says application/json (also +json)', async () => {
     for (const type of ['application/json', 'application/vnd.api+json']) {
-      const answer = answered(await run({ url: `${origin}/echo`, method: 'POST', headers: { 'Content-Type': type }, data: { id: '${body[id]}', n: 1 } }, { body: { id: 7 } }));
+      const answer = answered(
+        await run({ url: `${origin}/echo`, method: 'POST', headers: { 'Content-Type': type }, data: { id: '${body[id]}', n: 1 } }, { body: { id: 7 } }),
+      );
       expect(JSON.parse(answer.body.body)).toEqual({ id: 7, n: 1 });
       expect(answer.body.headers['content-type']).toBe(type);
     }
@@ -125,7 +127,9 @@ describe('req action', () => {
     it('redacts copies escaped up to three times in status text, headers and body; four times is not found', async () => {
       const answer = answered(await run({ url: `${origin}/reflect`, secretName: 'api', headers: { 'X-Api-Key': '${CLIENT_SECRET}' } }));
       expect(answer.headers['x-reflect']).toBe('${CLIENT_SECRET}');
-      expect(answer.body).toMatch(/^plain: \$\{CLIENT_SECRET\}\nonce: \$\{CLIENT_SECRET\}\ntwice: \$\{CLIENT_SECRET\}\nthrice: \$\{CLIENT_SECRET\}\nfour: %5C%75/);
+      expect(answer.body).toMatch(
+        /^plain: \$\{CLIENT_SECRET\}\nonce: \$\{CLIENT_SECRET\}\ntwice: \$\{CLIENT_SECRET\}\nthrice: \$\{CLIENT_SECRET\}\nfour: %5C%75/,
+      );
     });
 
     it('redacts the secret in the detail of an error answer', async () => {

@@ -129,12 +129,7 @@ export const reqAction: ActionModule = {
     }
 
     if (answer.status >= 300) {
-      return failure(
-        'REQUEST_FAILED',
-        `The destination answered with status ${answer.status}.`,
-        { status: answer.status, body: answer.body },
-        row(answer),
-      );
+      return failure('REQUEST_FAILED', `The destination answered with status ${answer.status}.`, { status: answer.status, body: answer.body }, row(answer));
     }
     return { ok: true, answer, row: row(answer) };
   },

@@ -22,7 +22,14 @@ export async function sendRequestCondition(
   bodyAlone: boolean,
 ): Promise<RequestConditionAnswer> {
   const action: TicketAction = { act: 'req', exe: request.exe };
-  const run = { action, exe: request.exe, render: (value: unknown, options?: object) => renderValue(value, { ctx }, options), ctx, services, path: 'condition.request' };
+  const run = {
+    action,
+    exe: request.exe,
+    render: (value: unknown, options?: object) => renderValue(value, { ctx }, options),
+    ctx,
+    services,
+    path: 'condition.request',
+  };
   const sending = reqAction.run(run).catch((err: unknown): ActionResult => {
     if (err instanceof ActionError) return { ok: false, failure: err.toFailure() };
     throw err;

@@ -26,7 +26,12 @@ function recorder() {
     async run({ exe, render }): Promise<ActionResult> {
       const value = render(exe.value);
       sent.push(value);
-      if (typeof exe.fail === 'string') return { ok: false, failure: { code: exe.fail as 'ACTION_FAILED', message: `failed: ${String(value)}`, detail: { why: 'test' } }, row: { sent: value } };
+      if (typeof exe.fail === 'string')
+        return {
+          ok: false,
+          failure: { code: exe.fail as 'ACTION_FAILED', message: `failed: ${String(value)}`, detail: { why: 'test' } },
+          row: { sent: value },
+        };
       return { ok: true, answer: exe.answer === undefined ? value : exe.answer, row: { sent: value } };
     },
   };
@@ -106,7 +111,13 @@ describe('action runner', () => {
     const { sent, module } = recorder();
     const outcome = await run([act('a'), act('b', { fail: 'ACTION_FAILED' }), act('never')], deps({ pstr: module }));
     expect(sent).toEqual(['a', 'b']);
-    expect(outcome.error).toEqual({ code: 'ACTION_FAILED', message: 'failed: b', stage: 'action', action: { act: 'pstr', path: 'actions[1]' }, detail: { why: 'test' } });
+    expect(outcome.error).toEqual({
+      code: 'ACTION_FAILED',
+      message: 'failed: b',
+      stage: 'action',
+      action: { act: 'pstr', path: 'actions[1]' },
+      detail: { why: 'test' },
+    });
     expect(outcome.rows[1].detail).toMatchObject({ sent: 'b', error: { code: 'ACTION_FAILED', message: 'failed: b' }, attempts: 1 });
   });
 
@@ -155,7 +166,11 @@ describe('action runner', () => {
 
   it('a module that crashes fails with INTERNAL_ERROR and the err chain still runs', async () => {
     const { sent, module } = recorder();
-    const crashing: ActionModule = { run: async () => { throw new TypeError('bug'); } };
+    const crashing: ActionModule = {
+      run: async () => {
+        throw new TypeError('bug');
+      },
+    };
     const outcome = await run([{ act: 'req', exe: {}, err: [act('${error[code]}')] }], deps({ req: crashing, pstr: module }));
     expect(outcome.error).toMatchObject({ code: 'INTERNAL_ERROR', message: 'The action failed unexpectedly.' });
     expect(sent).toEqual(['INTERNAL_ERROR']);
@@ -285,7 +300,10 @@ describe('action runner', () => {
 
     it('a queued run past the quota fails the resp with QUOTA_EXCEEDED before it answers', async () => {
       const { sent, module } = recorder();
-      const outcome = await run([resp({ resume: '0m' }, [act('quota ${error[code]}')]), act('x')], deps({ pstr: module }, { meterQueuedRun: async () => false }));
+      const outcome = await run(
+        [resp({ resume: '0m' }, [act('quota ${error[code]}')]), act('x')],
+        deps({ pstr: module }, { meterQueuedRun: async () => false }),
+      );
       expect(outcome.respond).toBeUndefined();
       expect(outcome.error).toMatchObject({ code: 'QUOTA_EXCEEDED', stage: 'action', action: { act: 'resp', path: 'actions[0]' } });
       expect(sent).toEqual(['quota QUOTA_EXCEEDED']);

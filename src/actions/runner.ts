@@ -187,7 +187,13 @@ const scopeOf = (state: RunState, frame: RunFrame): TemplateScope => ({
 });
 
 function errorBody(action: TicketAction, path: string, failure: ActionFailure): ErrorBody {
-  return { code: failure.code, message: failure.message, stage: 'action', action: { act: action.act, path }, ...(failure.detail ? { detail: failure.detail } : {}) };
+  return {
+    code: failure.code,
+    message: failure.message,
+    stage: 'action',
+    action: { act: action.act, path },
+    ...(failure.detail ? { detail: failure.detail } : {}),
+  };
 }
 
 /**

@@ -28,9 +28,7 @@ export interface ActionRun {
   path: string;
 }
 
-export type ActionResult =
-  | { ok: true; answer?: unknown; row?: Record<string, unknown> }
-  | { ok: false; failure: ActionFailure; row?: Record<string, unknown> };
+export type ActionResult = { ok: true; answer?: unknown; row?: Record<string, unknown> } | { ok: false; failure: ActionFailure; row?: Record<string, unknown> };
 
 /** One row of a consumption's action log: what one action did, numbered across the run and its continuation. */
 export interface ActionRow {

@@ -40,19 +40,25 @@ const makers = { 'a runtime byte stream': runtimeStream, 'a stream made in JS': 
 describe('readCapped', () => {
   for (const [kind, make] of Object.entries(makers)) {
     describe(kind, () => {
-      it.each([0, 1, 1000, FIRST_READ_BYTES - 1, FIRST_READ_BYTES, FIRST_READ_BYTES + 1, 16_385, 100_000])('reads %i bytes whole and in order, whatever the pieces', async (total) => {
-        for (const size of [1000, FIRST_READ_BYTES, 70_000]) {
-          const bytes = await readCapped(make(piecesOf(total, size)), 200_000, over);
-          expect(bytes).toEqual(patterned(total));
-          // Exact size: no spare buffer travels with the bytes.
-          expect(bytes.buffer.byteLength).toBe(total);
-        }
-      });
+      it.each([0, 1, 1000, FIRST_READ_BYTES - 1, FIRST_READ_BYTES, FIRST_READ_BYTES + 1, 16_385, 100_000])(
+        'reads %i bytes whole and in order, whatever the pieces',
+        async (total) => {
+          for (const size of [1000, FIRST_READ_BYTES, 70_000]) {
+            const bytes = await readCapped(make(piecesOf(total, size)), 200_000, over);
+            expect(bytes).toEqual(patterned(total));
+            // Exact size: no spare buffer travels with the bytes.
+            expect(bytes.buffer.byteLength).toBe(total);
+          }
+        },
+      );
 
-      it.each([0, 1, FIRST_READ_BYTES - 1, FIRST_READ_BYTES, FIRST_READ_BYTES + 1, 50_000])('accepts exactly the cap (%i) and refuses one byte over it', async (cap) => {
-        expect(await readCapped(make(piecesOf(cap, 4096)), cap, over)).toEqual(patterned(cap));
-        await expect(readCapped(make(piecesOf(cap + 1, 4096)), cap, over)).rejects.toBeInstanceOf(Over);
-      });
+      it.each([0, 1, FIRST_READ_BYTES - 1, FIRST_READ_BYTES, FIRST_READ_BYTES + 1, 50_000])(
+        'accepts exactly the cap (%i) and refuses one byte over it',
+        async (cap) => {
+          expect(await readCapped(make(piecesOf(cap, 4096)), cap, over)).toEqual(patterned(cap));
+          await expect(readCapped(make(piecesOf(cap + 1, 4096)), cap, over)).rejects.toBeInstanceOf(Over);
+        },
+      );
     });
   }
 

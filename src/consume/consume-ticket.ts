@@ -96,7 +96,12 @@ async function consumeRead(
 async function answerVerifiedHandshake(consumption: Consumption, handshake: HandshakeAnswer, ports: ConsumePorts): Promise<ConsumeOutcome> {
   const { ticket, request } = consumption;
   const { method, signature } = ticket.condition;
-  const verified = await evaluateCondition({ ...(method ? { method } : {}), ...(signature ? { signature } : {}) }, request, consumption.conditionPorts(), consumption.rules);
+  const verified = await evaluateCondition(
+    { ...(method ? { method } : {}), ...(signature ? { signature } : {}) },
+    request,
+    consumption.conditionPorts(),
+    consumption.rules,
+  );
   if (!verified.ok) return consumption.fail('condition', verified.code, verified.message, verified.detail);
   const run = {
     runActions: ports.runActions,
@@ -110,10 +115,15 @@ async function answerVerifiedHandshake(consumption: Consumption, handshake: Hand
 /** Runs the ticket's action chain; a chain that crashed is an internal error of the action stage. */
 async function runChain(consumption: Consumption, reading: Reading, hash: string, ports: ConsumePorts): Promise<RunOutcome> {
   const { ticket } = consumption;
-  const run = startRun(ticket.actions, consumption.context(reading, hash), { tkid: consumption.tkid, hash }, {
-    ...(ticket.legacy ? { legacy: true } : {}),
-    ...(consumption.bodyAlone ? { bodyAlone: true } : {}),
-  });
+  const run = startRun(
+    ticket.actions,
+    consumption.context(reading, hash),
+    { tkid: consumption.tkid, hash },
+    {
+      ...(ticket.legacy ? { legacy: true } : {}),
+      ...(consumption.bodyAlone ? { bodyAlone: true } : {}),
+    },
+  );
   try {
     return await ports.runActions(run);
   } catch (err) {
@@ -169,7 +179,10 @@ function settle(
  * The request with its body and query parsed (spec 4.1; a legacy ticket keeps query values as
  * strings): a refused request answers before the ticket is judged, unlogged.
  */
-function readRequest(input: Pick<ConsumeInput, 'request' | 'rawBody' | 'search'>, legacy: boolean): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
+function readRequest(
+  input: Pick<ConsumeInput, 'request' | 'rawBody' | 'search'>,
+  legacy: boolean,
+): { ok: true; snapshot: RequestSnapshot } | { ok: false; refused: ConsumeOutcome } {
   try {
     const body = input.request.method === 'POST' ? parseBody(input.rawBody) : {};
     return { ok: true, snapshot: { ...input.request, params: parseQuery(input.search, !legacy), body } };

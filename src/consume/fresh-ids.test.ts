@@ -50,7 +50,7 @@ describe('ids kept in the isolate, read again at most once a gap', () => {
     expect(s.reads).toHaveLength(0);
   });
 
-  it('a read that fails is the caller\'s error, and the next question reads again', async () => {
+  it("a read that fails is the caller's error, and the next question reads again", async () => {
     let fail = true;
     let clock = 0;
     const ids = new FreshIds({

@@ -39,7 +39,9 @@ export async function answerHandshake(
   const secretName = ticket.condition.signature!.secretName;
   let outcome: RunOutcome;
   try {
-    outcome = await run.runActions(startRun(zoomHandshakeActions(secretName, answer.plainToken), await run.contextOf(), { tkid: run.tkid, hash: await run.hash() }));
+    outcome = await run.runActions(
+      startRun(zoomHandshakeActions(secretName, answer.plainToken), await run.contextOf(), { tkid: run.tkid, hash: await run.hash() }),
+    );
   } catch (err) {
     console.error('handshake crashed', err instanceof Error ? err.message : String(err));
     outcome = { rows: [], error: internalErrorBody('action') };
@@ -50,6 +52,12 @@ export async function answerHandshake(
   }
   const error = outcome.error ?? { code: 'INTERNAL_ERROR' as const, message: 'The handshake was not answered.', stage: 'action' as const };
   log(outcome.rows, { outcome: outcomeOf(error), handshake: kind }, true, error.code);
-  const body: ErrorBody = { code: error.code, message: error.message, stage: error.stage ?? 'action', ...(error.detail ? { detail: error.detail } : {}), ticket_id: ticket.ticket_id };
+  const body: ErrorBody = {
+    code: error.code,
+    message: error.message,
+    stage: error.stage ?? 'action',
+    ...(error.detail ? { detail: error.detail } : {}),
+    ticket_id: ticket.ticket_id,
+  };
   return { ok: false, status: ticket.condition.return200 === true ? 200 : 400, error: body };
 }

@@ -52,7 +52,15 @@ export function parseBody(bytes: Uint8Array): unknown {
   const text = utf8Lossy.decode(bytes);
   const trimmed = text.trim();
   const first = trimmed[0];
-  const looksJson = first === '{' || first === '[' || first === '"' || first === '-' || (first >= '0' && first <= '9') || trimmed === 'true' || trimmed === 'false' || trimmed === 'null';
+  const looksJson =
+    first === '{' ||
+    first === '[' ||
+    first === '"' ||
+    first === '-' ||
+    (first >= '0' && first <= '9') ||
+    trimmed === 'true' ||
+    trimmed === 'false' ||
+    trimmed === 'null';
   if (!looksJson) return text;
   if (jsonDepth(trimmed) > MAX_JSON_DEPTH) throw refuse(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   try {

@@ -30,7 +30,13 @@ describe('receipts', () => {
       const mac = new Uint8Array(await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(message)));
       return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
     };
-    for (const [key, tkid] of [['k', '#t#1#x'], ['other', '#t#1#x'], ['k', '#t#9#y'], ['ké', '#t#1#x'], ['other', '#t#2#x']]) {
+    for (const [key, tkid] of [
+      ['k', '#t#1#x'],
+      ['other', '#t#1#x'],
+      ['k', '#t#9#y'],
+      ['ké', '#t#1#x'],
+      ['other', '#t#2#x'],
+    ]) {
       expect(await receiptHash(key, tkid)).toBe(await independent(key, tkid));
     }
   });

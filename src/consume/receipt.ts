@@ -9,11 +9,9 @@ export function newConsumeId(nowMs: number): string {
 export const consumeIdTime = (consumeId: string): number => fromBase62(consumeId.slice(0, -4));
 
 /** The consumer as the receipt names it: the user id when signed in, else '<ip>(<user agent>)'. */
-export const consumerName = (userId: string | undefined, ip: string, userAgent: string): string =>
-  userId ?? `${ip}(${userAgent})`;
+export const consumerName = (userId: string | undefined, ip: string, userAgent: string): string => userId ?? `${ip}(${userAgent})`;
 
-export const tkidOf = (ticketId: string, consumeId: string, consumer: string): string =>
-  `#${ticketId}#${consumeId}#${consumer}`;
+export const tkidOf = (ticketId: string, consumeId: string, consumer: string): string => `#${ticketId}#${consumeId}#${consumer}`;
 
 /** Imported HMAC keys by receipt key: one import per project per isolate instead of one per consumption. */
 const receiptKeys = new Map<string, CryptoKey>();

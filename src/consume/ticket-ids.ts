@@ -18,7 +18,11 @@ const sets = new Map<string, FreshIds>();
 async function readIds(env: Env, serviceId: string, full: boolean, since: number): Promise<IdsRead> {
   const query = full
     ? env.DB.prepare('SELECT ticket_id FROM tickets WHERE service_id = ? LIMIT ?').bind(serviceId, MAX_PER_PROJECT + 1)
-    : env.DB.prepare('SELECT ticket_id FROM tickets WHERE service_id = ? AND updated >= ? LIMIT ?').bind(serviceId, since - DELTA_MARGIN_MS, MAX_PER_PROJECT + 1);
+    : env.DB.prepare('SELECT ticket_id FROM tickets WHERE service_id = ? AND updated >= ? LIMIT ?').bind(
+        serviceId,
+        since - DELTA_MARGIN_MS,
+        MAX_PER_PROJECT + 1,
+      );
   const { results } = await query.all<{ ticket_id: string }>();
   const held = sets.get(serviceId)?.size ?? 0;
   return { ids: results.map((row) => row.ticket_id), overflow: results.length > MAX_PER_PROJECT || held + results.length > MAX_PER_PROJECT };
@@ -40,8 +44,7 @@ function setOf(env: Env, serviceId: string): FreshIds {
 }
 
 /** False when the project has no such ticket (as of a directory read that started after `mark`). */
-export const ticketMayExist = (env: Env, serviceId: string, ticketId: string, mark: number): Promise<boolean> =>
-  setOf(env, serviceId).has(ticketId, mark);
+export const ticketMayExist = (env: Env, serviceId: string, ticketId: string, mark: number): Promise<boolean> => setOf(env, serviceId).has(ticketId, mark);
 
 /** A ticket registered through this isolate is found here at once. */
 export const noteTicket = (env: Env, serviceId: string, ticketId: string): void => setOf(env, serviceId).add(ticketId);

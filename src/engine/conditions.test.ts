@@ -49,8 +49,7 @@ function ports(verdicts: { signature?: boolean | Error; recordAccess?: boolean }
   return { calls, value };
 }
 
-const run = (condition: TicketCondition, req: RequestSnapshot = request(), p = ports()) =>
-  evaluateCondition(condition, req, p.value);
+const run = (condition: TicketCondition, req: RequestSnapshot = request(), p = ports()) => evaluateCondition(condition, req, p.value);
 
 describe('empty or absent parts are not checked', () => {
   it('passes an empty condition and hands back body and params untouched', async () => {
@@ -218,7 +217,7 @@ describe('body and params rows fail with CONDITION_FAILED { field, keys } listin
 
   it('reads a non-JSON POST body as text with the empty key', async () => {
     const req = request({ body: 'hello world' });
-    expect((await run({ body: [{ key: '', operator: '>=', value: 'hello', placeholder: 'RAW' }] }, req))).toMatchObject({
+    expect(await run({ body: [{ key: '', operator: '>=', value: 'hello', placeholder: 'RAW' }] }, req)).toMatchObject({
       ok: true,
       placeholders: { RAW: 'hello world' },
     });

@@ -8,14 +8,22 @@ import type { RequestSnapshot } from './snapshot';
 /** What the check-time request of a legacy ticket came back with: the answer its rows read, or why it failed. */
 export type RequestConditionAnswer =
   | { ok: true; answer: unknown }
-  | { ok: false; code: 'REQUEST_FAILED' | 'ACTION_FORBIDDEN' | 'TIMEOUT' | 'PATH_NOT_FOUND' | 'PLACEHOLDER_MISSING' | 'AUTH_REQUIRED'; message: string; detail?: Record<string, unknown> };
+  | {
+      ok: false;
+      code: 'REQUEST_FAILED' | 'ACTION_FORBIDDEN' | 'TIMEOUT' | 'PATH_NOT_FOUND' | 'PLACEHOLDER_MISSING' | 'AUTH_REQUIRED';
+      message: string;
+      detail?: Record<string, unknown>;
+    };
 
 /** The I/O the condition needs, supplied by the caller. */
 export interface ConditionPorts {
   verifySignature(config: SignatureConfig): Promise<boolean>;
   hasRecordAccess(recordId: string, user: ProjectUser): Promise<boolean>;
   /** Legacy tickets only: sends the check-time request (spec 9.2). */
-  sendRequestCondition?(request: RequestCondition, reading: { body: unknown; params: Record<string, unknown>; placeholders: Record<string, unknown> }): Promise<RequestConditionAnswer>;
+  sendRequestCondition?(
+    request: RequestCondition,
+    reading: { body: unknown; params: Record<string, unknown>; placeholders: Record<string, unknown> },
+  ): Promise<RequestConditionAnswer>;
 }
 
 type ConditionFailureCode = 'METHOD_NOT_ALLOWED' | 'CONDITION_FAILED' | 'AUTH_REQUIRED' | 'PATH_NOT_FOUND' | RequestConditionFailure['code'];

@@ -38,7 +38,9 @@ export function handshakeAnswer(kind: HandshakeKind, request: RequestSnapshot, s
     case 'zoom': {
       // { "event": "endpoint.url_validation", "payload": { "plainToken": "…" }, "event_ts": … }
       const plainToken = record(body?.payload)?.plainToken;
-      return body?.event === 'endpoint.url_validation' && typeof plainToken === 'string' && ZOOM_PLAIN_TOKEN.test(plainToken) ? { kind: 'zoom', plainToken } : undefined;
+      return body?.event === 'endpoint.url_validation' && typeof plainToken === 'string' && ZOOM_PLAIN_TOKEN.test(plainToken)
+        ? { kind: 'zoom', plainToken }
+        : undefined;
     }
     case 'twitch':
       // Twitch-Eventsub-Message-Type: webhook_callback_verification, body { "challenge": "…", "subscription": … }

@@ -11,13 +11,18 @@ const ordering = fc.constantFrom(...ORDERING);
 
 describe('operators and their word forms', () => {
   it('maps eq, ne, gt, gte, lt, lte to =, !=, >, >=, <, <=', () => {
-    expect(['eq', 'ne', 'gt', 'gte', 'lt', 'lte'].map((op) => canonicalOperator(op as Operator))).toEqual([
-      '=', '!=', '>', '>=', '<', '<=',
-    ]);
+    expect(['eq', 'ne', 'gt', 'gte', 'lt', 'lte'].map((op) => canonicalOperator(op as Operator))).toEqual(['=', '!=', '>', '>=', '<', '<=']);
   });
 
   it('property: a word form always gives the same answer as its symbol', () => {
-    const pairs: [Operator, Operator][] = [['eq', '='], ['ne', '!='], ['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']];
+    const pairs: [Operator, Operator][] = [
+      ['eq', '='],
+      ['ne', '!='],
+      ['gt', '>'],
+      ['gte', '>='],
+      ['lt', '<'],
+      ['lte', '<='],
+    ];
     fc.assert(
       fc.property(fc.constantFrom(...pairs), scalar, fc.oneof(scalar, fc.array(scalar)), fc.boolean(), ([word, symbol], a, e, present) => {
         expect(compare(a, word, e, present)).toBe(compare(a, symbol, e, present));
@@ -129,7 +134,10 @@ describe('ordering operators never pass on mixed types, booleans, null or a miss
       fc.tuple(scalar, fc.boolean()),
       fc.tuple(fc.constant(null), scalar),
       fc.tuple(scalar, fc.constant(null)),
-      fc.tuple(fc.jsonValue().filter((v) => typeof v === 'object' && v !== null), scalar),
+      fc.tuple(
+        fc.jsonValue().filter((v) => typeof v === 'object' && v !== null),
+        scalar,
+      ),
     );
     fc.assert(fc.property(pairs, ordering, ([a, e], op) => !compare(a, op, e, true)));
   });
@@ -198,7 +206,7 @@ describe('a value list', () => {
     expect(compare(null, '=', [1, null], true)).toBe(true);
   });
 
-  it("passes the ordering operators when any member matches", () => {
+  it('passes the ordering operators when any member matches', () => {
     expect(compare('order_1', '>=', ['cart_', 'order_'], true)).toBe(true);
     expect(compare(5, '>', [10, 4], true)).toBe(true);
     expect(compare(5, '>', [10, 6], true)).toBe(false);

@@ -3,8 +3,18 @@ import type { Operator } from '../../schemas/ticket-types';
 type Canonical = '=' | '!=' | '>' | '>=' | '<' | '<=';
 
 const WORD_FORMS: Record<Operator, Canonical> = {
-  '=': '=', '!=': '!=', '>': '>', '>=': '>=', '<': '<', '<=': '<=',
-  eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=',
+  '=': '=',
+  '!=': '!=',
+  '>': '>',
+  '>=': '>=',
+  '<': '<',
+  '<=': '<=',
+  eq: '=',
+  ne: '!=',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
 };
 
 /** eq, ne, gt, gte, lt, lte -> '=', '!=', '>', '>=', '<', '<='. */

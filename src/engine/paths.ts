@@ -16,8 +16,7 @@ export function parseKey(key: string): string[] {
   return path;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A canonical array index ('0', '12'; not '01', '-1', '1.0') below the array's length. */
 function arrayIndex(list: unknown[], segment: string): number | undefined {

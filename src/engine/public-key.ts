@@ -11,8 +11,7 @@ import { PUBLIC_KEY_ALGORITHMS } from '../../schemas/signature';
 import type { PublicKeyAlgorithm } from '../../schemas/ticket-types';
 import { fromBase64, fromHex } from '../../schemas/encoding';
 
-export const isPublicKeyAlgorithm = (algorithm: unknown): algorithm is PublicKeyAlgorithm =>
-  (PUBLIC_KEY_ALGORITHMS as readonly unknown[]).includes(algorithm);
+export const isPublicKeyAlgorithm = (algorithm: unknown): algorithm is PublicKeyAlgorithm => (PUBLIC_KEY_ALGORITHMS as readonly unknown[]).includes(algorithm);
 
 type ImportParams = Parameters<SubtleCrypto['importKey']>[2];
 
@@ -134,4 +133,3 @@ export function derToRaw(der: Uint8Array, size: number): Uint8Array | undefined 
   }
   return at === der.length ? out : undefined;
 }
-

@@ -138,9 +138,7 @@ describe('a match row that does not match captures nothing', () => {
 describe('setValueWhenMatch replaces the value at key when its row is the first to match', () => {
   it('returns the replaced target without mutating the input, and the placeholder holds the replacement', () => {
     const body = { order: { id: 7, status: 'new' } };
-    const rows: ConditionRow[] = [
-      { key: 'order[status]', operator: '=', value: 'new', setValueWhenMatch: 'accepted', placeholder: 'S' },
-    ];
+    const rows: ConditionRow[] = [{ key: 'order[status]', operator: '=', value: 'new', setValueWhenMatch: 'accepted', placeholder: 'S' }];
     const outcome = evaluateRows(rows, body);
     expect(outcome.target).toEqual({ order: { id: 7, status: 'accepted' } });
     expect(outcome.placeholders).toEqual({ S: 'accepted' });

@@ -27,10 +27,7 @@ function request(body: string | Uint8Array, headers: Record<string, string>, met
   return { rawBody: typeof body === 'string' ? new TextEncoder().encode(body) : body, method, headers };
 }
 
-function hmac(
-  data: string | Uint8Array,
-  { key = SECRET as string | Buffer, algorithm = 'sha256', encoding = 'hex' as 'hex' | 'base64' } = {},
-): string {
+function hmac(data: string | Uint8Array, { key = SECRET as string | Buffer, algorithm = 'sha256', encoding = 'hex' as 'hex' | 'base64' } = {}): string {
   return createHmac(algorithm, key).update(data).digest(encoding);
 }
 
@@ -201,8 +198,7 @@ describe('signature: signed template', () => {
 
 describe('signature: timestamp and tolerance', () => {
   const cfg = config({ timestamp: '${header:X-Timestamp}' });
-  const at = (ts: string, c = cfg) =>
-    verifySignature(c, request(BODY, { 'x-signature': hmac(BODY), 'x-timestamp': ts }), SECRET, NOW_MS);
+  const at = (ts: string, c = cfg) => verifySignature(c, request(BODY, { 'x-signature': hmac(BODY), 'x-timestamp': ts }), SECRET, NOW_MS);
 
   it('passes a timestamp in seconds within the tolerance, either side of now', async () => {
     expect(await at(String(NOW_SECONDS))).toBe(true);
@@ -313,13 +309,29 @@ describe('signature: secret_encoding and secret_prefix', () => {
 
 describe('signature: parts and templates parsed once per config', () => {
   it('one config verifies each request by its own values, and a config with other parts or template is parsed anew', async () => {
-    const stripeLike = config({ header: 'sig', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' });
+    const stripeLike = config({
+      header: 'sig',
+      separator: ',',
+      parts: ['t=${timestamp}', 'v1=${signature}'],
+      signed: '${timestamp}.${body}',
+      timestamp: '${timestamp}',
+    });
     const signedAt = (t: number, body: string) => request(body, { sig: `t=${t},v1=${hmac(`${t}.${body}`)}` });
-    for (const [t, body] of [[NOW_SECONDS, BODY], [NOW_SECONDS - 10, '{"other":1}'], [NOW_SECONDS + 5, '']] as const) {
+    for (const [t, body] of [
+      [NOW_SECONDS, BODY],
+      [NOW_SECONDS - 10, '{"other":1}'],
+      [NOW_SECONDS + 5, ''],
+    ] as const) {
       expect(await verifySignature(stripeLike, signedAt(t, body), SECRET, NOW_MS)).toBe(true);
     }
     // The same values in another order of parts and another template: not the first config's parse.
-    const reordered = config({ header: 'sig', separator: ';', parts: ['s=${signature}', 'ts=${timestamp}'], signed: '${body}|${timestamp}', timestamp: '${timestamp}' });
+    const reordered = config({
+      header: 'sig',
+      separator: ';',
+      parts: ['s=${signature}', 'ts=${timestamp}'],
+      signed: '${body}|${timestamp}',
+      timestamp: '${timestamp}',
+    });
     const body = '{"n":2}';
     const good = request(body, { sig: `s=${hmac(`${body}|${NOW_SECONDS}`)};ts=${NOW_SECONDS}` });
     expect(await verifySignature(reordered, good, SECRET, NOW_MS)).toBe(true);

@@ -58,7 +58,14 @@ export async function verifySignature(
   }
 }
 
-async function verify(config: SignatureConfig, request: SignedRequest, storedSecret: string, nowMs: number, keys: SigningKeys, trace: SignatureTrace | undefined): Promise<boolean> {
+async function verify(
+  config: SignatureConfig,
+  request: SignedRequest,
+  storedSecret: string,
+  nowMs: number,
+  keys: SigningKeys,
+  trace: SignatureTrace | undefined,
+): Promise<boolean> {
   const fail = (reason: string) => {
     if (trace) trace.result = reason;
     return false;
@@ -78,7 +85,9 @@ async function verify(config: SignatureConfig, request: SignedRequest, storedSec
   const items = splitItems(sourceValue, config.separator);
   const { captures, candidates, matched } = matchItems(items, patterns);
   if (trace) {
-    trace.items = items.map((item, i) => (matched[i] >= 0 && patterns[matched[i]].capture === SIGNATURE_CAPTURE ? `${patterns[matched[i]].prefix}…${patterns[matched[i]].suffix}` : maskLong(item)));
+    trace.items = items.map((item, i) =>
+      matched[i] >= 0 && patterns[matched[i]].capture === SIGNATURE_CAPTURE ? `${patterns[matched[i]].prefix}…${patterns[matched[i]].suffix}` : maskLong(item),
+    );
     trace.matched_parts = matched;
     trace.captures = Object.fromEntries([...captures].map(([name, value]) => [name, maskLong(value)]));
     trace.signature_candidates = candidates.length;
@@ -97,7 +106,8 @@ async function verify(config: SignatureConfig, request: SignedRequest, storedSec
     if (digest === false) return fail('the body does not match its SHA-256 digest');
     context.boundByDigest = digest === true;
   }
-  if (config.timestamp !== undefined && !isTimestampFresh(config, context, nowMs, trace)) return fail('the timestamp is missing, not a number, or outside the tolerance');
+  if (config.timestamp !== undefined && !isTimestampFresh(config, context, nowMs, trace))
+    return fail('the timestamp is missing, not a number, or outside the tolerance');
 
   const signedBytes = resolveTemplate(config.signed ?? DEFAULT_SIGNED, context);
   if (!signedBytes) {
@@ -315,7 +325,8 @@ function resolveToken(name: string, context: TemplateContext): Uint8Array | unde
 function isTimestampFresh(config: SignatureConfig, context: TemplateContext, nowMs: number, trace: SignatureTrace | undefined): boolean {
   const tolerance = config.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
   const note = (fresh: boolean, value?: string, ageSeconds?: number) => {
-    if (trace) trace.timestamp = { ...(value !== undefined ? { value } : {}), ...(ageSeconds !== undefined ? { age_seconds: ageSeconds } : {}), tolerance, fresh };
+    if (trace)
+      trace.timestamp = { ...(value !== undefined ? { value } : {}), ...(ageSeconds !== undefined ? { age_seconds: ageSeconds } : {}), tolerance, fresh };
     return fresh;
   };
   if (!Number.isFinite(tolerance) || tolerance < 0 || !Number.isFinite(nowMs)) return note(false);
@@ -365,4 +376,3 @@ function decodeText(text: string, encoding: string): Uint8Array | undefined {
   if (encoding === 'base64') return fromBase64(text);
   return undefined;
 }
-

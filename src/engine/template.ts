@@ -46,7 +46,8 @@ export function renderString(text: string, scope: TemplateScope, options: Render
   try {
     segments = parseTemplate(text);
   } catch (err) {
-    if (err instanceof TemplateSyntaxError) throw new ActionError('INTERNAL_ERROR', `A stored template cannot be read: ${err.message}`, undefined, { cause: err });
+    if (err instanceof TemplateSyntaxError)
+      throw new ActionError('INTERNAL_ERROR', `A stored template cannot be read: ${err.message}`, undefined, { cause: err });
     throw err;
   }
   if (segments.length === 1 && segments[0].kind === 'ref') {
@@ -101,8 +102,7 @@ function containsSecretToken(value: unknown): boolean {
   return false;
 }
 
-const pathNotFound = (raw: string) =>
-  new ActionError('PATH_NOT_FOUND', `${raw} does not resolve: the request has no value there.`, { reference: raw });
+const pathNotFound = (raw: string) => new ActionError('PATH_NOT_FOUND', `${raw} does not resolve: the request has no value there.`, { reference: raw });
 
 function readAt(root: unknown, path: string[], raw: string): unknown {
   const read = readPath(root, path);

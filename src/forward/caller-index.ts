@@ -31,7 +31,10 @@ export function touchCaller(db: D1Database, owner: HistoryOwner, firstAt: number
 
 /** Removes the caller's row (its object holds no history any more). */
 export function forgetCaller(db: D1Database, owner: HistoryOwner, firstAt: number): Promise<unknown> {
-  return db.prepare('DELETE FROM forward_callers WHERE service_id = ? AND first_at = ? AND caller_key = ?').bind(owner.serviceId, firstAt, owner.callerKey).run();
+  return db
+    .prepare('DELETE FROM forward_callers WHERE service_id = ? AND first_at = ? AND caller_key = ?')
+    .bind(owner.serviceId, firstAt, owner.callerKey)
+    .run();
 }
 
 /** The caller's row as D1 has it (its first_at), or null for a caller not listed yet. */

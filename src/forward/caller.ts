@@ -26,7 +26,9 @@ async function visitorHash(ip: string, userAgent: string): Promise<string> {
   const known = visitorKeys.get(text);
   if (known !== undefined) return known;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
   if (visitorKeys.size >= MAX_VISITOR_KEYS) visitorKeys.clear();
   visitorKeys.set(text, hash);
   return hash;

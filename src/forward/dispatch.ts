@@ -42,8 +42,7 @@ const QUEUE_FULL_RETRY_SECONDS = 5;
 
 const refused = (message: string) => new SvcHttpError('INVALID_REQUEST', message);
 
-const tooMany = (message: string, retryAfterSeconds: number) =>
-  new SvcHttpError('TOO_MANY_REQUESTS', message, { status: 429, retryAfterSeconds });
+const tooMany = (message: string, retryAfterSeconds: number) => new SvcHttpError('TOO_MANY_REQUESTS', message, { status: 429, retryAfterSeconds });
 
 /** The url, headers and body as they would go, or why they cannot (the key's value used only in memory). */
 function outboundRefusal(prepared: PreparedRequest, key: SecretKey | null, env: Env): string | undefined {
@@ -127,7 +126,13 @@ async function sendDirect(context: ForwardContext, prepared: PreparedRequest, ke
   const owner: HistoryOwner = { serviceId: context.serviceId, callerKey: context.caller.key };
   const outcome = await reachingStore(() => context.queues().sendDirect({ owner, prepared, key, record }));
   if (!outcome.ok) throw new SvcHttpError(outcome.error.code, outcome.error.message, { status: outcome.httpStatus });
-  return { kind: 'direct', id: record.id, statusCode: outcome.statusCode, body: outcome.body, ...(outcome.contentType ? { contentType: outcome.contentType } : {}) };
+  return {
+    kind: 'direct',
+    id: record.id,
+    statusCode: outcome.statusCode,
+    body: outcome.body,
+    ...(outcome.contentType ? { contentType: outcome.contentType } : {}),
+  };
 }
 
 /** How long a caller whose object is unavailable is asked to wait. */
@@ -139,10 +144,14 @@ async function reachingStore<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     console.error('forward caller object unavailable', error instanceof Error ? error.message : String(error));
-    throw new SvcHttpError('INTERNAL_ERROR', 'The request store of this caller is unavailable (overloaded or restarting): nothing was sent unless the history shows the request. Try again shortly.', {
-      status: 503,
-      retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS,
-    });
+    throw new SvcHttpError(
+      'INTERNAL_ERROR',
+      'The request store of this caller is unavailable (overloaded or restarting): nothing was sent unless the history shows the request. Try again shortly.',
+      {
+        status: 503,
+        retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS,
+      },
+    );
   }
 }
 

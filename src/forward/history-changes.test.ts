@@ -25,11 +25,14 @@ const inHistory = <T>(test: (db: HistoryDb) => Promise<T>) =>
   runInDurableObject(forwardQueueStub(env, owner), (_instance, state: DurableObjectState) => test(new SqlDatabase(state.storage)));
 
 async function rows(db: HistoryDb): Promise<Record<string, string>> {
-  const { results } = await db.prepare('SELECT id, status FROM forward_requests WHERE service_id = ?').bind(owner.serviceId).all<{ id: string; status: string }>();
+  const { results } = await db
+    .prepare('SELECT id, status FROM forward_requests WHERE service_id = ?')
+    .bind(owner.serviceId)
+    .all<{ id: string; status: string }>();
   return Object.fromEntries(results.map((row) => [row.id, row.status]));
 }
 
-describe('history changes to the caller\'s history', () => {
+describe("history changes to the caller's history", () => {
   it("keep each request's order while puts and deletes of other requests share one statement each", async () => {
     await inHistory(async (db) => {
       const changes = [put('a', 'pending'), put('b'), del('a'), put('a', 'failed'), del('b'), put('c')];
@@ -44,7 +47,13 @@ describe('history changes to the caller\'s history', () => {
   it('100 deletes of different requests are one statement (one statement of the export)', async () => {
     await inHistory(async (db) => {
       const ids = Array.from({ length: 100 }, (_, i) => `gone-${i}`);
-      await db.batch(await historyChangeStatements(db, env.BODIES, ids.map((id) => put(id))));
+      await db.batch(
+        await historyChangeStatements(
+          db,
+          env.BODIES,
+          ids.map((id) => put(id)),
+        ),
+      );
       const statements = await historyChangeStatements(db, env.BODIES, ids.map(del));
       expect(statements).toHaveLength(1);
       await db.batch(statements);

@@ -111,7 +111,9 @@ export async function placeAlone(bucket: R2Bucket, owner: HistoryOwner, record: 
 /** The caller's hash in R2 keys (no user id or visitor key appears in a key). */
 export async function callerHash(callerKey: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(callerKey));
-  return btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  return btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
 }
 
 /**

@@ -183,7 +183,15 @@ function bodiesStatement(db: HistoryDb, entries: readonly HistoryEntry[], confli
  * won); and bodies an earlier state left waiting go.
  */
 function placedStatements(db: HistoryDb, placed: readonly HistoryEntry[]): HistoryStatement[] {
-  const rows = placed.map(({ owner, record, placed: at }) => [at!.segment, historyExpiry(record), owner.serviceId, owner.callerKey, record.method, record.url, record.id]);
+  const rows = placed.map(({ owner, record, placed: at }) => [
+    at!.segment,
+    historyExpiry(record),
+    owner.serviceId,
+    owner.callerKey,
+    record.method,
+    record.url,
+    record.id,
+  ]);
   return [
     db
       .prepare(
@@ -392,9 +400,13 @@ export function historyRows(
     return records;
   };
   const fresh = async (records: ForwardRecord[]) =>
-    (await freshen(records.map((record) => ({ owner, record })), live, ({ record }) => findHistory(db, bodies, owner, record, now))).filter(
-      (record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status),
-    );
+    (
+      await freshen(
+        records.map((record) => ({ owner, record })),
+        live,
+        ({ record }) => findHistory(db, bodies, owner, record, now),
+      )
+    ).filter((record): record is ForwardRecord => record !== null && (query.status === undefined || record.status === query.status));
   return fillPage(after, count, read, (record) => record.id, fresh);
 }
 

@@ -74,7 +74,10 @@ export function listOwnerHistory(
     if (query.caller !== undefined) {
       // One caller: its object alone, no index read.
       const owner = { serviceId, callerKey: callerKeyOf(query.caller) };
-      const group: [CallerPlace, CallerPlace] = [[0, owner.callerKey], [0, owner.callerKey]];
+      const group: [CallerPlace, CallerPlace] = [
+        [0, owner.callerKey],
+        [0, owner.callerKey],
+      ];
       const places = await storeOf(owner).ownerRows(owner, query, after?.id ?? null, count);
       return places.map((place) => ({ place, position: { g: group, id: place.record.id } }));
     }

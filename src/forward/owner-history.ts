@@ -34,7 +34,6 @@ interface OwnerRow extends HistoryRow {
   caller_key: string;
 }
 
-
 /** Every filter of the query as SQL (applied in the read, so pages are full while more remain). */
 export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unknown[] } {
   const parts: Array<[string, unknown[]]> = [];
@@ -78,10 +77,20 @@ export function ownerRows(
       .all<OwnerRow>();
     const places = results.map((row) => ({ owner, record: recordOf(row) }));
     // A compact listing shows the texts the row keeps: no body is read.
-    if (query.compact !== true) await loadBodies(bodies, places.map((place) => place.record));
+    if (query.compact !== true)
+      await loadBodies(
+        bodies,
+        places.map((place) => place.record),
+      );
     return places;
   };
-  return fillPage(after, count, read, (place) => place.record.id, (places) => freshPlaces(db, bodies, places, live, now, query.status));
+  return fillPage(
+    after,
+    count,
+    read,
+    (place) => place.record.id,
+    (places) => freshPlaces(db, bodies, places, live, now, query.status),
+  );
 }
 
 /** The places as they are now; removed ones, and with a status filter those whose status moved on, left out. */

@@ -65,7 +65,6 @@ export function prepareRequest(dispatch: ForwardDispatch, caller: ForwardCaller,
 
 const CONTENT_TYPE = 'content-type';
 
-
 /**
  * The request to send, with `secret` (the key's value) in place of every token: in the url (percent-encoded),
  * header values, data and params. data goes as JSON unless the caller's content-type asks for a form or

@@ -37,7 +37,14 @@ function countersOf(keyName: string, callerKey: string, limits: SecretKeyLimits)
 }
 
 /** Takes one call from each counter, or none when one is full (a counter taken before the full one is given back). */
-export async function takeRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, now: number): Promise<RateVerdict> {
+export async function takeRateLimits(
+  db: D1Database,
+  serviceId: string,
+  keyName: string,
+  callerKey: string,
+  limits: SecretKeyLimits,
+  now: number,
+): Promise<RateVerdict> {
   const counters = countersOf(keyName, callerKey, limits);
   if (counters.length === 0) return { ok: true };
   const windowStart = windowOf(now);
@@ -54,7 +61,12 @@ export async function takeRateLimits(db: D1Database, serviceId: string, keyName:
   );
   const full = counters.findIndex((_, i) => taken[i].results.length === 0);
   if (full < 0) return { ok: true };
-  await giveBack(db, serviceId, counters.filter((_, i) => taken[i].results.length > 0), windowStart);
+  await giveBack(
+    db,
+    serviceId,
+    counters.filter((_, i) => taken[i].results.length > 0),
+    windowStart,
+  );
   return overLimit(counters[full], now);
 }
 
@@ -62,13 +74,22 @@ async function giveBack(db: D1Database, serviceId: string, counters: Counter[], 
   if (counters.length === 0) return;
   await db.batch(
     counters.map((counter) =>
-      db.prepare('UPDATE forward_rate SET calls = calls - 1 WHERE service_id = ? AND scope = ? AND window_start = ? AND calls > 0').bind(serviceId, counter.scope, windowStart),
+      db
+        .prepare('UPDATE forward_rate SET calls = calls - 1 WHERE service_id = ? AND scope = ? AND window_start = ? AND calls > 0')
+        .bind(serviceId, counter.scope, windowStart),
     ),
   );
 }
 
 /** Gives back the call takeRateLimits took at `takenAt` (the call was refused afterwards and sent nothing). */
-export function returnRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, takenAt: number): Promise<void> {
+export function returnRateLimits(
+  db: D1Database,
+  serviceId: string,
+  keyName: string,
+  callerKey: string,
+  limits: SecretKeyLimits,
+  takenAt: number,
+): Promise<void> {
   return giveBack(db, serviceId, countersOf(keyName, callerKey, limits), windowOf(takenAt));
 }
 
@@ -76,7 +97,14 @@ export function returnRateLimits(db: D1Database, serviceId: string, keyName: str
 export const pastRateWindows = (db: D1Database, now: number) => db.prepare('DELETE FROM forward_rate WHERE window_start < ?').bind(now - WINDOW_MS);
 
 /** The verdict takeRateLimits would give now, counting nothing (a dry run). */
-export async function peekRateLimits(db: D1Database, serviceId: string, keyName: string, callerKey: string, limits: SecretKeyLimits, now: number): Promise<RateVerdict> {
+export async function peekRateLimits(
+  db: D1Database,
+  serviceId: string,
+  keyName: string,
+  callerKey: string,
+  limits: SecretKeyLimits,
+  now: number,
+): Promise<RateVerdict> {
   for (const counter of countersOf(keyName, callerKey, limits)) {
     const row = await db
       .prepare('SELECT calls FROM forward_rate WHERE service_id = ? AND scope = ? AND window_start = ?')

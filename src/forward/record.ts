@@ -3,13 +3,7 @@
  * for good) and the shapes it is read in: the status envelope of a poll and the history item.
  */
 import type { ErrorCode } from '../../schemas/error-body';
-import type {
-  ForwardFailure,
-  ForwardMethod,
-  ForwardStatus,
-  ForwardStatusEnvelope,
-  RequestHistory,
-} from '../../schemas/forward-rules';
+import type { ForwardFailure, ForwardMethod, ForwardStatus, ForwardStatusEnvelope, RequestHistory } from '../../schemas/forward-rules';
 import type { BodyRef } from './history-segments';
 
 export interface ForwardError extends Omit<ForwardFailure, 'code'> {
@@ -160,5 +154,10 @@ export function compactTextsOfPrefixes(request: string | null, requestWhole: boo
 /** What a compact item shows of the bodies. */
 export function compactTextsOf(requestBody: string | undefined, responseBody: string | undefined): CompactTexts {
   const response = bodyText(responseBody);
-  return [bodyText(requestBody).slice(0, COMPACT_TEXT_LENGTH), response.slice(0, COMPACT_TEXT_LENGTH), response.length <= COMPACT_TEXT_LENGTH, responseBody !== undefined];
+  return [
+    bodyText(requestBody).slice(0, COMPACT_TEXT_LENGTH),
+    response.slice(0, COMPACT_TEXT_LENGTH),
+    response.length <= COMPACT_TEXT_LENGTH,
+    responseBody !== undefined,
+  ];
 }

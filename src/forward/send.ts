@@ -79,7 +79,11 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
     });
     const kept = bodyAsJsonText(answer.body);
     if (utf8Over(kept, MAX_KEPT_BYTES)) {
-      return { ok: false, error: { code: 'REQUEST_FAILED', message: 'The answer does not decode to text small enough to keep (binary data?).' }, httpStatus: 502 };
+      return {
+        ok: false,
+        error: { code: 'REQUEST_FAILED', message: 'The answer does not decode to text small enough to keep (binary data?).' },
+        httpStatus: 502,
+      };
     }
     const contentType = answer.headers['content-type'];
     return { ok: true, statusCode: answer.status, body: answer.body, kept, responded: Date.now(), ...(contentType ? { contentType } : {}) };
@@ -108,10 +112,16 @@ function streamFailure(error: unknown, bodyMs: number): ForwardError {
   if (error instanceof SearchTimeout) return { code: 'TIMEOUT', message: error.message };
   if (!(error instanceof OutboundError)) throw error;
   if (error.reason === 'too_large') {
-    return { code: 'REQUEST_FAILED', message: `The destination sent more than ${MAX_STREAM_BYTES} bytes, the most a stream relays; the pieces before them are kept.` };
+    return {
+      code: 'REQUEST_FAILED',
+      message: `The destination sent more than ${MAX_STREAM_BYTES} bytes, the most a stream relays; the pieces before them are kept.`,
+    };
   }
   if (error.reason === 'timeout') {
-    return { code: 'TIMEOUT', message: `The destination was still sending after ${Math.round(bodyMs / 1000)} s, the longest a stream is relayed; the pieces that arrived are kept.` };
+    return {
+      code: 'TIMEOUT',
+      message: `The destination was still sending after ${Math.round(bodyMs / 1000)} s, the longest a stream is relayed; the pieces that arrived are kept.`,
+    };
   }
   return { code: 'REQUEST_FAILED', message: `The streamed answer ended before completion: ${error.message}` };
 }
@@ -146,7 +156,13 @@ async function errorAnswer(body: ReadableStream<Uint8Array>, key: SendKey | null
  * key replaced even when it is split across pieces. An answer of 400 or more is not relayed: it is kept on
  * the failure. A failure mid-body keeps the pieces that arrived.
  */
-export async function sendStreamed(prepared: PreparedRequest, key: SendKey | null, env: OutboundEnv, signal: AbortSignal, sink: StreamSink): Promise<StreamOutcome> {
+export async function sendStreamed(
+  prepared: PreparedRequest,
+  key: SendKey | null,
+  env: OutboundEnv,
+  signal: AbortSignal,
+  sink: StreamSink,
+): Promise<StreamOutcome> {
   const deadline = Date.now() + callLimitMs(env) + sink.bodyMs;
   let answer: StreamedOutboundResponse;
   try {

@@ -29,7 +29,13 @@ const MAX_PACK_AGE_MS = 15;
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = await Promise.race([promise.then(() => true, () => true), late]);
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]);
   clearTimeout(timer);
   return settled;
 }

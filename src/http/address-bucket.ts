@@ -30,5 +30,8 @@ export function addressBucket(header: string | null): string {
   if (IPV4.test(address)) return address;
   const groups = ipv6Groups(address);
   if (!groups) return `other:${address.slice(0, 64)}`;
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

@@ -13,7 +13,10 @@ const unauthorized = (message: string) => new SvcHttpError('UNAUTHORIZED', messa
 
 /** The credential of an Authorization header, bare or with the Bearer scheme; undefined when there is none. */
 function credentialOf(header: string | undefined | null): string | undefined {
-  const value = header?.trim().replace(/^bearer(\s+|$)/i, '').trim();
+  const value = header
+    ?.trim()
+    .replace(/^bearer(\s+|$)/i, '')
+    .trim();
   return value ? value : undefined;
 }
 

@@ -10,10 +10,14 @@ import { SvcHttpError, type Stage } from '../wire/errors';
 export function refuseLoop(headers: Headers, stage?: Stage): number {
   const hops = hopsOf(headers.get(HOP_HEADER));
   if (hops > MAX_HOPS) {
-    throw new SvcHttpError('INVALID_REQUEST', `The request came through this gateway ${hops} calls deep (${HOP_HEADER}); more than ${MAX_HOPS} is refused as a loop.`, {
-      status: stage ? 400 : 508,
-      stage,
-    });
+    throw new SvcHttpError(
+      'INVALID_REQUEST',
+      `The request came through this gateway ${hops} calls deep (${HOP_HEADER}); more than ${MAX_HOPS} is refused as a loop.`,
+      {
+        status: stage ? 400 : 508,
+        stage,
+      },
+    );
   }
   return hops;
 }

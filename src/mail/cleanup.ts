@@ -82,7 +82,11 @@ export async function sweepMailBodies(bucket: R2Bucket, now: number, pages = R2_
 }
 
 /** One run of the cleanup at `now` (the cron's within a smaller share); what does not fit continues in a work-queue message. */
-export async function runMailCleanup(env: Env, now: number, share = { roundTrips: ROUND_TRIPS_PER_RUN, pages: R2_PAGES_PER_RUN }): Promise<{ rows: number; bodies: number; more: boolean }> {
+export async function runMailCleanup(
+  env: Env,
+  now: number,
+  share = { roundTrips: ROUND_TRIPS_PER_RUN, pages: R2_PAGES_PER_RUN },
+): Promise<{ rows: number; bodies: number; more: boolean }> {
   // Rows first: a body outlives the rows that read it.
   const rows = await sweepMailRows(env.DB, now, share.roundTrips);
   const bodies = await sweepMailBodies(env.BODIES, now, share.pages);

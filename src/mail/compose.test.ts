@@ -16,10 +16,7 @@ describe('mail template placeholders', () => {
   });
 
   it('values are HTML-escaped in html, kept as is in text, and put on one line in the subject', () => {
-    const mail = composeMail(
-      { subject: 'Re: ${title}', html: '<p>${title}</p>', text: '${title}' },
-      { title: '<b>"Tom" & Jerry</b>\r\nBcc: x@y.z' },
-    );
+    const mail = composeMail({ subject: 'Re: ${title}', html: '<p>${title}</p>', text: '${title}' }, { title: '<b>"Tom" & Jerry</b>\r\nBcc: x@y.z' });
     expect(mail.html).toBe('<p>&lt;b&gt;&quot;Tom&quot; &amp; Jerry&lt;/b&gt;\r\nBcc: x@y.z</p>');
     expect(mail.text).toBe('<b>"Tom" & Jerry</b>\r\nBcc: x@y.z');
     expect(mail.subject).toBe('Re: <b>"Tom" & Jerry</b> Bcc: x@y.z');

@@ -35,9 +35,21 @@ describe('HTTP mail provider adapter (against the loopback provider)', () => {
   });
 
   it('a refused token (401) is a permanent failure; 500 and 429 may pass on a later try', async () => {
-    expect(await new HttpTransport(`${origin}/mail/emails`, 'wrong').send(mail('a@b.co'), envelope('x'))).toMatchObject({ ok: false, permanent: true, status: 401 });
-    expect(await new HttpTransport(`${origin}/status/500`, TOKEN).send(mail('a@b.co'), envelope('x'))).toMatchObject({ ok: false, permanent: false, status: 500 });
-    expect(await new HttpTransport(`${origin}/status/429`, TOKEN).send(mail('a@b.co'), envelope('x'))).toMatchObject({ ok: false, permanent: false, status: 429 });
+    expect(await new HttpTransport(`${origin}/mail/emails`, 'wrong').send(mail('a@b.co'), envelope('x'))).toMatchObject({
+      ok: false,
+      permanent: true,
+      status: 401,
+    });
+    expect(await new HttpTransport(`${origin}/status/500`, TOKEN).send(mail('a@b.co'), envelope('x'))).toMatchObject({
+      ok: false,
+      permanent: false,
+      status: 500,
+    });
+    expect(await new HttpTransport(`${origin}/status/429`, TOKEN).send(mail('a@b.co'), envelope('x'))).toMatchObject({
+      ok: false,
+      permanent: false,
+      status: 429,
+    });
   });
 
   it('a provider that does not answer in time is a failure that may pass later', async () => {

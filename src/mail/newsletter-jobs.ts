@@ -1,13 +1,7 @@
 import type { Env } from '../env';
 import { isMailAddress } from './address';
 import { composeMail } from './compose';
-import {
-  BATCHES_PER_PLAN_STEP,
-  NEWSLETTER_BATCH_SIZE,
-  chunkForQueue,
-  newsletterMailKey,
-  splitIntoBatches,
-} from './newsletter-batches';
+import { BATCHES_PER_PLAN_STEP, NEWSLETTER_BATCH_SIZE, chunkForQueue, newsletterMailKey, splitIntoBatches } from './newsletter-batches';
 import type { MailContent } from './compose';
 import {
   type NewsletterSend,

@@ -147,7 +147,12 @@ export async function recordSendWarning(env: Env, serviceId: string, send: Newsl
   ]);
   if (send.ticket_id && send.consume_id && send.action_path) {
     const ticket = env.TICKETS.get(env.TICKETS.idFromName(ticketObjectName(serviceId, send.ticket_id)));
-    await ticket.setActionWarning({ service_id: serviceId, ticket_id: send.ticket_id }, send.consume_id, send.action_path, `Newsletter batch ${batch}: ${warning}`);
+    await ticket.setActionWarning(
+      { service_id: serviceId, ticket_id: send.ticket_id },
+      send.consume_id,
+      send.action_path,
+      `Newsletter batch ${batch}: ${warning}`,
+    );
   }
 }
 

@@ -115,6 +115,9 @@ export async function listOutbox(
     )
     .bind(...params)
     .all<OutboxRow>();
-  const bodies = await readBodies(bucket, results.flatMap((row) => (row.body_key === null ? [] : [row.body_key])));
+  const bodies = await readBodies(
+    bucket,
+    results.flatMap((row) => (row.body_key === null ? [] : [row.body_key])),
+  );
   return results.map((row) => withBody(row, bodies));
 }

@@ -12,10 +12,21 @@ interface SubscriberRow {
   created: number;
 }
 
-const toSubscriber = (row: SubscriberRow): Subscriber => ({ email: row.email, ...(row.user_id !== null ? { user_id: row.user_id } : {}), created: row.created });
+const toSubscriber = (row: SubscriberRow): Subscriber => ({
+  email: row.email,
+  ...(row.user_id !== null ? { user_id: row.user_id } : {}),
+  created: row.created,
+});
 
 /** Adds a subscriber, or changes the user id of one; `created` survives. */
-export async function putSubscriber(db: D1Database, serviceId: string, groupKey: string, email: string, userId: string | null, now: number): Promise<Subscriber> {
+export async function putSubscriber(
+  db: D1Database,
+  serviceId: string,
+  groupKey: string,
+  email: string,
+  userId: string | null,
+  now: number,
+): Promise<Subscriber> {
   const row = await db
     .prepare(
       `INSERT INTO subscribers (service_id, grp, email, user_id, created) VALUES (?, ?, ?, ?, ?)

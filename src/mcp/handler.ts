@@ -22,7 +22,8 @@ const SERVER_INFO = { name: pkg.name, version: pkg.version };
 const jsonRpcError = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, headers });
 
-const tooLarge = () => new SvcHttpError('INVALID_PARAMETER', `Payload Too Large: the request body must not exceed ${MCP_MAX_BODY_BYTES} bytes.`, { status: 413 });
+const tooLarge = () =>
+  new SvcHttpError('INVALID_PARAMETER', `Payload Too Large: the request body must not exceed ${MCP_MAX_BODY_BYTES} bytes.`, { status: 413 });
 
 /**
  * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server and transport per request,
@@ -53,7 +54,11 @@ export function mcpHandler(appFetch: AppFetch) {
     const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     registerTools(server, ownerApi(appFetch, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.raw.headers));
     registerResources(server);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(request);

@@ -81,7 +81,10 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
         method: z.enum(['GET', 'POST']).optional().describe('The method of the sample request (default POST).'),
         headers: z.record(z.string(), z.string()).optional().describe('Request headers, e.g. a signature header.'),
         body: z.unknown().optional().describe('The body: a string is sent as the raw body text, anything else as its JSON text.'),
-        query: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional().describe('Query string parameters.'),
+        query: z
+          .record(z.string(), z.union([z.string(), z.array(z.string())]))
+          .optional()
+          .describe('Query string parameters.'),
         user_id: z.string().optional().describe('Consume as this signed-in project user (as on /tpa); absent = anonymous.'),
         ip: z.string().optional().describe("The caller's IP address (default 127.0.0.1)."),
       },
@@ -95,26 +98,33 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     {
       description:
         "Read a ticket's consumption log, newest first: one row per consumption or dry run (consume_id, user_id, failed, code, timestamp, description). " +
-        'Rows reach the log within about a second of the consumption. Read one consumption\'s action rows with read_consumption.',
+        "Rows reach the log within about a second of the consumption. Read one consumption's action rows with read_consumption.",
       inputSchema: { ticket_id: ticketId, from: ms('From this time'), to: ms('Up to this time'), start_key: startKey, limit },
       annotations: { readOnlyHint: true },
     },
     (args) =>
       guarded(async () =>
-        toolResultOf(await api('GET', `/tickets${queryOf({ ticket_id: `#${args.ticket_id}#`, from: args.from, to: args.to, startKey: args.start_key, limit: args.limit })}`)),
+        toolResultOf(
+          await api(
+            'GET',
+            `/tickets${queryOf({ ticket_id: `#${args.ticket_id}#`, from: args.from, to: args.to, startKey: args.start_key, limit: args.limit })}`,
+          ),
+        ),
       ),
   );
 
   server.registerTool(
     'read_consumption',
     {
-      description: "Read the action rows of one consumption (what each action did), by the consume_id of a read_log row.",
+      description: 'Read the action rows of one consumption (what each action did), by the consume_id of a read_log row.',
       inputSchema: { ticket_id: ticketId, consume_id: z.string().describe('The consume_id of a log row.'), start_key: startKey, limit },
       annotations: { readOnlyHint: true },
     },
     (args) =>
       guarded(async () =>
-        toolResultOf(await api('GET', `/tickets${queryOf({ ticket_id: `@${args.ticket_id}#${args.consume_id}#`, startKey: args.start_key, limit: args.limit })}`)),
+        toolResultOf(
+          await api('GET', `/tickets${queryOf({ ticket_id: `@${args.ticket_id}#${args.consume_id}#`, startKey: args.start_key, limit: args.limit })}`),
+        ),
       ),
   );
 
@@ -123,7 +133,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     {
       description:
         "Why did a consumption's signature fail? Checks the request its log row kept against the ticket's signature as at its arrival and answers what the check found: " +
-        'the header (or body field) read, its items and captures, the timestamp\'s age, the signed bytes\' length and SHA-256, the first reason it failed; ' +
+        "the header (or body field) read, its items and captures, the timestamp's age, the signed bytes' length and SHA-256, the first reason it failed; " +
         'and which signature presets verify this request with the Secret Key (scheme inference: give secret_name to try another key, or for a ticket without a signature). ' +
         'Never a secret or a signature value.',
       inputSchema: {
@@ -135,7 +145,13 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     },
     (args) =>
       guarded(async () =>
-        toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/log/${id(args.consume_id)}/signature`, args.secret_name === undefined ? {} : { secretName: args.secret_name })),
+        toolResultOf(
+          await api(
+            'POST',
+            `/tickets/${id(args.ticket_id)}/log/${id(args.consume_id)}/signature`,
+            args.secret_name === undefined ? {} : { secretName: args.secret_name },
+          ),
+        ),
       ),
   );
 
@@ -161,17 +177,22 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   server.registerTool(
     'clear_log',
     {
-      description: "Delete a ticket's log rows (consumptions and their action rows) older than `before` (default now), in the background. The ticket and its count are untouched.",
+      description:
+        "Delete a ticket's log rows (consumptions and their action rows) older than `before` (default now), in the background. The ticket and its count are untouched.",
       inputSchema: { ticket_id: ticketId, before: ms('Delete the rows before this time (default now)') },
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/clear-log`, args.before === undefined ? {} : { before: args.before }))),
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/clear-log`, args.before === undefined ? {} : { before: args.before })),
+      ),
   );
 
   server.registerTool(
     'list_secret_keys',
     {
-      description: "List the project's Secret Keys: names and settings (destinations, access_group, locked, limits), never their values. A ticket names one by secretName.",
+      description:
+        "List the project's Secret Keys: names and settings (destinations, access_group, locked, limits), never their values. A ticket names one by secretName.",
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },

@@ -39,7 +39,7 @@ export const projectAnswer = z.object({
     .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match; [] allows any public url."),
   flood_limits: z
     .object({ per_caller_per_ticket: z.int(), per_project: z.int(), tickets: z.record(z.string(), z.int()) })
-    .describe('The consume routes\' flood limits in force, requests every 10 seconds (defaults filled in; docs/limits.md).'),
+    .describe("The consume routes' flood limits in force, requests every 10 seconds (defaults filled in; docs/limits.md)."),
   created: ms('Created'),
   updated: ms('Last changed'),
 });
@@ -124,7 +124,11 @@ export const ownerTicketAnswer = z.object({
   updated: ms('Last registered'),
   condition: conditionInputSchema,
   actions: z.array(actionSchema),
-  legacy: z.boolean().describe('true = imported under the previous rules (spec 9.2), which it runs by until registered again; condition and actions are shown in the current format.'),
+  legacy: z
+    .boolean()
+    .describe(
+      'true = imported under the previous rules (spec 9.2), which it runs by until registered again; condition and actions are shown in the current format.',
+    ),
   rules_version: z.literal(2).optional().describe('Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.'),
 });
 const loggedConsumption = {
@@ -147,8 +151,13 @@ const ticketLogAnswer = consumedAnswer.extend({
       method: z.enum(['GET', 'POST']),
       headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
       search: z.string(),
-      url: z.string().optional().describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
-      body: z.union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })]).describe('Kept whole up to 64 KiB.'),
+      url: z
+        .string()
+        .optional()
+        .describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
+      body: z
+        .union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })])
+        .describe('Kept whole up to 64 KiB.'),
       ip: z.string(),
       user_agent: z.string(),
       user_id: z.string().optional(),
@@ -235,11 +244,23 @@ export const ticketCheckAnswer = z.union([
 ]);
 export const replayAnswer = z.union([
   z.object({ ticket_id: z.string(), replay_of: z.string(), ok: z.literal(true), status: z.int(), body: z.unknown().describe('The receipt or the resp body.') }),
-  z.object({ ticket_id: z.string(), replay_of: z.string(), ok: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
+  z.object({
+    ticket_id: z.string(),
+    replay_of: z.string(),
+    ok: z.literal(false),
+    status: z.int(),
+    error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }),
+  }),
 ]);
 export const recheckAnswer = z.union([
   z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(true), message: z.string() }),
-  z.object({ ticket_id: z.string(), replay_of: z.string(), passed: z.literal(false), status: z.int(), error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }) }),
+  z.object({
+    ticket_id: z.string(),
+    replay_of: z.string(),
+    passed: z.literal(false),
+    status: z.int(),
+    error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }),
+  }),
 ]);
 /** A logged consumption's signature, checked again (issue 27 item 5): never a secret or a signature value. */
 export const signatureDiagnosisAnswer = z.object({
@@ -251,25 +272,46 @@ export const signatureDiagnosisAnswer = z.object({
     .object({
       config: z.object({}).passthrough().describe("The ticket's signature part, as checked (with secretName as asked)."),
       verified: z.boolean(),
-      result: z.string().describe("The first reason it failed ('the request has no such header', 'the timestamp is missing, not a number, or outside the tolerance', …), or 'verified'."),
+      result: z
+        .string()
+        .describe(
+          "The first reason it failed ('the request has no such header', 'the timestamp is missing, not a number, or outside the tolerance', …), or 'verified'.",
+        ),
       trace: z
         .object({
-          source: z.object({ header: z.string().optional(), field: z.string().optional(), found: z.boolean() }).optional().describe('The header (or body field) read.'),
-          items: z.array(z.string()).optional().describe('The items of the header; an item holding a signature is shown as its part with … in place of the signature.'),
+          source: z
+            .object({ header: z.string().optional(), field: z.string().optional(), found: z.boolean() })
+            .optional()
+            .describe('The header (or body field) read.'),
+          items: z
+            .array(z.string())
+            .optional()
+            .describe('The items of the header; an item holding a signature is shown as its part with … in place of the signature.'),
           matched_parts: z.array(z.int()).optional().describe("Each item's first matching part (index into parts), -1 none."),
           captures: z.record(z.string(), z.string()).optional().describe('Captures of parts other than ${signature}.'),
           signature_candidates: z.int().optional(),
           decoded_lengths: z.array(z.int()).optional().describe('Byte lengths of the candidate signatures that decoded.'),
-          timestamp: z.object({ value: z.string().optional(), age_seconds: z.number().optional(), tolerance: z.number(), fresh: z.boolean() }).optional().describe('Age at arrival, in seconds (negative: from the future).'),
+          timestamp: z
+            .object({ value: z.string().optional(), age_seconds: z.number().optional(), tolerance: z.number(), fresh: z.boolean() })
+            .optional()
+            .describe('Age at arrival, in seconds (negative: from the future).'),
           body_sha256: z.object({ checked: z.boolean(), matches: z.boolean().optional() }).optional(),
-          signed: z.union([z.object({ length: z.int(), sha256: z.string() }), z.object({ missing_token: z.string() })]).optional().describe('The signed bytes: their length and SHA-256 (hex), or the token without a value.'),
+          signed: z
+            .union([z.object({ length: z.int(), sha256: z.string() }), z.object({ missing_token: z.string() })])
+            .optional()
+            .describe('The signed bytes: their length and SHA-256 (hex), or the token without a value.'),
           key: z.enum(['usable', 'unusable']).optional(),
         })
         .describe('What the check found, as far as it got.'),
     })
     .nullable()
     .describe('null when the ticket has no signature condition (or no longer exists).'),
-  presets: z.object({ secretName: z.string(), matching: z.array(z.object({ id: z.string(), name: z.string() })).describe('The presets whose scheme verifies this request with this Secret Key (scheme inference).') }),
+  presets: z.object({
+    secretName: z.string(),
+    matching: z
+      .array(z.object({ id: z.string(), name: z.string() }))
+      .describe('The presets whose scheme verifies this request with this Secret Key (scheme inference).'),
+  }),
 });
 export const presetMatchAnswer = z.object({
   secretName: z.string(),
@@ -356,7 +398,9 @@ export const requestHistoryAnswer = z.object({
   response_complete_marker: z.boolean().optional(),
 });
 const secureAnswerItem = z.object({
-  response: z.unknown().describe("The customer API's body: JSON when it parses, else text (null for a failed request); copies of the secureRequest key read $SECURE_REQUEST_KEY."),
+  response: z
+    .unknown()
+    .describe("The customer API's body: JSON when it parses, else text (null for a failed request); copies of the secureRequest key read $SECURE_REQUEST_KEY."),
   statusCode: z.int().describe("The customer API's own status, any status (redirects are not followed: a 3xx is the answer); 0 for a failed request."),
   url: z.string().describe('The url as the request wrote it.'),
   error: z
@@ -399,7 +443,10 @@ export const jsonRpcRequest = z
 export const jsonRpcAnswer = z.object({
   jsonrpc: z.literal('2.0'),
   id: z.unknown().describe('The id of the request answered (null when the request could not be read).'),
-  result: z.record(z.string(), z.unknown()).optional().describe('A tool refusal is a result with isError: true, text "<CODE>: <message>" and structuredContent { code, message, detail? }.'),
+  result: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('A tool refusal is a result with isError: true, text "<CODE>: <message>" and structuredContent { code, message, detail? }.'),
   error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
 });
 
@@ -409,7 +456,10 @@ export const ownerForwardItemAnswer = requestHistoryAnswer.extend({
 });
 export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
   full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>'."),
-  request_headers: z.record(z.string(), z.string()).nullable().describe('As written, $CLIENT_SECRET in place; a credential typed out by the caller reads [redacted].'),
+  request_headers: z
+    .record(z.string(), z.string())
+    .nullable()
+    .describe('As written, $CLIENT_SECRET in place; a credential typed out by the caller reads [redacted].'),
   finalized: z.boolean().optional().describe('A streamed request: whether its kept version was stored (then response_body holds it).'),
   stream_text: z
     .object({ text: z.string(), pieces: z.int(), complete: z.boolean().describe('false when the text was cut at 1,000,000 characters.') })

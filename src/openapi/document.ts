@@ -211,8 +211,7 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
     info: {
       title: 'Ticket webhook and request-forwarding service',
       version,
-      description:
-        'Tickets (registered webhook endpoints with conditions and action chains), the owner registry, request forwarding and the platform routes.',
+      description: 'Tickets (registered webhook endpoints with conditions and action chains), the owner registry, request forwarding and the platform routes.',
     },
     // Relative: the origin this document is served from.
     servers: [{ url: '/', description: 'This service.' }],
@@ -225,7 +224,12 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The OPERATOR_TOKEN Worker secret.' },
         ownerKey: { type: 'http', scheme: 'bearer', description: 'The project owner key (ok_...).' },
         idToken: { type: 'http', scheme: 'bearer', description: 'An identity-provider id token (JWT) of a project user; the Bearer scheme is optional.' },
-        idTokenQuery: { type: 'apiKey', in: 'query', name: REALTIME_TOKEN_PARAM, description: 'An id token in the query string, for WebSocket routes (a browser WebSocket cannot send headers).' },
+        idTokenQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: REALTIME_TOKEN_PARAM,
+          description: 'An id token in the query string, for WebSocket routes (a browser WebSocket cannot send headers).',
+        },
       },
     },
     paths,

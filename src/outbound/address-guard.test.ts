@@ -7,19 +7,56 @@ const refusalFor = (host: string) => privateHostRefusal(normalizeUrl(`http://${h
 
 describe('private-address guard', () => {
   it('refuses loopback in every IPv4 form WHATWG URL parsing accepts', () => {
-    for (const host of ['127.0.0.1', '127.1', '0x7f.1', '0x7f.0.0.1', '2130706433', '0177.0.0.1', '0x7f000001', '127.255.255.254', '127.0.0.1.', '%31%32%37.0.0.1']) {
+    for (const host of [
+      '127.0.0.1',
+      '127.1',
+      '0x7f.1',
+      '0x7f.0.0.1',
+      '2130706433',
+      '0177.0.0.1',
+      '0x7f000001',
+      '127.255.255.254',
+      '127.0.0.1.',
+      '%31%32%37.0.0.1',
+    ]) {
       expect(refusalFor(host), host).toMatch(/loopback/);
     }
   });
 
   it('refuses loopback written with percent-encoded, fullwidth or ideographic dots, mixed case or one trailing dot', () => {
-    for (const host of ['127.0.0.1.', '0x7f.1.', '2130706433.', '0X7F.1', '0x7F.0.0.1.', '127%2e0%2e0%2e1', '127%2E0.0.1%2e', '127。0。0。1', '127．0．0．1', '127｡0｡0｡1', '127。0。0。1。', '１２７.0.0.1']) {
+    for (const host of [
+      '127.0.0.1.',
+      '0x7f.1.',
+      '2130706433.',
+      '0X7F.1',
+      '0x7F.0.0.1.',
+      '127%2e0%2e0%2e1',
+      '127%2E0.0.1%2e',
+      '127。0。0。1',
+      '127．0．0．1',
+      '127｡0｡0｡1',
+      '127。0。0。1。',
+      '１２７.0.0.1',
+    ]) {
       expect(refusalFor(host), host).toMatch(/^127\.0\.0\.1 is a loopback address$/);
     }
   });
 
   it('refuses an address written with more than one trailing dot, which URL parsing leaves as a name, as the address it reads as', () => {
-    const spellings = ['127.0.0.1..', '127.0.0.1...', '127.1..', '0x7f.1..', '0X7F.1..', '2130706433..', '0177.0.0.1..', '127.0.0.1%2e%2e', '127.0.0.1.%2E', '127。0。0。1。。', '127．0．0．1．．', '127.0.0.1.。'];
+    const spellings = [
+      '127.0.0.1..',
+      '127.0.0.1...',
+      '127.1..',
+      '0x7f.1..',
+      '0X7F.1..',
+      '2130706433..',
+      '0177.0.0.1..',
+      '127.0.0.1%2e%2e',
+      '127.0.0.1.%2E',
+      '127。0。0。1。。',
+      '127．0．0．1．．',
+      '127.0.0.1.。',
+    ];
     for (const host of spellings) {
       const hostname = normalizeUrl(`http://${host}/`).hostname;
       expect(hostname, host).toMatch(/\.\.$/);
@@ -67,7 +104,17 @@ describe('private-address guard', () => {
   });
 
   it('refuses IPv6 forms that embed an IPv4 address: mapped, compatible, NAT64, 6to4, Teredo', () => {
-    for (const host of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:10.0.0.1]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]', '[64:ff9b::127.0.0.1]', '[64:ff9b:1::a00:1]', '[2002:7f00:1::1]', '[2001:0:4136:e378:8000:63bf:3fff:fdd2]']) {
+    for (const host of [
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:0:127.0.0.1]',
+      '[::127.0.0.1]',
+      '[64:ff9b::127.0.0.1]',
+      '[64:ff9b:1::a00:1]',
+      '[2002:7f00:1::1]',
+      '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+    ]) {
       expect(refusalFor(host), host).toBeDefined();
     }
   });
@@ -77,13 +124,35 @@ describe('private-address guard', () => {
   });
 
   it('refuses localhost, *.localhost, *.local, *.internal, *.home.arpa and single-label names', () => {
-    for (const host of ['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'printer.local', 'metadata.google.internal', 'router.home.arpa', 'intranet', 'metadata']) {
+    for (const host of [
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      'api.localhost',
+      'printer.local',
+      'metadata.google.internal',
+      'router.home.arpa',
+      'intranet',
+      'metadata',
+    ]) {
       expect(refusalFor(host), host).toBeDefined();
     }
   });
 
   it('allows public names and public addresses', () => {
-    for (const host of ['api.example.com', 'example.com.', 'xn--bcher-kva.example', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '[2606:4700:4700::1111]', '[2001:4860:4860::8888]', 'localhost.example.com', 'internal.example.com']) {
+    for (const host of [
+      'api.example.com',
+      'example.com.',
+      'xn--bcher-kva.example',
+      '8.8.8.8',
+      '1.1.1.1',
+      '172.32.0.1',
+      '100.128.0.1',
+      '[2606:4700:4700::1111]',
+      '[2001:4860:4860::8888]',
+      'localhost.example.com',
+      'internal.example.com',
+    ]) {
       expect(refusalFor(host), host).toBeUndefined();
     }
   });

@@ -10,5 +10,4 @@ describe('an answer body as JSON text', () => {
     expect(JSON.parse(bodyAsJsonText(''))).toBe('');
     expect(JSON.parse(bodyAsJsonText('{"cut":'))).toBe('{"cut":');
   });
-
 });

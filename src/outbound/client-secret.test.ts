@@ -5,7 +5,11 @@ import { CLIENT_SECRET_TEXT, fillClientSecret, fillRequestSecret } from './clien
 describe('${CLIENT_SECRET} substitution', () => {
   it('fills every ${CLIENT_SECRET} in string values at any depth', () => {
     const rendered = { Authorization: 'Bearer ${CLIENT_SECRET}', nested: [{ key: '${CLIENT_SECRET}', twice: '${CLIENT_SECRET}:${CLIENT_SECRET}' }], n: 1 };
-    expect(fillClientSecret(rendered, 's3cr3t', CLIENT_SECRET_TEXT)).toEqual({ Authorization: 'Bearer s3cr3t', nested: [{ key: 's3cr3t', twice: 's3cr3t:s3cr3t' }], n: 1 });
+    expect(fillClientSecret(rendered, 's3cr3t', CLIENT_SECRET_TEXT)).toEqual({
+      Authorization: 'Bearer s3cr3t',
+      nested: [{ key: 's3cr3t', twice: 's3cr3t:s3cr3t' }],
+      n: 1,
+    });
   });
 
   it('leaves object keys alone', () => {

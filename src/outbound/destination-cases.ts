@@ -59,12 +59,22 @@ export const DESTINATION_CASES: readonly DestinationCase[] = [
   { rule: 'http 80 written in the request', destinations: ['http://api.example.com/'], url: 'http://api.example.com:80/x', verdict: 'allowed' },
   { rule: 'http 80 written in the destination', destinations: ['http://api.example.com:80/'], url: 'http://api.example.com/x', verdict: 'allowed' },
   { rule: 'another port in the request', destinations: API, url: 'https://api.example.com:8443/v1/x', verdict: 'not_listed' },
-  { rule: 'a port in the destination, none in the request', destinations: ['https://api.example.com:8443/v1'], url: 'https://api.example.com/v1/x', verdict: 'not_listed' },
+  {
+    rule: 'a port in the destination, none in the request',
+    destinations: ['https://api.example.com:8443/v1'],
+    url: 'https://api.example.com/v1/x',
+    verdict: 'not_listed',
+  },
   { rule: 'the same explicit port', destinations: ['https://api.example.com:8443/v1'], url: 'https://api.example.com:8443/v1/x', verdict: 'allowed' },
   { rule: '443 is not the default of http', destinations: ['http://api.example.com/'], url: 'http://api.example.com:443/x', verdict: 'not_listed' },
 
   // IPv6 hosts.
-  { rule: 'IPv6 with a port, written another way', destinations: ['http://[2001:db8::1]:8080/v1'], url: 'http://[2001:DB8:0:0::1]:8080/v1/x', verdict: 'allowed' },
+  {
+    rule: 'IPv6 with a port, written another way',
+    destinations: ['http://[2001:db8::1]:8080/v1'],
+    url: 'http://[2001:DB8:0:0::1]:8080/v1/x',
+    verdict: 'allowed',
+  },
   { rule: 'IPv6 without the port', destinations: ['http://[2001:db8::1]:8080/v1'], url: 'http://[2001:db8::1]/v1/x', verdict: 'not_listed' },
   { rule: 'another IPv6 address', destinations: ['http://[2001:db8::1]:8080/v1'], url: 'http://[2001:db8::2]:8080/v1/x', verdict: 'not_listed' },
   { rule: 'IPv6 with the default port written', destinations: ['https://[2001:db8::1]/'], url: 'https://[2001:db8::1]:443/x', verdict: 'allowed' },
@@ -79,10 +89,25 @@ export const DESTINATION_CASES: readonly DestinationCase[] = [
   { rule: 'the root of a host whose destination has a path', destinations: OPENAI, url: 'https://api.openai.com/', verdict: 'not_listed' },
   { rule: 'paths are case-sensitive', destinations: OPENAI, url: 'https://api.openai.com/V1/chat', verdict: 'not_listed' },
   { rule: 'an encoded slash is not a boundary', destinations: OPENAI, url: 'https://api.openai.com/v1%2Fchat', verdict: 'not_listed' },
-  { rule: 'a destination ending in / admits what is under it', destinations: ['https://api.openai.com/v1/'], url: 'https://api.openai.com/v1/chat', verdict: 'allowed' },
+  {
+    rule: 'a destination ending in / admits what is under it',
+    destinations: ['https://api.openai.com/v1/'],
+    url: 'https://api.openai.com/v1/chat',
+    verdict: 'allowed',
+  },
   { rule: 'a destination ending in / admits itself', destinations: ['https://api.openai.com/v1/'], url: 'https://api.openai.com/v1/', verdict: 'allowed' },
-  { rule: 'a destination ending in / does not admit the path without it', destinations: ['https://api.openai.com/v1/'], url: 'https://api.openai.com/v1', verdict: 'not_listed' },
-  { rule: 'a destination without a path admits every path', destinations: ['https://api.example.com'], url: 'https://api.example.com/any/path', verdict: 'allowed' },
+  {
+    rule: 'a destination ending in / does not admit the path without it',
+    destinations: ['https://api.openai.com/v1/'],
+    url: 'https://api.openai.com/v1',
+    verdict: 'not_listed',
+  },
+  {
+    rule: 'a destination without a path admits every path',
+    destinations: ['https://api.example.com'],
+    url: 'https://api.example.com/any/path',
+    verdict: 'allowed',
+  },
   { rule: 'a destination without a path admits the bare host', destinations: ['https://api.example.com'], url: 'https://api.example.com', verdict: 'allowed' },
   { rule: 'a destination of / admits every path', destinations: ['https://api.example.com/'], url: 'https://api.example.com/any/path', verdict: 'allowed' },
   { rule: 'non-ASCII paths compare encoded', destinations: ['https://api.example.com/café'], url: 'https://api.example.com/caf%C3%A9/x', verdict: 'allowed' },
@@ -149,6 +174,16 @@ export const DESTINATION_CASES: readonly DestinationCase[] = [
   { rule: 'a valid destination beside an invalid one', destinations: ['not a url', ...API], url: 'https://api.example.com/v1/x', verdict: 'allowed' },
 
   // Several destinations: any one admits.
-  { rule: 'the second destination admits', destinations: ['https://a.example.com/v1', 'https://b.example.com/v2'], url: 'https://b.example.com/v2/x', verdict: 'allowed' },
-  { rule: "one destination's host with the other's path", destinations: ['https://a.example.com/v1', 'https://b.example.com/v2'], url: 'https://a.example.com/v2', verdict: 'not_listed' },
+  {
+    rule: 'the second destination admits',
+    destinations: ['https://a.example.com/v1', 'https://b.example.com/v2'],
+    url: 'https://b.example.com/v2/x',
+    verdict: 'allowed',
+  },
+  {
+    rule: "one destination's host with the other's path",
+    destinations: ['https://a.example.com/v1', 'https://b.example.com/v2'],
+    url: 'https://a.example.com/v2',
+    verdict: 'not_listed',
+  },
 ];

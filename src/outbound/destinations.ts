@@ -165,10 +165,12 @@ function judge(rawUrl: string, destinations: readonly string[]): DestinationVerd
   const refusal = rawTextRefusal(rawUrl);
   if (refusal) return { allowed: false, reason: refusal };
   const url = parseHttpUrl(rawUrl);
-  const listed = url !== undefined && destinations.some((text) => {
-    const destination = parseDestination(text);
-    return destination !== null && matches(destination, url);
-  });
+  const listed =
+    url !== undefined &&
+    destinations.some((text) => {
+      const destination = parseDestination(text);
+      return destination !== null && matches(destination, url);
+    });
   return listed ? { allowed: true } : { allowed: false, reason: 'not_listed' };
 }
 

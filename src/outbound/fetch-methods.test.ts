@@ -64,7 +64,11 @@ describe('one send function for every method and body', () => {
     const received = await bytesReceived('POST', bytes, contentType);
     expect(received.contentType).toBe(contentType);
     expect(received.bytes).toEqual(bytes);
-    const relayed = await new Request('https://form.invalid/', { method: 'POST', headers: { 'content-type': received.contentType }, body: received.bytes }).formData();
+    const relayed = await new Request('https://form.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': received.contentType },
+      body: received.bytes,
+    }).formData();
     expect(relayed.get('name')).toBe('Zoë');
     expect(new Uint8Array(await (relayed.get('file') as File).arrayBuffer())).toEqual(new Uint8Array([0xff, 0x00, 0xfe, 0x80]));
   });

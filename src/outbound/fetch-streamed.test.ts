@@ -9,7 +9,12 @@ const streamed = (extra: Partial<StreamedOutboundOptions> = {}): StreamedOutboun
   answer: 'streamed',
   ...extra,
 });
-const get = (path: string, headers: Record<string, string> = {}): OutboundRequest => ({ method: 'GET', url: `${origin}${path}`, headers: new Headers(headers), hops: 0 });
+const get = (path: string, headers: Record<string, string> = {}): OutboundRequest => ({
+  method: 'GET',
+  url: `${origin}${path}`,
+  headers: new Headers(headers),
+  hops: 0,
+});
 const loopback = async (path: string) => (await fetch(`${origin}${path}`)).json() as Promise<any>;
 
 /** Reads pieces until the text read ends with a line break. */

@@ -5,7 +5,12 @@ import { callLimitMs, MAX_RESPONSE_BYTES, sendOutbound, type OutboundOptions, ty
 const origin = inject('loopbackOrigin');
 const testEnv = { ALLOW_PRIVATE_DESTINATIONS: 'true' };
 const options = (extra: Partial<OutboundOptions> = {}): OutboundOptions => ({ env: testEnv, deadline: Date.now() + 20_000, ...extra });
-const get = (path: string, headers: Record<string, string> = {}): OutboundRequest => ({ method: 'GET', url: `${origin}${path}`, headers: new Headers(headers), hops: 0 });
+const get = (path: string, headers: Record<string, string> = {}): OutboundRequest => ({
+  method: 'GET',
+  url: `${origin}${path}`,
+  headers: new Headers(headers),
+  hops: 0,
+});
 
 async function failureOf(promise: Promise<unknown>) {
   try {
@@ -19,7 +24,13 @@ async function failureOf(promise: Promise<unknown>) {
 
 describe('the outbound fetch wrapper', () => {
   it('answers the whole response: status, lowercase headers and the body text', async () => {
-    const request: OutboundRequest = { method: 'POST', url: `${origin}/echo?a=1`, headers: new Headers({ 'X-Test': 'yes', 'content-type': 'text/plain' }), body: 'hello', hops: 0 };
+    const request: OutboundRequest = {
+      method: 'POST',
+      url: `${origin}/echo?a=1`,
+      headers: new Headers({ 'X-Test': 'yes', 'content-type': 'text/plain' }),
+      body: 'hello',
+      hops: 0,
+    };
     const response = await sendOutbound(request, options());
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json');

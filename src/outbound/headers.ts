@@ -12,7 +12,7 @@ const BAD_VALUE_CHAR = /[\r\n\0]|[^\u0000-\u00ff]/;
 
 /** A templated header value as text: a string as it is, anything else (a whole reference's value) as compact JSON. */
 export function headerValueText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 /**

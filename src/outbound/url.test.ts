@@ -25,20 +25,43 @@ describe('URL normalization (as a browser does)', () => {
   });
 
   it('writes numeric IPv4 hosts as dotted decimal, reading percent-encoded, fullwidth and ideographic dots and one trailing dot', () => {
-    for (const host of ['127.1', '0x7f.1', '0X7F.1', '2130706433', '0177.0.0.1', '0x7f000001', '127.0.0.1.', '127%2e0%2e0%2e1', '127。0。0。1', '127．0．0．1', '127｡0｡0｡1', '127。0。0。1。', '１２７.0.0.1']) {
+    for (const host of [
+      '127.1',
+      '0x7f.1',
+      '0X7F.1',
+      '2130706433',
+      '0177.0.0.1',
+      '0x7f000001',
+      '127.0.0.1.',
+      '127%2e0%2e0%2e1',
+      '127。0。0。1',
+      '127．0．0．1',
+      '127｡0｡0｡1',
+      '127。0。0。1。',
+      '１２７.0.0.1',
+    ]) {
       expect(normalizeUrl(`http://${host}/`).hostname, host).toBe('127.0.0.1');
     }
   });
 
   it('leaves an IPv4 host with more than one trailing dot as a name (the address guard reads it as the address)', () => {
-    for (const [host, hostname] of [['127.0.0.1..', '127.0.0.1..'], ['127.1..', '127.1..'], ['0X7F.1..', '0x7f.1..'], ['127.0.0.1.%2E', '127.0.0.1..'], ['127。0。0。1。。', '127.0.0.1..']]) {
+    for (const [host, hostname] of [
+      ['127.0.0.1..', '127.0.0.1..'],
+      ['127.1..', '127.1..'],
+      ['0X7F.1..', '0x7f.1..'],
+      ['127.0.0.1.%2E', '127.0.0.1..'],
+      ['127。0。0。1。。', '127.0.0.1..'],
+    ]) {
       expect(normalizeUrl(`http://${host}:8080/`).hostname, host).toBe(hostname);
     }
   });
 
   it('refuses an IPv4 host with a leading dot or an empty part inside (invalid_url)', () => {
     for (const host of ['.127.0.0.1', '..127.0.0.1', '127..0.1', '%2e127.0.0.1']) {
-      expect(reasonOf(() => normalizeUrl(`http://${host}/`)), host).toBe('invalid_url');
+      expect(
+        reasonOf(() => normalizeUrl(`http://${host}/`)),
+        host,
+      ).toBe('invalid_url');
     }
   });
 
@@ -47,7 +70,15 @@ describe('URL normalization (as a browser does)', () => {
   });
 
   it('refuses what is not an http(s) URL with a hostname, and URLs with credentials (invalid_url)', () => {
-    for (const bad of ['not a url', 'ftp://a.example/', 'file:///etc/passwd', 'javascript:alert(1)', 'https://', 'http://ex ample.com/', 'https://user:pw@a.example/']) {
+    for (const bad of [
+      'not a url',
+      'ftp://a.example/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'https://',
+      'http://ex ample.com/',
+      'https://user:pw@a.example/',
+    ]) {
       expect(reasonOf(() => normalizeUrl(bad))).toBe('invalid_url');
     }
   });
@@ -66,7 +97,7 @@ describe('values inserted into a URL', () => {
 describe('params', () => {
   it('are appended to the query string, keeping the query the URL already has byte for byte', () => {
     const url = normalizeUrl("https://a.example/p?keep=a%20b&q='x'");
-    expect(appendParams(url, { k: 'v w', n: 2 }).href).toBe("https://a.example/p?keep=a%20b&q=%27x%27&k=v+w&n=2");
+    expect(appendParams(url, { k: 'v w', n: 2 }).href).toBe('https://a.example/p?keep=a%20b&q=%27x%27&k=v+w&n=2');
   });
 
   it('send a non-text value as compact JSON', () => {

@@ -10,8 +10,23 @@ export const devIssuer = (serviceId: string): string => `${DEV_ISSUER_PREFIX}${s
  * server owns (a token claiming `access_group: 99` must not promote anyone).
  */
 export const RESERVED_CLAIMS = [
-  'iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'azp', 'nonce', 'auth_time', 'at_hash', 'c_hash',
-  'acr', 'amr', 'sid', 'user_id', 'access_group',
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'nbf',
+  'iat',
+  'jti',
+  'azp',
+  'nonce',
+  'auth_time',
+  'at_hash',
+  'c_hash',
+  'acr',
+  'amr',
+  'sid',
+  'user_id',
+  'access_group',
 ] as const;
 
 const reserved = new Set<string>(RESERVED_CLAIMS);

@@ -101,11 +101,7 @@ const CIPHERTEXT_VERSION = 'v1';
 export async function encryptText(env: Pick<Env, 'SECRETS_KEY'>, plaintext: string, context: string): Promise<string> {
   const key = await secretsKey(env);
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv, additionalData: encoder.encode(context) },
-    key,
-    encoder.encode(plaintext),
-  );
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(context) }, key, encoder.encode(plaintext));
   return `${CIPHERTEXT_VERSION}.${toBase64(iv)}.${toBase64(new Uint8Array(sealed))}`;
 }
 
@@ -115,11 +111,7 @@ export async function decryptText(env: Pick<Env, 'SECRETS_KEY'>, sealed: string,
   const [version, iv, data] = sealed.split('.');
   try {
     if (version !== CIPHERTEXT_VERSION || !iv || !data) throw new Error('unknown ciphertext format');
-    const plain = await crypto.subtle.decrypt(
-      { name: 'AES-GCM', iv: bytesOfBase64(iv), additionalData: encoder.encode(context) },
-      key,
-      bytesOfBase64(data),
-    );
+    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytesOfBase64(iv), additionalData: encoder.encode(context) }, key, bytesOfBase64(data));
     return decoder.decode(plain);
   } catch {
     throw new SvcHttpError('INTERNAL_ERROR', 'A stored secret could not be decrypted with the configured SECRETS_KEY.', { status: 500 });

@@ -92,15 +92,8 @@ export interface DevTokenSubject {
  * iss = `svc-dev:{service_id}`; the attributes and email ride along as claims.
  * `expiration` is a jose time span ('24h') or a unix time in seconds.
  */
-export async function signDevIdToken(
-  env: Env,
-  serviceId: string,
-  subject: DevTokenSubject,
-  expiration: string | number = DEV_TOKEN_LIFETIME,
-): Promise<string> {
-  const row = await env.DB.prepare('SELECT dev_private_jwk_enc FROM projects WHERE service_id = ?')
-    .bind(serviceId)
-    .first<{ dev_private_jwk_enc: string }>();
+export async function signDevIdToken(env: Env, serviceId: string, subject: DevTokenSubject, expiration: string | number = DEV_TOKEN_LIFETIME): Promise<string> {
+  const row = await env.DB.prepare('SELECT dev_private_jwk_enc FROM projects WHERE service_id = ?').bind(serviceId).first<{ dev_private_jwk_enc: string }>();
   if (!row) throw invalidService();
   const jwk = JSON.parse(await decryptText(env, row.dev_private_jwk_enc, devPrivateJwkContext(serviceId))) as JWK;
   const privateKey = await importJWK(jwk, 'ES256');

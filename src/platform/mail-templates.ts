@@ -32,9 +32,7 @@ export async function listMailTemplates(env: Env, serviceId: string): Promise<Ma
 }
 
 export async function loadMailTemplate(env: Env, serviceId: string, templateId: string): Promise<MailTemplate | null> {
-  return env.DB.prepare(`SELECT ${COLUMNS} FROM mail_templates WHERE service_id = ? AND template_id = ?`)
-    .bind(serviceId, templateId)
-    .first<MailTemplate>();
+  return env.DB.prepare(`SELECT ${COLUMNS} FROM mail_templates WHERE service_id = ? AND template_id = ?`).bind(serviceId, templateId).first<MailTemplate>();
 }
 
 export async function deleteMailTemplate(env: Env, serviceId: string, templateId: string): Promise<boolean> {

@@ -50,8 +50,6 @@ export async function loadNewsletter(env: Env, serviceId: string, groupKey: stri
 }
 
 export async function deleteNewsletter(env: Env, serviceId: string, groupKey: string, messageId: string): Promise<boolean> {
-  const result = await env.DB.prepare('DELETE FROM newsletters WHERE service_id = ? AND grp = ? AND message_id = ?')
-    .bind(serviceId, groupKey, messageId)
-    .run();
+  const result = await env.DB.prepare('DELETE FROM newsletters WHERE service_id = ? AND grp = ? AND message_id = ?').bind(serviceId, groupKey, messageId).run();
   return result.meta.changes > 0;
 }

@@ -34,10 +34,12 @@ interface CallerOfProject {
  * The stubs of the three objects, typed by the bindings (worker-configuration.d.ts): routes and objects
  * reach an object through here, without importing its module.
  */
-export const ticketStub = (env: Env, serviceId: string, ticketId: string) => env.TICKETS.get(idFromNameOnce(env.TICKETS, ticketObjectName(serviceId, ticketId)));
+export const ticketStub = (env: Env, serviceId: string, ticketId: string) =>
+  env.TICKETS.get(idFromNameOnce(env.TICKETS, ticketObjectName(serviceId, ticketId)));
 
 /** The ForwardQueueDO of one caller of one project. */
-export const forwardQueueStub = (env: Env, owner: CallerOfProject) => env.FORWARD_QUEUES.get(env.FORWARD_QUEUES.idFromName(`${owner.serviceId}/${owner.callerKey}`));
+export const forwardQueueStub = (env: Env, owner: CallerOfProject) =>
+  env.FORWARD_QUEUES.get(env.FORWARD_QUEUES.idFromName(`${owner.serviceId}/${owner.callerKey}`));
 
 /** The realtime object of a project + caller. */
 export const realtimeStub = (env: Env, owner: CallerOfProject) => env.REALTIME.get(env.REALTIME.idFromName(`${owner.serviceId}/${owner.callerKey}`));

@@ -87,7 +87,9 @@ export const UpdateProjectBody = z.strictObject({
   secure_request_destinations: destinationList
     .nullable()
     .optional()
-    .describe("Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match (at most 100). null or [] clears the list: any public url."),
+    .describe(
+      "Where secureRequest may send: every url of a call must match one, as a Secret Key's Destinations match (at most 100). null or [] clears the list: any public url.",
+    ),
   storage_quota_bytes: z
     .int('must be a whole number of bytes')
     .min(0, 'must be 0 or more bytes')
@@ -100,7 +102,13 @@ export const UpdateProjectBody = z.strictObject({
 export type UpdateProjectBody = z.infer<typeof UpdateProjectBody>;
 
 /** What the owner changes of its own project: UpdateProjectBody without plan and active (billing and suspension stay the operator's). */
-export const OwnerSettingsBody = UpdateProjectBody.pick({ name: true, identity: true, secure_request_key: true, secure_request_destinations: true, flood_limits: true });
+export const OwnerSettingsBody = UpdateProjectBody.pick({
+  name: true,
+  identity: true,
+  secure_request_key: true,
+  secure_request_destinations: true,
+  flood_limits: true,
+});
 export type OwnerSettingsBody = z.infer<typeof OwnerSettingsBody>;
 
 /** Fields of UpdateProjectBody the owner settings refuse with a message of their own (the operator changes them). */

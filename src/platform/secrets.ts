@@ -69,16 +69,12 @@ export async function putSecretKey(env: Env, serviceId: string, name: string, bo
 }
 
 export async function listSecretKeys(env: Env, serviceId: string): Promise<SecretKeyInfo[]> {
-  const { results } = await env.DB.prepare(`SELECT ${INFO_COLUMNS} FROM secret_keys WHERE service_id = ? ORDER BY name`)
-    .bind(serviceId)
-    .all<SecretKeyRow>();
+  const { results } = await env.DB.prepare(`SELECT ${INFO_COLUMNS} FROM secret_keys WHERE service_id = ? ORDER BY name`).bind(serviceId).all<SecretKeyRow>();
   return results.map(toInfo);
 }
 
 export async function getSecretKeyInfo(env: Env, serviceId: string, name: string): Promise<SecretKeyInfo | null> {
-  const row = await env.DB.prepare(`SELECT ${INFO_COLUMNS} FROM secret_keys WHERE service_id = ? AND name = ?`)
-    .bind(serviceId, name)
-    .first<SecretKeyRow>();
+  const row = await env.DB.prepare(`SELECT ${INFO_COLUMNS} FROM secret_keys WHERE service_id = ? AND name = ?`).bind(serviceId, name).first<SecretKeyRow>();
   return row ? toInfo(row) : null;
 }
 

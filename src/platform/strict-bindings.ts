@@ -54,8 +54,7 @@ class StrictStatement {
   }
 }
 
-const unwrap = (statement: D1PreparedStatement): D1PreparedStatement =>
-  statement instanceof StrictStatement ? statement.real : statement;
+const unwrap = (statement: D1PreparedStatement): D1PreparedStatement => (statement instanceof StrictStatement ? statement.real : statement);
 
 /** D1 (or one of its sessions): every statement checked, each statement of a batch one query. */
 class StrictD1 {

@@ -1,5 +1,17 @@
 import { describe, expect, it, vi } from 'vitest';
-import { checkQueueMessage, checkSendBatch, checkStatement, cloneBytes, deepestChain, forgetDeepest, forgetSpent, InvocationBudget, LimitBreach, mostSpentIn, rowGroups } from './strict-limits';
+import {
+  checkQueueMessage,
+  checkSendBatch,
+  checkStatement,
+  cloneBytes,
+  deepestChain,
+  forgetDeepest,
+  forgetSpent,
+  InvocationBudget,
+  LimitBreach,
+  mostSpentIn,
+  rowGroups,
+} from './strict-limits';
 import { utf8Bytes } from '../../schemas/utf8';
 
 /** The breach `run` throws (and logs), as { limit, count, max }. */
@@ -126,7 +138,11 @@ describe('subrequest depth', () => {
 describe('SQL statements (D1 and Durable Object SQLite)', () => {
   it('SQL statement length: over 100,000 bytes of text fails', () => {
     checkStatement(`SELECT '${'x'.repeat(99_990)}'`, [], 'test');
-    expect(breachOf(() => checkStatement(`SELECT '${'x'.repeat(100_000)}'`, [], 'test'))).toEqual({ limit: 'SQL statement length (bytes)', count: 100_009, max: 100_000 });
+    expect(breachOf(() => checkStatement(`SELECT '${'x'.repeat(100_000)}'`, [], 'test'))).toEqual({
+      limit: 'SQL statement length (bytes)',
+      count: 100_009,
+      max: 100_000,
+    });
   });
 
   it('SQL bound parameters per query: 101 fail', () => {

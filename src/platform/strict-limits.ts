@@ -146,7 +146,12 @@ export function checkStatement(sql: string, params: readonly unknown[], where: s
   for (const size of sizes.values()) check('SQL string or BLOB size (bytes)', size, LIMITS.sqlValueBytes, where);
   if (!WRITES.test(sql)) return;
   for (const row of rowGroups(sql, params)) {
-    check('SQL row size (bytes, bound values of one row)', row.reduce((sum: number, value) => sum + (sizes.get(value) ?? 0), 0), LIMITS.sqlRowBytes, where);
+    check(
+      'SQL row size (bytes, bound values of one row)',
+      row.reduce((sum: number, value) => sum + (sizes.get(value) ?? 0), 0),
+      LIMITS.sqlRowBytes,
+      where,
+    );
   }
 }
 

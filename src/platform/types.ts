@@ -44,7 +44,4 @@ export interface ProjectUser {
 }
 
 /** Who is calling: the project owner (owner key), a signed-in user (id token), or nobody. */
-export type Caller =
-  | { kind: 'owner'; owner_id: string }
-  | { kind: 'user'; user: ProjectUser }
-  | { kind: 'anonymous' };
+export type Caller = { kind: 'owner'; owner_id: string } | { kind: 'user'; user: ProjectUser } | { kind: 'anonymous' };

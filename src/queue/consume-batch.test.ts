@@ -10,7 +10,10 @@ afterEach(() => {
 
 /** Consumes the bodies as one batch (message ids m0, m1, …, first delivery) and returns what became of each. */
 async function consume(bodies: unknown[], workerEnv = env) {
-  const batch = createMessageBatch<unknown>('svc-work', bodies.map((body, i) => ({ id: `m${i}`, timestamp: 0, attempts: 1, body })));
+  const batch = createMessageBatch<unknown>(
+    'svc-work',
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: 0, attempts: 1, body })),
+  );
   await consumeWorkBatch(batch, workerEnv);
   const result = await getQueueResult(batch, createExecutionContext());
   return { acked: result.explicitAcks.sort(), retried: result.retryMessages.map((retry) => retry.msgId) };

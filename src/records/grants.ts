@@ -4,7 +4,9 @@
 export async function grantRecordAccess(db: D1Database, serviceId: string, recordId: string, userIds: readonly string[], now: number): Promise<void> {
   await db.batch(
     userIds.map((userId) =>
-      db.prepare('INSERT INTO record_grants (service_id, record_id, user_id, created) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').bind(serviceId, recordId, userId, now),
+      db
+        .prepare('INSERT INTO record_grants (service_id, record_id, user_id, created) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING')
+        .bind(serviceId, recordId, userId, now),
     ),
   );
 }

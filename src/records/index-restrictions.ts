@@ -2,7 +2,18 @@ import type { IndexRestriction, IndexValue, RestrictionCondition } from './types
 
 /** The word forms are aliases of the symbols: 'gte' is '>=' (starts-with on strings), and so on. */
 const CANONICAL: Record<RestrictionCondition, '=' | '!=' | '>' | '>=' | '<' | '<='> = {
-  '=': '=', eq: '=', '!=': '!=', ne: '!=', '>': '>', gt: '>', '>=': '>=', gte: '>=', '<': '<', lt: '<', '<=': '<=', lte: '<=',
+  '=': '=',
+  eq: '=',
+  '!=': '!=',
+  ne: '!=',
+  '>': '>',
+  gt: '>',
+  '>=': '>=',
+  gte: '>=',
+  '<': '<',
+  lt: '<',
+  '<=': '<=',
+  lte: '<=',
 };
 
 /**
@@ -49,10 +60,7 @@ function meetsRestriction(value: IndexValue, restriction: IndexRestriction): boo
  * whose name is one of the restricted names (a record has one index, so different names are
  * alternatives), and its value must meet every restriction written for that name.
  */
-export function indexMeetsRestrictions(
-  index: { name: string; value: IndexValue } | undefined,
-  restrictions: IndexRestriction[] | null | undefined,
-): boolean {
+export function indexMeetsRestrictions(index: { name: string; value: IndexValue } | undefined, restrictions: IndexRestriction[] | null | undefined): boolean {
   if (!restrictions || restrictions.length === 0) return true;
   if (!index) return false;
   const forName = restrictions.filter((restriction) => restriction.name === index.name);

@@ -34,9 +34,7 @@ function toRecord(row: RecordRow): StoredRecord {
     table: { name: row.table_name, access_group: parseStoredAccessGroup(row.access_group), ...(subscription ? { subscription } : {}) },
     user_id: row.user_id,
     ...(row.data !== null ? { data: JSON.parse(row.data) as unknown } : {}),
-    ...(row.index_name !== null && row.index_value !== null
-      ? { index: { name: row.index_name, value: JSON.parse(row.index_value) as IndexValue } }
-      : {}),
+    ...(row.index_name !== null && row.index_value !== null ? { index: { name: row.index_name, value: JSON.parse(row.index_value) as IndexValue } } : {}),
     tags: JSON.parse(row.tags) as string[],
     ...(row.unique_id !== null ? { unique_id: row.unique_id } : {}),
     ...(row.reference !== null ? { reference: row.reference } : {}),

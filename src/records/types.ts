@@ -59,8 +59,6 @@ export interface StoredRecord extends RecordData {
 }
 
 /** Who a pstr acts as: a project user (user_id given) or the project owner. */
-export type Actor =
-  | { kind: 'user'; user_id: string; access_group: number }
-  | { kind: 'owner'; owner_id: string };
+export type Actor = { kind: 'user'; user_id: string; access_group: number } | { kind: 'owner'; owner_id: string };
 
 export const actorId = (actor: Actor): string => (actor.kind === 'user' ? actor.user_id : actor.owner_id);

@@ -88,7 +88,7 @@ describe('updating a record', () => {
     expect([updated.created, updated.updated, updated.version]).toEqual([500, 900, 1]);
   });
 
-  it('a user cannot update another user\'s record (ACTION_FORBIDDEN not_owner)', () => {
+  it("a user cannot update another user's record (ACTION_FORBIDDEN not_owner)", () => {
     const bob: Actor = { kind: 'user', user_id: 'bob', access_group: 1 };
     const err = failure(() => planUpdate(stored(), parseRecordInput({ table: 'notes' }), ctx(bob), undefined));
     expect([err.code, err.detail?.reason]).toEqual(['ACTION_FORBIDDEN', 'not_owner']);

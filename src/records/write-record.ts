@@ -5,15 +5,7 @@ import type { RecordInput } from './input';
 import { indexMeetsRestrictions } from './index-restrictions';
 import { newRecordId } from './record-id';
 import { checkReference } from './reference-rules';
-import {
-  type ReferenceGuard,
-  insertRecord,
-  loadRecord,
-  loadRecordByUniqueId,
-  loadReferencedRecord,
-  referenceCounts,
-  updateRecord,
-} from './store';
+import { type ReferenceGuard, insertRecord, loadRecord, loadRecordByUniqueId, loadReferencedRecord, referenceCounts, updateRecord } from './store';
 import type { Actor, StoredRecord } from './types';
 import { type WriteContext, planCreate, planUpdate } from './write-plan';
 
@@ -55,14 +47,15 @@ async function checkReferenceOf(
 ): Promise<ReferenceGuard | undefined> {
   // A reference the write keeps as stored is only checked again when the index changes.
   const keptReference = !named && existing && record.reference === existing.reference ? existing.reference : undefined;
-  const target =
-    keptReference !== undefined && !sameIndex(existing?.index, record.index) ? await loadRecord(env.DB, serviceId, keptReference) : named;
+  const target = keptReference !== undefined && !sameIndex(existing?.index, record.index) ? await loadRecord(env.DB, serviceId, keptReference) : named;
   if (!target) return undefined;
-  const forbid = (reason: string, message: string) =>
-    new ActionError('ACTION_FORBIDDEN', message, { reason, reference: target.record_id });
+  const forbid = (reason: string, message: string) => new ActionError('ACTION_FORBIDDEN', message, { reason, reference: target.record_id });
   if (existing && existing.reference === target.record_id) {
     if (!sameIndex(existing.index, record.index) && !indexMeetsRestrictions(record.index, target.source?.referencing_index_restrictions)) {
-      throw forbid('referencing_index_restrictions', `The index of this record does not meet the referencing_index_restrictions of record ${target.record_id}.`);
+      throw forbid(
+        'referencing_index_restrictions',
+        `The index of this record does not meet the referencing_index_restrictions of record ${target.record_id}.`,
+      );
     }
     return undefined;
   }
@@ -113,9 +106,7 @@ export async function writeRecord(env: Env, input: RecordInput, options: WriteRe
     const existing = await findExisting(env, options.serviceId, input);
     const target = await findTarget(env, options.serviceId, input.reference);
     const reference = input.reference === null ? null : target?.record_id;
-    const record = existing
-      ? planUpdate(existing, input, ctx, reference)
-      : planCreate(input, ctx, newRecordId(options.now), reference ?? undefined);
+    const record = existing ? planUpdate(existing, input, ctx, reference) : planCreate(input, ctx, newRecordId(options.now), reference ?? undefined);
     const guard = await checkReferenceOf(env, options.serviceId, actor, record, existing, target);
     const written = existing
       ? await updateRecord(env.DB, options.serviceId, record, existing.version, guard)

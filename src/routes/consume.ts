@@ -66,7 +66,10 @@ async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Respons
   } catch (err) {
     if (err instanceof SvcHttpError && err.code === 'TOO_MANY_REQUESTS' && TICKET_ID.test(ticketId)) {
       const due = countRefusal(floodKey(project.service_id, ticketId), Date.now());
-      if (due) c.executionCtx.waitUntil(keepRefusals(c.env, project.service_id, ticketId, arrived, due).catch((e) => console.error('refusal counts not kept', String(e))));
+      if (due)
+        c.executionCtx.waitUntil(
+          keepRefusals(c.env, project.service_id, ticketId, arrived, due).catch((e) => console.error('refusal counts not kept', String(e))),
+        );
     }
     throw err;
   }

@@ -41,6 +41,7 @@ forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, owner, async (c) => {
   if (!found) throw new SvcHttpError('NOT_FOUND', 'Request not found.', { status: 404 });
   const { record } = found;
   // The pieces stay in the caller's queue object until finalized (read-only here).
-  const streamText = record.stream && record.response_body === undefined ? await forwardQueueStub(c.env, found.owner).streamText(addressOfRecord(record)) : null;
+  const streamText =
+    record.stream && record.response_body === undefined ? await forwardQueueStub(c.env, found.owner).streamText(addressOfRecord(record)) : null;
   return c.json(ownerRequestView(found.owner, record, streamText));
 });

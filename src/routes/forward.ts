@@ -30,7 +30,6 @@ export const forwardRoutes = createRouter();
 const anyone = guard('visitor');
 const FORWARD_PATH = `${PROJECT_PATH}/forward`;
 
-
 /** What a guarded route hands these helpers: the Worker's env, the project, the caller and the request. */
 interface Guarded {
   env: Env;

@@ -27,7 +27,6 @@ function resourceName(value: string | undefined, field: string): string {
   return value;
 }
 
-
 // --- development users of the built-in issuer ---
 
 /** The minting route exists only in local development; elsewhere it is an unknown route. */
@@ -68,9 +67,7 @@ ownerResourcesRouter.delete(`${PROJECT_PATH}/secrets/:name`, owner, async (c) =>
 
 // --- mail templates ---
 
-ownerResourcesRouter.get(`${PROJECT_PATH}/mail-templates`, owner, async (c) =>
-  c.json({ list: await listMailTemplates(c.env, c.get('project').service_id) }),
-);
+ownerResourcesRouter.get(`${PROJECT_PATH}/mail-templates`, owner, async (c) => c.json({ list: await listMailTemplates(c.env, c.get('project').service_id) }));
 
 ownerResourcesRouter.get(`${PROJECT_PATH}/mail-templates/:template_id`, owner, async (c) => {
   const template = await loadMailTemplate(c.env, c.get('project').service_id, resourceName(c.req.param('template_id'), 'template_id'));

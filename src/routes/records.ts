@@ -26,15 +26,12 @@ recordsRouter.get(BASE, owner, async (c) => {
   const table = c.req.query('table');
   if (table === '') throw invalidParameter('Invalid "table": must not be empty.', { field: 'table' });
   const serviceId = c.get('project').service_id;
-  const page = await pageOf(
-    pageRequest(c.req),
-    {
-      isPosition,
-      rows: (after, count) => listRecords(c.env.DB, serviceId, { table, after, limit: count }),
-      position: (record): RecordPosition => ({ created: record.created, record_id: record.record_id }),
-      shape: forOwner,
-    },
-  );
+  const page = await pageOf(pageRequest(c.req), {
+    isPosition,
+    rows: (after, count) => listRecords(c.env.DB, serviceId, { table, after, limit: count }),
+    position: (record): RecordPosition => ({ created: record.created, record_id: record.record_id }),
+    shape: forOwner,
+  });
   return c.json(page);
 });
 

@@ -15,7 +15,7 @@ import { secureRequest } from '../secure/mirror';
 export const secureRoutes = createRouter();
 
 const SIGN_IN = 'secureRequest needs a signed-in user of the project: send their id token in Authorization.';
-const NOT_A_USER = 'secureRequest needs a signed-in user of the project; the owner key is not a user: send a user\'s id token.';
+const NOT_A_USER = "secureRequest needs a signed-in user of the project; the owner key is not a user: send a user's id token.";
 
 /** secureRequest's own limit (each call may send up to 50 requests), counted before the guard's. */
 const secureFlood = createMiddleware<AppEnv>(async (c, next) => {
@@ -30,6 +30,9 @@ secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, secureFlood, guard('
   const body = await readJsonBody(c, undefined, { maxBytes: MAX_SECURE_BODY_BYTES });
   const call = await checked(() => parseSecureRequest(body));
   if (!call.ok) throw fieldRefusal(call.issue);
-  const answer = await secureRequest({ env: c.env, serviceId: c.get('project').service_id, user: caller.user, hops: hopsOf(c.req.header(HOP_HEADER)) }, call.value);
+  const answer = await secureRequest(
+    { env: c.env, serviceId: c.get('project').service_id, user: caller.user, hops: hopsOf(c.req.header(HOP_HEADER)) },
+    call.value,
+  );
   return new Response(answer, { headers: { 'content-type': 'application/json' } });
 });

@@ -16,8 +16,17 @@ const HEADER_VALUE = /^[^\r\n\0]*$/;
 export const presetMatchBody = z.strictObject({
   secretName: z.string().min(1).max(128).describe('The Secret Key holding the secret (or public key) the provider signs with.'),
   method: z.enum(['GET', 'POST']).optional().describe('Default POST.'),
-  url: z.url({ protocol: /^https?$/ }).max(2048).optional().describe('The URL the provider called, with its query (for the presets that sign it).'),
-  headers: z.record(z.string().regex(HEADER_NAME, { error: 'not a header name' }), z.string().max(8192).regex(HEADER_VALUE, { error: 'a header value has no line break' })).describe('The headers as delivered (names case-insensitive).'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe('The URL the provider called, with its query (for the presets that sign it).'),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, { error: 'not a header name' }),
+      z.string().max(8192).regex(HEADER_VALUE, { error: 'a header value has no line break' }),
+    )
+    .describe('The headers as delivered (names case-insensitive).'),
   body: z.string().max(65_536).optional().describe('The raw body text, exactly as delivered.'),
   received_at: z.int().min(0).optional().describe('When it was delivered (ms since the epoch): timestamps are judged against it; default now.'),
 });
@@ -31,7 +40,12 @@ presetMatchRoutes.post(`${PROJECT_PATH}/signature-presets/match`, owner, async (
   const secret = await loadSecretKey(c.env, project.service_id, sample.secretName);
   if (!secret) throw invalidParameter(`secretName: no Secret Key named "${sample.secretName}" in this project`, { field: 'secretName' });
   const headers = Object.fromEntries(Object.entries(sample.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const request = { rawBody: new TextEncoder().encode(sample.body ?? ''), method: sample.method ?? 'POST', headers, ...(sample.url ? { url: sample.url } : {}) };
+  const request = {
+    rawBody: new TextEncoder().encode(sample.body ?? ''),
+    method: sample.method ?? 'POST',
+    headers,
+    ...(sample.url ? { url: sample.url } : {}),
+  };
   const matching = await matchingPresets(request, secret.value, sample.received_at ?? Date.now());
   return c.json({ secretName: sample.secretName, matching, tried: SIGNATURE_PRESETS.length });
 });

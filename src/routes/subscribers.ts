@@ -17,7 +17,6 @@ const owner = guard('owner', 'Only the project owner can manage subscribers.');
 
 export const SubscriberBody = z.strictObject({ user_id: z.uuid().nullable().optional() });
 
-
 /** Addresses are kept trimmed and in lower case, so one address subscribes once. */
 function address(value: string | undefined): string {
   const email = normalizedAddress(value ?? '');

@@ -58,12 +58,20 @@ ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, owner, async
 });
 
 /** `origin`: the sample is taken as sent to the ticket's /tp (or /tg) route at this host (a signature's ${url}; public_url replaces it). */
-async function sampleConsumption(env: Env, project: ConsumeInput['project'], ticketId: string, sample: TicketCheckSample, origin: string): Promise<ConsumeInput> {
+async function sampleConsumption(
+  env: Env,
+  project: ConsumeInput['project'],
+  ticketId: string,
+  sample: TicketCheckSample,
+  origin: string,
+): Promise<ConsumeInput> {
   const method = sample.method ?? 'POST';
   if (method === 'GET' && sample.body !== undefined) throw invalidParameter('Invalid "body": a GET request has no body.', { field: 'body' });
   const headers = Object.fromEntries(Object.entries(sample.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   if ('x-svc-ticket' in headers) {
-    throw invalidParameter('Invalid "headers.x-svc-ticket": a request carrying an X-Svc-Ticket header cannot consume a ticket.', { field: 'headers.x-svc-ticket' });
+    throw invalidParameter('Invalid "headers.x-svc-ticket": a request carrying an X-Svc-Ticket header cannot consume a ticket.', {
+      field: 'headers.x-svc-ticket',
+    });
   }
   const user = sample.user_id === undefined ? undefined : await loadUser(env, project.service_id, sample.user_id);
   if (sample.user_id !== undefined && !user) throw invalidParameter('Invalid "user_id": no such user in this project.', { field: 'user_id' });

@@ -52,4 +52,3 @@ async function replayOf(env: Env, project: Project, ticketParam: string | undefi
   const projectPart = { service_id: consuming.service_id, owner_id: consuming.owner_id, receipt_key: consuming.receipt_key, plan: consuming.plan };
   return { ticketId, consumeId, input: replayInput(kept, body, projectPart, ticketId, consumeId, mode, user ?? undefined) };
 }
-

@@ -49,7 +49,8 @@ signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_i
 
   const config = (await directoryEntry(c.env, project.service_id, ticketId))?.condition?.signature;
   const secretName = asked ?? config?.secretName;
-  if (secretName === undefined) throw invalidParameter('secretName: the ticket has no signature condition; name the Secret Key to infer the preset with.', { field: 'secretName' });
+  if (secretName === undefined)
+    throw invalidParameter('secretName: the ticket has no signature condition; name the Secret Key to infer the preset with.', { field: 'secretName' });
   const secret = await loadSecretKey(c.env, project.service_id, secretName);
   if (!secret) throw invalidParameter(`secretName: no Secret Key named "${secretName}" in this project`, { field: 'secretName' });
 

@@ -38,7 +38,9 @@ export async function secureRequest(context: SecureContext, call: SecureRequestC
   checkUrls(call, env, settings.destinations);
   const key: SecureKey | null = settings.key === null ? null : { value: settings.key, signing: await importSigningKey(settings.key) };
   const mirror = { env, key, deadline: Date.now() + CONSUMPTION_BUDGET_MS, maxBytes: secureAnswerCap(call.items.length), hops: context.hops };
-  const outcomes = await runScheduled(call.items, (item, _index, answered) => mirrorOne(mirror, item.url, mirroredBody(context.user, item.data, key?.value ?? null), answered));
+  const outcomes = await runScheduled(call.items, (item, _index, answered) =>
+    mirrorOne(mirror, item.url, mirroredBody(context.user, item.data, key?.value ?? null), answered),
+  );
   if (call.single) {
     const [outcome] = outcomes;
     if (!outcome.ok) throw new SvcHttpError(outcome.failure.code, outcome.failure.message, { status: outcome.httpStatus });

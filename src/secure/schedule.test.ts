@@ -73,13 +73,16 @@ describe('sync: a request with sync starts once the one before it has settled; o
   it('a request gives its place to the next once its answer\u2019s headers arrive, while its body is still read', async () => {
     const started: number[] = [];
     const bodies: Array<() => void> = [];
-    const all = runScheduled(Array.from({ length: 8 }, () => ({})), (_item, i, answered) => {
-      started.push(i);
-      return new Promise<number>((resolve) => {
-        bodies.push(() => resolve(i));
-        if (i < 6) answered();
-      });
-    });
+    const all = runScheduled(
+      Array.from({ length: 8 }, () => ({})),
+      (_item, i, answered) => {
+        started.push(i);
+        return new Promise<number>((resolve) => {
+          bodies.push(() => resolve(i));
+          if (i < 6) answered();
+        });
+      },
+    );
     await tick();
     // Six answers are being read and two requests wait for their headers: all eight are under way.
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

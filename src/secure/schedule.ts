@@ -33,7 +33,13 @@ export function runScheduled<I extends { sync?: boolean }, R>(
   const runs: Promise<R>[] = [];
   items.forEach((item, index) => {
     const previous = runs[index - 1];
-    const start = item.sync && previous !== undefined ? previous.then(() => undefined, () => undefined) : Promise.resolve();
+    const start =
+      item.sync && previous !== undefined
+        ? previous.then(
+            () => undefined,
+            () => undefined,
+          )
+        : Promise.resolve();
     runs.push(start.then(() => slot((answered) => run(item, index, answered))));
   });
   return Promise.all(runs);

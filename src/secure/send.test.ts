@@ -6,13 +6,24 @@ import { importSigningKey } from './signing';
 
 const origin = inject('loopbackOrigin');
 const received = async (path: string) => ((await (await fetch(`${origin}/received?path=${encodeURIComponent(path)}`)).json()) as { count: number }).count;
-const context = (extra: Partial<MirrorContext> = {}): MirrorContext => ({ env, key: null, deadline: Date.now() + 20_000, maxBytes: 1_048_576, hops: 0, ...extra });
+const context = (extra: Partial<MirrorContext> = {}): MirrorContext => ({
+  env,
+  key: null,
+  deadline: Date.now() + 20_000,
+  maxBytes: 1_048_576,
+  hops: 0,
+  ...extra,
+});
 
 describe('one mirrored request', () => {
   it('a request whose turn comes after the call\u2019s budget ran out is not sent: TIMEOUT, nothing arrives', async () => {
     const path = `/echo/secure-late/${crypto.randomUUID()}`;
     const outcome = await mirrorOne(context({ deadline: Date.now() - 1 }), `${origin}${path}`, '{}');
-    expect(outcome).toEqual({ ok: false, httpStatus: 504, failure: { code: 'TIMEOUT', message: "Not sent: the call's time budget ran out before this request's turn." } });
+    expect(outcome).toEqual({
+      ok: false,
+      httpStatus: 504,
+      failure: { code: 'TIMEOUT', message: "Not sent: the call's time budget ran out before this request's turn." },
+    });
     expect(await received(path)).toBe(0);
   });
 

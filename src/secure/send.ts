@@ -26,9 +26,7 @@ export interface MirrorContext {
   now?: () => number;
 }
 
-export type MirrorOutcome =
-  | { ok: true; statusCode: number; body: string }
-  | { ok: false; failure: SecureFailure; httpStatus: 502 | 504 };
+export type MirrorOutcome = { ok: true; statusCode: number; body: string } | { ok: false; failure: SecureFailure; httpStatus: 502 | 504 };
 
 const failed = (code: SecureFailure['code'], message: string): MirrorOutcome => ({
   ok: false,

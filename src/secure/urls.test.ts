@@ -62,7 +62,11 @@ describe('a call of several requests', () => {
 
   it('the first url outside the list refuses the whole call, naming its index', () => {
     const call = array('https://api.example.com/v1/a', 'https://api.example.com/v1/b', 'https://api.example.com/v2/c');
-    expect(outcome(call, listed)).toEqual({ code: 'INVALID_REQUEST', message: `[2].url: ${SECURE_DESTINATION_REFUSAL}`, detail: { field: '[2].url', refusal: 'not_listed' } });
+    expect(outcome(call, listed)).toEqual({
+      code: 'INVALID_REQUEST',
+      message: `[2].url: ${SECURE_DESTINATION_REFUSAL}`,
+      detail: { field: '[2].url', refusal: 'not_listed' },
+    });
   });
 
   it('every url inside the list passes', () => {
@@ -71,7 +75,10 @@ describe('a call of several requests', () => {
 
   it('without a list any public url passes, and the URL rules and the address guard still refuse', () => {
     expect(outcome(array('https://anything.example.net/a/../b'), [])).toBe('passed');
-    expect(outcome(array('https://api.example.com/v1', 'http://127.0.0.1/v1'), [], guarded)).toMatchObject({ code: 'INVALID_REQUEST', detail: { field: '[1].url' } });
+    expect(outcome(array('https://api.example.com/v1', 'http://127.0.0.1/v1'), [], guarded)).toMatchObject({
+      code: 'INVALID_REQUEST',
+      detail: { field: '[1].url' },
+    });
   });
 
   it('a private address inside the list is still refused by the address guard', () => {

@@ -70,7 +70,8 @@ function keptBody(bytes: Uint8Array): KeptRequest['body'] {
 export function keepRequest(input: ReceivedRequest, receivedAt: number, tokenHeader?: string): KeptRequest {
   const headers: Record<string, string> = {};
   const token = tokenHeader?.toLowerCase();
-  for (const [name, value] of Object.entries(input.request.headers)) headers[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === token ? REDACTED : value;
+  for (const [name, value] of Object.entries(input.request.headers))
+    headers[name] = CREDENTIAL_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === token ? REDACTED : value;
   return {
     method: input.request.method === 'GET' ? 'GET' : 'POST',
     headers,

@@ -17,7 +17,19 @@ const listed = (log_key: string, timestamp: number): LogListingRow => ({
 });
 
 const old = (log_key: string, timestamp: number): LegacyEntry => ({
-  row: { service_id: 's', ticket_id: 'T', log_key, consume_id: log_key, user_id: 'u', signed: false, is_check: false, failed: false, code: null, timestamp, description: {} },
+  row: {
+    service_id: 's',
+    ticket_id: 'T',
+    log_key,
+    consume_id: log_key,
+    user_id: 'u',
+    signed: false,
+    is_check: false,
+    failed: false,
+    code: null,
+    timestamp,
+    description: {},
+  },
   actions: [],
 });
 

@@ -98,14 +98,21 @@ export async function readLegacyPage(db: D1Database, serviceId: string, ticketId
 /** The D1 rows of these log keys not yet taken in. */
 export async function readLegacyKeys(db: D1Database, serviceId: string, ticketId: string, logKeys: string[]): Promise<LegacyEntry[]> {
   const { results } = await db
-    .prepare(`SELECT ${COLUMNS}, ${ACTIONS_OF_ROW} FROM ticket_logs l WHERE l.service_id = ? AND l.ticket_id = ? AND l.log_key IN (SELECT value FROM json_each(?))`)
+    .prepare(
+      `SELECT ${COLUMNS}, ${ACTIONS_OF_ROW} FROM ticket_logs l WHERE l.service_id = ? AND l.ticket_id = ? AND l.log_key IN (SELECT value FROM json_each(?))`,
+    )
     .bind(serviceId, ticketId, JSON.stringify(logKeys))
     .all<LegacyRow>();
   return results.map((r) => toEntry(serviceId, ticketId, r));
 }
 
 /** Deletes the given rows (and the action rows of their consumptions) from D1 once the object holds them. */
-export function deleteLegacyStatements(db: D1Database, serviceId: string, ticketId: string, rows: { log_key: string; consume_id: string; is_check: boolean }[]): D1PreparedStatement[] {
+export function deleteLegacyStatements(
+  db: D1Database,
+  serviceId: string,
+  ticketId: string,
+  rows: { log_key: string; consume_id: string; is_check: boolean }[],
+): D1PreparedStatement[] {
   const keys = JSON.stringify(rows.map((r) => r.log_key));
   const consumptions = JSON.stringify(rows.filter((r) => !r.is_check).map((r) => r.consume_id));
   return [
@@ -125,7 +132,12 @@ export function deleteLegacyStatements(db: D1Database, serviceId: string, ticket
 export function mergeLegacyPage(ticketId: string, rows: LogListingRow[], legacy: LegacyEntry[], count: number): LogListingRow[] {
   if (legacy.length === 0) return rows;
   const seen = new Set(rows.map((r) => r.log_key));
-  const merged = [...rows, ...legacy.filter((e) => !seen.has(e.row.log_key)).map((e) => listingRow(ticketId, { log_key: e.row.log_key, timestamp: e.row.timestamp, class: classOf(e.row) }, bodyOf(e.row, e.actions)))];
+  const merged = [
+    ...rows,
+    ...legacy
+      .filter((e) => !seen.has(e.row.log_key))
+      .map((e) => listingRow(ticketId, { log_key: e.row.log_key, timestamp: e.row.timestamp, class: classOf(e.row) }, bodyOf(e.row, e.actions))),
+  ];
   merged.sort((a, b) => b.timestamp - a.timestamp || (a.log_key < b.log_key ? 1 : a.log_key > b.log_key ? -1 : 0));
   return merged.slice(0, count);
 }

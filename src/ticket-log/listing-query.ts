@@ -2,10 +2,7 @@ import { TICKET_ID_PATTERN } from '../../schemas/ticket';
 import { SvcHttpError, invalidParameter } from '../wire/errors';
 
 /** What a getTickets `ticket_id` asks for: tickets, one ticket's consumption log, or one consumption's action rows. */
-type TicketsQuery =
-  | { kind: 'tickets'; ticket_id?: string }
-  | { kind: 'log'; ticket_id: string }
-  | { kind: 'actions'; ticket_id: string; consume_id: string };
+type TicketsQuery = { kind: 'tickets'; ticket_id?: string } | { kind: 'log'; ticket_id: string } | { kind: 'actions'; ticket_id: string; consume_id: string };
 
 /** '#<ticket_id>#' and '@<ticket_id>#<consume_id>#' (a dry run's ':CHK' log key is accepted as its consume_id). */
 const LOG_ID = /^#([^#@]+)#$/;
@@ -13,8 +10,7 @@ const ACTIONS_ID = /^@([^#@]+)#([0-9A-Za-z]+)(?::CHK)?#$/;
 
 const invalidTicketId = () => new SvcHttpError('INVALID_REQUEST', 'Invalid ticket id.');
 
-const badLogId = () =>
-  invalidParameter('Invalid "ticket_id": a log id is "#<ticket_id>#" or "@<ticket_id>#<consume_id>#".', { field: 'ticket_id' });
+const badLogId = () => invalidParameter('Invalid "ticket_id": a log id is "#<ticket_id>#" or "@<ticket_id>#<consume_id>#".', { field: 'ticket_id' });
 
 /** Reads getTickets' ticket_id. An id with '#' or '@' is a log id, for the owner only (spec 4.2). */
 export function parseTicketsQuery(raw: string | undefined, isOwner: boolean): TicketsQuery {

@@ -22,12 +22,10 @@ export interface LogBody {
   actions: ActionRow[];
 }
 
-
 /** The outcome classes the index keeps apart, so a page of one outcome reads few segments. */
 export const LOG_CLASS: Record<'ok' | 'failed' | 'check', number> = { ok: 0, failed: 1, check: 2 };
 
-export const classOf = (row: { is_check: boolean; failed: boolean }): number =>
-  row.is_check ? LOG_CLASS.check : row.failed ? LOG_CLASS.failed : LOG_CLASS.ok;
+export const classOf = (row: { is_check: boolean; failed: boolean }): number => (row.is_check ? LOG_CLASS.check : row.failed ? LOG_CLASS.failed : LOG_CLASS.ok);
 
 export function bodyOf(row: LogRow, actions: ActionRow[]): LogBody {
   return {

@@ -40,14 +40,20 @@ export interface TicketLogSource {
 export function listTicketLog(source: TicketLogSource, range: TimeRange, request: PageRequest, outcome?: LogOutcome): Promise<DatabaseResponse<OwnerLogRow>> {
   return pageOf(request, {
     isPosition: isLogPosition,
-    rows: (after, count) => source.page({ from: range.from, to: range.to, ...(outcome ? { outcome } : {}), after: after ? { t: after.t, k: after.k } : null, count }),
+    rows: (after, count) =>
+      source.page({ from: range.from, to: range.to, ...(outcome ? { outcome } : {}), after: after ? { t: after.t, k: after.k } : null, count }),
     position: (row): LogPosition => ({ v: 'log', t: row.timestamp, k: row.log_key }),
     shape: (row) => toOwnerLogRow(row, parseActionFacts(row.action_facts), row),
   });
 }
 
 /** The action rows of one consumption, in the order they ran. */
-export function listActionRows(source: TicketLogSource, consumeId: string, range: TimeRange, request: PageRequest): Promise<DatabaseResponse<ActionListingRow>> {
+export function listActionRows(
+  source: TicketLogSource,
+  consumeId: string,
+  range: TimeRange,
+  request: PageRequest,
+): Promise<DatabaseResponse<ActionListingRow>> {
   return pageOf(request, {
     isPosition: isActionPosition,
     rows: async (after, count) =>

@@ -42,7 +42,16 @@ describe('retry facts of log rows', () => {
 
   it('an owner row carries failed and check only when true', () => {
     const base = { ticket_id: 't', log_key: 'k', consume_id: 'k', user_id: 'u', is_check: 0, failed: 0, timestamp: 1, description: '{}' };
-    expect(toOwnerLogRow(base, [])).toEqual({ ticket_id: 't', consume_id: 'k', log_key: 'k', user_id: 'u', is_test: false, timestamp: 1, description: '{}', attempts: 1 });
+    expect(toOwnerLogRow(base, [])).toEqual({
+      ticket_id: 't',
+      consume_id: 'k',
+      log_key: 'k',
+      user_id: 'u',
+      is_test: false,
+      timestamp: 1,
+      description: '{}',
+      attempts: 1,
+    });
     expect(toOwnerLogRow({ ...base, failed: 1, is_check: 1, log_key: 'k:CHK' }, [])).toMatchObject({ failed: true, check: true, log_key: 'k:CHK' });
   });
 

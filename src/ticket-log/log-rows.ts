@@ -56,7 +56,6 @@ export interface LogPageQuery {
   count: number;
 }
 
-
 const parseObject = (text: string): Record<string, unknown> => {
   try {
     const value: unknown = JSON.parse(text);
@@ -90,7 +89,11 @@ export function toConsumedRow(row: StoredLogRow): ConsumedRow {
   return { ticket_id: row.ticket_id, consume_id: row.consume_id, user_id: row.user_id, is_test: false, timestamp: row.timestamp, description: row.description };
 }
 
-export function toOwnerLogRow(row: StoredLogRow, actions: ActionFacts[], replay: { request: string | null; replay_of: string | null } = { request: null, replay_of: null }): OwnerLogRow {
+export function toOwnerLogRow(
+  row: StoredLogRow,
+  actions: ActionFacts[],
+  replay: { request: string | null; replay_of: string | null } = { request: null, replay_of: null },
+): OwnerLogRow {
   const description = parseObject(row.description);
   const { attempts, retried, warning } = summarizeRetries(description, actions);
   const out: OwnerLogRow = { ...toConsumedRow(row), log_key: row.log_key, attempts };

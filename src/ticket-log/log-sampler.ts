@@ -164,7 +164,10 @@ export class LogSampler {
   }
 
   private load(): State | undefined {
-    this.state ??= this.sql.exec<{ state: string }>('SELECT state FROM log_sampling').toArray().map((r) => JSON.parse(r.state) as State)[0];
+    this.state ??= this.sql
+      .exec<{ state: string }>('SELECT state FROM log_sampling')
+      .toArray()
+      .map((r) => JSON.parse(r.state) as State)[0];
     return this.state;
   }
 

@@ -60,7 +60,8 @@ export const otherKind = (check: boolean): SampleKind => ({ key: `${check ? 'che
 
 /** "N more failed with CONDITION_FAILED (signature) in this minute", and the dry-run forms. */
 export function summaryText(kind: SampleKind, more: number): string {
-  const what = kind.code === null ? 'passed' : kind.code === 'other' ? 'failed with other codes' : `failed with ${kind.code}${kind.field ? ` (${kind.field})` : ''}`;
+  const what =
+    kind.code === null ? 'passed' : kind.code === 'other' ? 'failed with other codes' : `failed with ${kind.code}${kind.field ? ` (${kind.field})` : ''}`;
   return `${more} more ${kind.check ? 'dry runs ' : ''}${what} in this minute`;
 }
 

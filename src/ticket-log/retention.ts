@@ -26,7 +26,11 @@ export function retentionCutoff(plan: string, now: number): number | null {
   return typeof days === 'number' ? now - days * DAY_MS : null;
 }
 
-const PLANS_WITH_RETENTION = JSON.stringify(Object.entries(RETENTION_DAYS).filter(([, days]) => days !== null).map(([plan]) => plan));
+const PLANS_WITH_RETENTION = JSON.stringify(
+  Object.entries(RETENTION_DAYS)
+    .filter(([, days]) => days !== null)
+    .map(([plan]) => plan),
+);
 
 /** Where a sweep resumes: first the projects' D1 rows (by service_id), then each ticket's log object. */
 type SweepCursor = { phase: 'd1'; after: string } | { phase: 'logs'; service_id: string; ticket_id: string };
@@ -39,8 +43,7 @@ function readCursor(text: string): SweepCursor {
   return { phase: 'logs', service_id, ticket_id };
 }
 
-const writeCursor = (cursor: SweepCursor): string =>
-  cursor.phase === 'd1' ? cursor.after : `${LOGS_PHASE}${cursor.service_id}/${cursor.ticket_id}`;
+const writeCursor = (cursor: SweepCursor): string => (cursor.phase === 'd1' ? cursor.after : `${LOGS_PHASE}${cursor.service_id}/${cursor.ticket_id}`);
 
 /** Deletes, in each ticket's own log, what is older than its project's cutoff (the object works in steps). */
 export type LogRetainer = (ticket: { service_id: string; ticket_id: string; plan: string }, before: number) => Promise<void>;
@@ -80,7 +83,13 @@ export async function sweepRetention(env: Env, now: number, after: string, round
       const batch = pending.slice(0, room);
       const results = await db.batch(batch.flatMap((scope) => [...deleteChunkStatements(db, scope), deleteConsumedIndexStatement(db, scope)]));
       trips += STATEMENTS_PER_PROJECT * batch.length;
-      const left = batch.filter((_, index) => mayHaveMore(results.filter((_, i) => i % 3 !== 2), index) || results[3 * index + 2].meta.changes >= DELETE_CHUNK);
+      const left = batch.filter(
+        (_, index) =>
+          mayHaveMore(
+            results.filter((_, i) => i % 3 !== 2),
+            index,
+          ) || results[3 * index + 2].meta.changes >= DELETE_CHUNK,
+      );
       pending = [...left, ...pending.slice(room)];
     }
     cursor = { phase: 'd1', after: projects[projects.length - 1].service_id };
@@ -144,8 +153,7 @@ export async function runRetention(env: Env, now: number, after = '', steps = ST
   }
 }
 
-const isRetentionMessage = (m: WorkMessage): m is RetentionMessage =>
-  typeof m.now === 'number' && Number.isFinite(m.now) && typeof m.after === 'string';
+const isRetentionMessage = (m: WorkMessage): m is RetentionMessage => typeof m.now === 'number' && Number.isFinite(m.now) && typeof m.after === 'string';
 
 /** Work-queue consumer of a retention continuation. */
 export async function retentionJob(message: WorkMessage, env: Env): Promise<void> {

@@ -8,15 +8,7 @@
  */
 import type { ActionRow } from '../actions/types';
 import type { LogRow } from './log-row';
-import {
-  LOG_CLASS,
-  bodyOf,
-  classOf,
-  closedBody,
-  encodeBody,
-  type IndexFacts,
-  type LogBody,
-} from './log-body';
+import { LOG_CLASS, bodyOf, classOf, closedBody, encodeBody, type IndexFacts, type LogBody } from './log-body';
 import type { LogPageQuery } from './log-rows';
 import { LogSegments, SEGMENT_BYTES, type PackedBody } from './log-segments';
 import { retentionCutoff } from './retention';
@@ -182,7 +174,9 @@ export class TicketLog {
   private tailCounts(): Map<number, { n: number; bytes: number }> {
     this.tail ??= new Map(
       this.sql
-        .exec<{ class: number; n: number; bytes: number }>('SELECT class, COUNT(*) AS n, SUM(length(body)) AS bytes FROM log_bodies WHERE open = 0 GROUP BY class')
+        .exec<{ class: number; n: number; bytes: number }>(
+          'SELECT class, COUNT(*) AS n, SUM(length(body)) AS bytes FROM log_bodies WHERE open = 0 GROUP BY class',
+        )
         .toArray()
         .map((r) => [r.class, { n: r.n, bytes: r.bytes }]),
     );
@@ -262,9 +256,7 @@ export class TicketLog {
   /** Entries by log key (those the log has), in the order asked. */
   async entries(logKeys: string[]): Promise<{ index: IndexFacts; body: LogBody }[]> {
     this.settle?.();
-    const rows = this.sql
-      .exec<IndexRow>(`${WITH_BODY} WHERE l.log_key IN (SELECT value FROM json_each(?))`, JSON.stringify(logKeys))
-      .toArray();
+    const rows = this.sql.exec<IndexRow>(`${WITH_BODY} WHERE l.log_key IN (SELECT value FROM json_each(?))`, JSON.stringify(logKeys)).toArray();
     const found = new Map((await this.withBodies(rows)).map((e) => [e.index.log_key, e]));
     return logKeys.flatMap((key) => found.get(key) ?? []);
   }
@@ -318,7 +310,11 @@ export class TicketLog {
         DELETE_CHUNK,
       );
       if (this.sql.exec<{ n: number }>('SELECT changes() AS n').one().n >= DELETE_CHUNK) more = true;
-      this.sql.exec('DELETE FROM log_bodies WHERE class = ? AND timestamp < ? AND NOT EXISTS (SELECT 1 FROM log WHERE log.log_key = log_bodies.log_key)', cls, before);
+      this.sql.exec(
+        'DELETE FROM log_bodies WHERE class = ? AND timestamp < ? AND NOT EXISTS (SELECT 1 FROM log WHERE log.log_key = log_bodies.log_key)',
+        cls,
+        before,
+      );
     }
     this.tail = undefined;
     if (await this.segments.deleteOlderThan(before)) more = true;

@@ -85,6 +85,4 @@ export function internalErrorBody(stage?: Stage): ErrorBody {
 /** The refusal of a field issue of schemas/: its code and message, and the field as detail.field (the dashboard lands on it). */
 export const fieldRefusal = (issue: FieldIssue) => new SvcHttpError(issue.code, issue.message, { detail: { field: issue.field } });
 
-export const invalidParameter = (message: string, detail?: Record<string, unknown>) =>
-  new SvcHttpError('INVALID_PARAMETER', message, { detail });
-
+export const invalidParameter = (message: string, detail?: Record<string, unknown>) => new SvcHttpError('INVALID_PARAMETER', message, { detail });

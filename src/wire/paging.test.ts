@@ -39,7 +39,10 @@ describe('pageOf: startKey paging of every listing', () => {
 
   it('ends the list on a page that is exactly full when no row follows', async () => {
     const { pages } = await walk(6, 3);
-    expect(pages).toEqual([['#1', '#2', '#3'], ['#4', '#5', '#6']]);
+    expect(pages).toEqual([
+      ['#1', '#2', '#3'],
+      ['#4', '#5', '#6'],
+    ]);
   });
 
   it('answers an empty listing with one empty last page', async () => {

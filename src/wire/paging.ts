@@ -19,8 +19,7 @@ function encodeStartKey(position: unknown): string {
   return btoa(JSON.stringify(position)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-const foreignStartKey = (cause?: unknown) =>
-  new SvcHttpError('INVALID_PARAMETER', 'startKey: not a key this listing handed out.', { cause });
+const foreignStartKey = (cause?: unknown) => new SvcHttpError('INVALID_PARAMETER', 'startKey: not a key this listing handed out.', { cause });
 
 function decodeStartKey<T>(raw: string | undefined, isPosition: (value: unknown) => value is T): T | null {
   if (raw === undefined || raw === '') return null;

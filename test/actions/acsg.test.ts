@@ -78,13 +78,21 @@ describe('acsg sets a user access group', () => {
     expect(await remainingOf(project, 'acsg-log')).toBe(1);
     await settle(project, 'acsg-log');
     const [logged] = await loggedConsumptions(project, 'acsg-log');
-    expect(logged).toMatchObject({ failed: 1, code: 'ACTION_FAILED', description: { outcome: { ok: false, code: 'ACTION_FAILED', stage: 'action', action: { act: 'acsg', path: 'actions[0]' } } } });
+    expect(logged).toMatchObject({
+      failed: 1,
+      code: 'ACTION_FAILED',
+      description: { outcome: { ok: false, code: 'ACTION_FAILED', stage: 'action', action: { act: 'acsg', path: 'actions[0]' } } },
+    });
     expect(logged.actions).toEqual([
       {
         seq: 0,
         path: 'actions[0]',
         act: 'acsg',
-        detail: { sent: { user_id: 'nobody', group: 3 }, error: { code: 'ACTION_FAILED', message: 'The user does not exist in this project.', detail: { user_id: 'nobody' } }, attempts: 1 },
+        detail: {
+          sent: { user_id: 'nobody', group: 3 },
+          error: { code: 'ACTION_FAILED', message: 'The user does not exist in this project.', detail: { user_id: 'nobody' } },
+          attempts: 1,
+        },
       },
     ]);
   });

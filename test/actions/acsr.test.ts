@@ -61,7 +61,12 @@ describe('acsr grants private access to a record', () => {
     const user = await mintUser(project);
     await registerTicket(project, 'acsr-norecord', { actions: [{ act: 'acsr', exe: { record_id: 'rec-missing', user_id: user.user_id } }] });
     const res = await consumePost(project, 'acsr-norecord');
-    expect(res.json).toMatchObject({ code: 'ACTION_FAILED', stage: 'action', action: { act: 'acsr', path: 'actions[0]' }, detail: { record_id: 'rec-missing' } });
+    expect(res.json).toMatchObject({
+      code: 'ACTION_FAILED',
+      stage: 'action',
+      action: { act: 'acsr', path: 'actions[0]' },
+      detail: { record_id: 'rec-missing' },
+    });
   });
 
   it('a user who is not a user of this project fails the whole grant with ACTION_FAILED', async () => {

@@ -38,7 +38,10 @@ describe('Then chains and err chains through the Worker', () => {
   it('a cond row that does not pass fails the chain there with CONDITION_FAILED and detail { field: response, keys }', async () => {
     const [a, b] = [await mintUser(project, { access_group: 1 }), await mintUser(project, { access_group: 1 })];
     const then = [{ act: 'cond', exe: { response: [{ key: '', operator: '>=', value: 'FAILURE' }] } }, acsg(41, b.user_id)];
-    await registerTicket(project, 'chain-cond', { count: 2, actions: [{ act: 'acsg', exe: { group: 40, user_id: a.user_id, actions: then } }, acsg(42, b.user_id)] });
+    await registerTicket(project, 'chain-cond', {
+      count: 2,
+      actions: [{ act: 'acsg', exe: { group: 40, user_id: a.user_id, actions: then } }, acsg(42, b.user_id)],
+    });
     const res = await consumePost(project, 'chain-cond');
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
@@ -56,7 +59,10 @@ describe('Then chains and err chains through the Worker', () => {
 
   it('an err chain runs on failure; when it completes the consumption fails with the original error and the chain stops', async () => {
     const helper = await mintUser(project, { access_group: 1 });
-    await registerTicket(project, 'chain-err', { count: 1, actions: [acsg('${body[group]}', helper.user_id, { err: [acsg(8, helper.user_id)] }), acsg(99, helper.user_id)] });
+    await registerTicket(project, 'chain-err', {
+      count: 1,
+      actions: [acsg('${body[group]}', helper.user_id, { err: [acsg(8, helper.user_id)] }), acsg(99, helper.user_id)],
+    });
     const res = await consumePost(project, 'chain-err', { group: 150 });
     expect(res.json).toMatchObject({ code: 'ACTION_FAILED', stage: 'action', action: { act: 'acsg', path: 'actions[0]' }, detail: { group: 150 } });
     expect(await accessGroupOf(project, helper.user_id)).toBe(8);
@@ -73,14 +79,21 @@ describe('Then chains and err chains through the Worker', () => {
       actions: [acsg(5, user.user_id), acsg(6, 'nobody', { err: [acsg(7, '${error[detail][user_id]}')] })],
     });
     const res = await consumePost(project, 'chain-err-fails');
-    expect(res.json).toMatchObject({ code: 'ACTION_FAILED', stage: 'action', action: { act: 'acsg', path: 'actions[1].err[0]' }, detail: { user_id: 'nobody' } });
+    expect(res.json).toMatchObject({
+      code: 'ACTION_FAILED',
+      stage: 'action',
+      action: { act: 'acsg', path: 'actions[1].err[0]' },
+      detail: { user_id: 'nobody' },
+    });
     expect(await accessGroupOf(project, user.user_id)).toBe(5);
   });
 
   it('a resp in the err chain answers the caller with ${error}, and the consumption is logged as failed', async () => {
     await registerTicket(project, 'chain-handled', {
       count: 1,
-      actions: [acsg(3, 'nobody', { err: [{ act: 'resp', exe: { status: 200, body: { handled: '${error[code]}', at: '${error[path]}', act: '${error[action]}' } } }] })],
+      actions: [
+        acsg(3, 'nobody', { err: [{ act: 'resp', exe: { status: 200, body: { handled: '${error[code]}', at: '${error[path]}', act: '${error[action]}' } } }] }),
+      ],
     });
     const res = await consumePost(project, 'chain-handled');
     expect(res.status).toBe(200);
@@ -97,7 +110,11 @@ describe('Then chains and err chains through the Worker', () => {
       condition: { body: [{ key: 'g', placeholder: 'G' }] },
       actions: [acsg('${placeholder[G]}', '${body[who]}')],
     });
-    expect((await consumePost(project, 'chain-refs', { g: 9 })).json).toMatchObject({ code: 'PATH_NOT_FOUND', stage: 'action', action: { act: 'acsg', path: 'actions[0]' } });
+    expect((await consumePost(project, 'chain-refs', { g: 9 })).json).toMatchObject({
+      code: 'PATH_NOT_FOUND',
+      stage: 'action',
+      action: { act: 'acsg', path: 'actions[0]' },
+    });
     expect((await consumePost(project, 'chain-refs', { who: user.user_id })).json).toMatchObject({ code: 'PLACEHOLDER_MISSING', stage: 'action' });
     expect(await accessGroupOf(project, user.user_id)).toBe(1);
   });

@@ -22,11 +22,17 @@ describe('a continuation whose run fails on every try', () => {
   it('is given up after RETRY.tries tries: closed as failed in the log, listed among the dead jobs', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     await registerTicket(project, 'given-up', {
-      actions: [{ act: 'resp', exe: { body: 'accepted', resume: '1h' } }, { act: 'req', exe: { url: `${origin}/echo/given-up` } }],
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '1h' } },
+        { act: 'req', exe: { url: `${origin}/echo/given-up` } },
+      ],
     });
     expect((await call('POST', `/tp/${project.service_id}/given-up`, { body: {} })).json).toBe('accepted');
     const stub = ticketStub(env, project.service_id, 'given-up');
-    await runInDurableObject(stub, (_instance, state) => void state.storage.sql.exec("UPDATE jobs SET payload = json_remove(payload, '$.project') WHERE kind = 'continuation'"));
+    await runInDurableObject(
+      stub,
+      (_instance, state) => void state.storage.sql.exec("UPDATE jobs SET payload = json_remove(payload, '$.project') WHERE kind = 'continuation'"),
+    );
 
     const tries = await driveTries(stub, 'continuation', async () => (await stub.deadJobs()).length > 0);
     expect(tries).toBe(RETRY.tries - 1);

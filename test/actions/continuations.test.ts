@@ -34,7 +34,10 @@ describe("resume '0m' continuations", () => {
   it('two slow continuations of one ticket overlap: the second reaches its destination while the first still waits there', async () => {
     const gate = crypto.randomUUID();
     await registerTicket(project, 'overlap', {
-      actions: [{ act: 'resp', exe: { body: 'accepted', resume: '0m' } }, { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } }],
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } },
+      ],
     });
     try {
       expect((await consumePost(project, 'overlap')).json).toBe('accepted');
@@ -56,7 +59,10 @@ describe("resume '0m' continuations", () => {
   it('a started continuation holds its job under a lease, so the alarm does not start it twice', async () => {
     const gate = crypto.randomUUID();
     await registerTicket(project, 'leased', {
-      actions: [{ act: 'resp', exe: { resume: '0m' } }, { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } }],
+      actions: [
+        { act: 'resp', exe: { resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } },
+      ],
     });
     try {
       await consumePost(project, 'leased');
@@ -78,7 +84,10 @@ describe('the log export failing while continuations run', () => {
   it("stops neither the runs nor the taking up of new ones; signed-in consumptions reach the user's listing once D1 is back", async () => {
     const gate = crypto.randomUUID();
     await registerTicket(project, 'export-fails', {
-      actions: [{ act: 'resp', exe: { resume: '0m' } }, { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } }],
+      actions: [
+        { act: 'resp', exe: { resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/gate/hold/${gate}` } },
+      ],
     });
     const stub = ticketStub(env, project.service_id, 'export-fails');
     const realDb = env.DB;

@@ -36,10 +36,15 @@ describe('mail through a registered ticket', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(['hash', 'tkid']);
     const consumeId = consumeIdOf(res.json.tkid);
-    const mail = await env.DB.prepare('SELECT * FROM mail_outbox WHERE service_id = ? AND mail_to = ?').bind(project.service_id, to).first<Record<string, unknown>>();
+    const mail = await env.DB.prepare('SELECT * FROM mail_outbox WHERE service_id = ? AND mail_to = ?')
+      .bind(project.service_id, to)
+      .first<Record<string, unknown>>();
     expect(mail).toMatchObject({ subject: 'Welcome to Bakery, Ana', text: `Hello Ana <${to}>`, ticket_id: 'signup', consume_id: consumeId });
     const row = await actionRow(consumeId);
-    expect(row).toMatchObject({ act: 'mail', detail: { sent: { template: 'welcome', to, transport: 'outbox' }, received: 'SUCCESS: The e-mail has been sent.' } });
+    expect(row).toMatchObject({
+      act: 'mail',
+      detail: { sent: { template: 'welcome', to, transport: 'outbox' }, received: 'SUCCESS: The e-mail has been sent.' },
+    });
   });
 
   it('an address that is invalid after templating fails the consumption with ACTION_FAILED at the mail action', async () => {

@@ -34,7 +34,11 @@ describe('newsletter batches and the subrequest limit', () => {
     const members = Array.from({ length: 2 * NEWSLETTER_BATCH_SIZE * BATCHES_PER_PLAN_STEP + 1 }, (_, i) => `m${String(i).padStart(5, '0')}@example.com`);
     for (let i = 0; i < members.length; i += 50) {
       await env.DB.batch(
-        members.slice(i, i + 50).map((email) => env.DB.prepare('INSERT INTO subscribers (service_id, grp, email, created) VALUES (?, ?, ?, ?)').bind(project.service_id, 'all', email, 1)),
+        members
+          .slice(i, i + 50)
+          .map((email) =>
+            env.DB.prepare('INSERT INTO subscribers (service_id, grp, email, created) VALUES (?, ?, ?, ?)').bind(project.service_id, 'all', email, 1),
+          ),
       );
     }
     await createSend(env.DB, project.service_id, {

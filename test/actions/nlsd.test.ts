@@ -89,7 +89,10 @@ describe('nlsd sends a newsletter to every subscriber of a group, in batches thr
     await finishedSend(sendId);
     const month = usageMonth(Date.now());
     const counted = (await mailUsage(env.DB, project.service_id, month)).newsletter_mails;
-    await sendNewsletterBatchJob({ kind: NEWSLETTER_BATCH_KIND, service_id: project.service_id, send_id: sendId, batch: 2, recipients: MEMBERS.slice(200) }, env);
+    await sendNewsletterBatchJob(
+      { kind: NEWSLETTER_BATCH_KIND, service_id: project.service_id, send_id: sendId, batch: 2, recipients: MEMBERS.slice(200) },
+      env,
+    );
     expect(await outboxOf(sendId)).toHaveLength(250);
     expect((await mailUsage(env.DB, project.service_id, month)).newsletter_mails).toBe(counted);
   });
@@ -139,7 +142,13 @@ describe('newsletter batch jobs', () => {
     });
     return sendId;
   }
-  const batchMessage = (sendId: string, recipients: string[]): BatchMessage => ({ kind: NEWSLETTER_BATCH_KIND, service_id: project.service_id, send_id: sendId, batch: 0, recipients });
+  const batchMessage = (sendId: string, recipients: string[]): BatchMessage => ({
+    kind: NEWSLETTER_BATCH_KIND,
+    service_id: project.service_id,
+    send_id: sendId,
+    batch: 0,
+    recipients,
+  });
   const batchRow = (sendId: string) =>
     env.DB.prepare('SELECT status, delivered, warning FROM newsletter_batches WHERE service_id = ? AND send_id = ? AND batch = 0')
       .bind(project.service_id, sendId)
@@ -151,7 +160,10 @@ describe('newsletter batch jobs', () => {
     await claimBatch(env.DB, project.service_id, sendId, 0, recipients.length, Date.now());
     const outbox = new OutboxTransport(env.DB);
     for (const to of recipients.slice(0, 4)) {
-      await outbox.send({ from: 'x', to, subject: 'S', html: '', text: '' }, { service_id: project.service_id, key: newsletterMailKey(sendId, to), kind: 'newsletter', send_id: sendId });
+      await outbox.send(
+        { from: 'x', to, subject: 'S', html: '', text: '' },
+        { service_id: project.service_id, key: newsletterMailKey(sendId, to), kind: 'newsletter', send_id: sendId },
+      );
     }
     await sendNewsletterBatchJob(batchMessage(sendId, recipients), env);
     expect((await outboxOf(sendId)).map((mail) => mail.mail_to)).toEqual(recipients);

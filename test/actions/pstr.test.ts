@@ -79,9 +79,7 @@ describe('pstr writes a record and answers it', () => {
   });
 
   it('concurrent writes with one unique_id leave one record', async () => {
-    const results = await Promise.all(
-      [1, 2, 3, 4].map((n) => answer({ table: { name: 'race', access_group: 0 }, unique_id: 'same', data: n })),
-    );
+    const results = await Promise.all([1, 2, 3, 4].map((n) => answer({ table: { name: 'race', access_group: 0 }, unique_id: 'same', data: n })));
     expect(new Set(results.map((record) => record.record_id)).size).toBe(1);
   });
 

@@ -115,7 +115,10 @@ describe('req and the Destinations matcher table (src/outbound/destination-cases
         body: { actions: [{ act: 'req', exe: { url: row.url, secretName } }] },
       });
       if (registrationRefuses(row.url)) {
-        outcomes.push([row, { status: registered.status, code: registered.json.code, namesUrl: String(registered.json.message).startsWith('actions[0].exe.url: ') }]);
+        outcomes.push([
+          row,
+          { status: registered.status, code: registered.json.code, namesUrl: String(registered.json.message).startsWith('actions[0].exe.url: ') },
+        ]);
         continue;
       }
       const res = await consumePost(project, ticketId);

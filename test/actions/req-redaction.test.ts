@@ -71,7 +71,10 @@ describe('req: the secret in the encodings the service produces is redacted', ()
     expectNoCopy(res.text, 'the consume answer');
 
     const logged = await loggedConsumption('req-form-echo');
-    expect(logged.req).toMatchObject({ sent: { params: { key: '${CLIENT_SECRET}' } }, received: { body: { body: REDACTED_FORM, query: '?key=${CLIENT_SECRET}' } } });
+    expect(logged.req).toMatchObject({
+      sent: { params: { key: '${CLIENT_SECRET}' } },
+      received: { body: { body: REDACTED_FORM, query: '?key=${CLIENT_SECRET}' } },
+    });
     expectNoCopy(logged.text, 'the log');
   });
 

@@ -76,7 +76,9 @@ describe('req through a registered ticket', () => {
     const res = await consumePost(project, 'req-secret');
     expect(res.status).toBe(200);
     expect(res.json.header).toBe('${CLIENT_SECRET}');
-    expect(res.json.reflected).toMatch(/^plain: \$\{CLIENT_SECRET\}\nonce: \$\{CLIENT_SECRET\}\ntwice: \$\{CLIENT_SECRET\}\nthrice: \$\{CLIENT_SECRET\}\nfour: /);
+    expect(res.json.reflected).toMatch(
+      /^plain: \$\{CLIENT_SECRET\}\nonce: \$\{CLIENT_SECRET\}\ntwice: \$\{CLIENT_SECRET\}\nthrice: \$\{CLIENT_SECRET\}\nfour: /,
+    );
     expect(res.text).not.toContain(SECRET);
 
     await settle(project, 'req-secret');

@@ -13,13 +13,18 @@ beforeAll(async () => {
 
 const setGroup = (group: number, userId = '${body[user]}') => ({ act: 'acsg', exe: { group, user_id: userId } });
 const queuedRuns = async (p: TestProject) =>
-  (await env.DB.prepare('SELECT queued_runs FROM usage_monthly WHERE service_id = ? AND month = ?').bind(p.service_id, monthOf(Date.now())).first<{ queued_runs: number }>())
-    ?.queued_runs ?? 0;
+  (
+    await env.DB.prepare('SELECT queued_runs FROM usage_monthly WHERE service_id = ? AND month = ?')
+      .bind(p.service_id, monthOf(Date.now()))
+      .first<{ queued_runs: number }>()
+  )?.queued_runs ?? 0;
 
 describe('resp answers the caller', () => {
   it('at once, with its status and templated body, and the run stops there by default', async () => {
     const user = await mintUser(project, { access_group: 1 });
-    await registerTicket(project, 'resp-now', { actions: [{ act: 'resp', exe: { status: 202, body: { got: '${body[x]}', raw: 'x=${body[x]}' } } }, setGroup(5)] });
+    await registerTicket(project, 'resp-now', {
+      actions: [{ act: 'resp', exe: { status: 202, body: { got: '${body[x]}', raw: 'x=${body[x]}' } } }, setGroup(5)],
+    });
     const res = await consumePost(project, 'resp-now', { x: 3, user: user.user_id });
     expect(res.status).toBe(202);
     expect(res.json).toEqual({ got: 3, raw: 'x=3' });
@@ -112,22 +117,45 @@ describe('resp answers the caller', () => {
     await settle(project, 'resp-fails');
     expect(await remainingOf(project, 'resp-fails')).toBe(3);
     const [logged] = await loggedConsumptions(project, 'resp-fails');
-    expect(logged).toMatchObject({ failed: 1, code: 'ACTION_FAILED', description: { outcome: { ok: false, code: 'ACTION_FAILED', action: { act: 'acsg', path: 'actions[1]' } } } });
+    expect(logged).toMatchObject({
+      failed: 1,
+      code: 'ACTION_FAILED',
+      description: { outcome: { ok: false, code: 'ACTION_FAILED', action: { act: 'acsg', path: 'actions[1]' } } },
+    });
   });
 
   it('a second resp in the same run fails with ALREADY_RESPONDED and the caller keeps the first answer', async () => {
-    await registerTicket(project, 'resp-twice', { actions: [{ act: 'resp', exe: { body: 'first', resume: '0m' } }, { act: 'resp', exe: { body: 'second' } }] });
+    await registerTicket(project, 'resp-twice', {
+      actions: [
+        { act: 'resp', exe: { body: 'first', resume: '0m' } },
+        { act: 'resp', exe: { body: 'second' } },
+      ],
+    });
     const res = await consumePost(project, 'resp-twice');
     expect(res.json).toBe('first');
     await settle(project, 'resp-twice');
     const [logged] = await loggedConsumptions(project, 'resp-twice');
-    expect(logged).toMatchObject({ failed: 1, code: 'ALREADY_RESPONDED', description: { outcome: { stage: 'action', action: { act: 'resp', path: 'actions[1]' } } } });
+    expect(logged).toMatchObject({
+      failed: 1,
+      code: 'ALREADY_RESPONDED',
+      description: { outcome: { stage: 'action', action: { act: 'resp', path: 'actions[1]' } } },
+    });
   });
 
   it('queued runs are counted per project per month', async () => {
     const p = await createProject({ plan: 'standard' });
-    await registerTicket(p, 'metered', { actions: [{ act: 'resp', exe: { resume: '0m' } }, { act: 'resp', exe: { status: 200 } }] });
-    await registerTicket(p, 'unmetered', { actions: [{ act: 'resp', exe: {} }, { act: 'resp', exe: {} }] });
+    await registerTicket(p, 'metered', {
+      actions: [
+        { act: 'resp', exe: { resume: '0m' } },
+        { act: 'resp', exe: { status: 200 } },
+      ],
+    });
+    await registerTicket(p, 'unmetered', {
+      actions: [
+        { act: 'resp', exe: {} },
+        { act: 'resp', exe: {} },
+      ],
+    });
     await consumePost(p, 'metered');
     await consumePost(p, 'metered');
     await consumePost(p, 'unmetered');
@@ -137,7 +165,13 @@ describe('resp answers the caller', () => {
   it("a queued run past the plan's monthly quota fails with QUOTA_EXCEEDED before answering", async () => {
     const free = await createProject({ plan: 'free' });
     await env.DB.prepare('INSERT INTO usage_monthly (service_id, month, queued_runs) VALUES (?, ?, 1000)').bind(free.service_id, monthOf(Date.now())).run();
-    await registerTicket(free, 'over', { count: 2, actions: [{ act: 'resp', exe: { body: 'queued', resume: '0m' } }, { act: 'resp', exe: {} }] });
+    await registerTicket(free, 'over', {
+      count: 2,
+      actions: [
+        { act: 'resp', exe: { body: 'queued', resume: '0m' } },
+        { act: 'resp', exe: {} },
+      ],
+    });
     const res = await consumePost(free, 'over');
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'QUOTA_EXCEEDED', stage: 'action', action: { act: 'resp', path: 'actions[0]' } });
@@ -147,8 +181,15 @@ describe('resp answers the caller', () => {
 
   it('a premium project has no quota of queued runs', async () => {
     const premium = await createProject({ plan: 'premium' });
-    await env.DB.prepare('INSERT INTO usage_monthly (service_id, month, queued_runs) VALUES (?, ?, 5000000)').bind(premium.service_id, monthOf(Date.now())).run();
-    await registerTicket(premium, 'many', { actions: [{ act: 'resp', exe: { body: 'queued', resume: '0m' } }, { act: 'resp', exe: {} }] });
+    await env.DB.prepare('INSERT INTO usage_monthly (service_id, month, queued_runs) VALUES (?, ?, 5000000)')
+      .bind(premium.service_id, monthOf(Date.now()))
+      .run();
+    await registerTicket(premium, 'many', {
+      actions: [
+        { act: 'resp', exe: { body: 'queued', resume: '0m' } },
+        { act: 'resp', exe: {} },
+      ],
+    });
     expect((await consumePost(premium, 'many')).json).toBe('queued');
     expect(await queuedRuns(premium)).toBe(5000001);
   });

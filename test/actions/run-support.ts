@@ -49,7 +49,10 @@ export async function loggedConsumptions(project: TestProject, ticketId: string)
 }
 
 export const accessGroupOf = async (project: TestProject, userId: string) =>
-  (await env.DB.prepare('SELECT access_group FROM users WHERE service_id = ? AND user_id = ?').bind(project.service_id, userId).first<{ access_group: number }>())
-    ?.access_group;
+  (
+    await env.DB.prepare('SELECT access_group FROM users WHERE service_id = ? AND user_id = ?')
+      .bind(project.service_id, userId)
+      .first<{ access_group: number }>()
+  )?.access_group;
 
 export const remainingOf = async (project: TestProject, ticketId: string) => (await ticketStub(env, project.service_id, ticketId).status()).remaining;

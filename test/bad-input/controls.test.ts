@@ -19,7 +19,16 @@ import { buildWorld, type World } from './world';
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
 // names the secret key, template and newsletter) before those are deleted, the project change (it
 // disables the project) last.
-const controls: BadInputCase[] = [...forwardControls(), ...realtimeControls(), ...consumeControls(), ...ticketControls(), ...secretsAndUsersControls(), ...mailControls(), ...mcpControls(), ...projectControls()];
+const controls: BadInputCase[] = [
+  ...forwardControls(),
+  ...realtimeControls(),
+  ...consumeControls(),
+  ...ticketControls(),
+  ...secretsAndUsersControls(),
+  ...mailControls(),
+  ...mcpControls(),
+  ...projectControls(),
+];
 
 let world: World;
 beforeAll(async () => {

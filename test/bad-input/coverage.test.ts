@@ -13,7 +13,17 @@ import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 
-const all = [...projectCases(), ...secretsAndUsersCases(), ...mailCases(), ...ticketCases(), ...consumeCases(), ...forwardCases(), ...realtimeCases(), ...secureCases(), ...mcpCases()];
+const all = [
+  ...projectCases(),
+  ...secretsAndUsersCases(),
+  ...mailCases(),
+  ...ticketCases(),
+  ...consumeCases(),
+  ...forwardCases(),
+  ...realtimeCases(),
+  ...secureCases(),
+  ...mcpCases(),
+];
 
 describe('bad-input coverage', () => {
   it('every documented route with input has bad-input cases', () => {

@@ -31,10 +31,27 @@ export const oversizeUnder = once((field) => `{${JSON.stringify(field)}:"${overM
 export const tenThousandKeys = Array.from({ length: 10_000 }, (_, i) => `k${i}=${i}`).join('&');
 
 /** The fullwidth form of every printable ASCII character: 'ab#1' → 'ａｂ＃１'. */
-export const fullwidth = (text: string): string =>
-  text.replace(/[!-~]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0));
+export const fullwidth = (text: string): string => text.replace(/[!-~]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0));
 
-const CYRILLIC: Record<string, string> = { a: 'а', c: 'с', e: 'е', h: 'һ', i: 'і', j: 'ј', o: 'о', p: 'р', s: 'ѕ', x: 'х', y: 'у', A: 'А', E: 'Е', K: 'К', M: 'М', O: 'О', T: 'Т' };
+const CYRILLIC: Record<string, string> = {
+  a: 'а',
+  c: 'с',
+  e: 'е',
+  h: 'һ',
+  i: 'і',
+  j: 'ј',
+  o: 'о',
+  p: 'р',
+  s: 'ѕ',
+  x: 'х',
+  y: 'у',
+  A: 'А',
+  E: 'Е',
+  K: 'К',
+  M: 'М',
+  O: 'О',
+  T: 'Т',
+};
 
 /** The first letter that has a Cyrillic twin replaced by it: 'plain' → 'рlain' (U+0440); without one, a Cyrillic 'а' appended. */
 export const cyrillic = (text: string): string => {

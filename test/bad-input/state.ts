@@ -80,14 +80,18 @@ async function flushLogs(serviceId: string, ticketIds: readonly string[]): Promi
 
 export async function snapshot(serviceId: string, watchedTickets: readonly string[]): Promise<Snapshot> {
   await flushLogs(serviceId, watchedTickets);
-  const statements = PROJECT_TABLES.map((table) => env.DB.prepare(`SELECT * FROM ${table} WHERE service_id = ? ORDER BY ${ORDER[table] ?? 'rowid'}`).bind(serviceId));
+  const statements = PROJECT_TABLES.map((table) =>
+    env.DB.prepare(`SELECT * FROM ${table} WHERE service_id = ? ORDER BY ${ORDER[table] ?? 'rowid'}`).bind(serviceId),
+  );
   const [count, ...results] = await env.DB.batch<Record<string, unknown>>([env.DB.prepare('SELECT COUNT(*) AS n FROM projects'), ...statements]);
   const tables: Record<string, string> = {};
   PROJECT_TABLES.forEach((table, i) => (tables[table] = JSON.stringify(results[i].results)));
-  const logs = (await Promise.all(watchedTickets.map((id) => ticketStub(env, serviceId, id).logEntries()))).flat().map(({ ticket_id, log_key, failed, code, is_check, description }) => {
-    const more = (JSON.parse(description) as { sampled?: { more: number } }).sampled?.more;
-    return { ticket_id, log_key, failed, code, is_check, ...(more === undefined ? {} : { more }) };
-  });
+  const logs = (await Promise.all(watchedTickets.map((id) => ticketStub(env, serviceId, id).logEntries())))
+    .flat()
+    .map(({ ticket_id, log_key, failed, code, is_check, description }) => {
+      const more = (JSON.parse(description) as { sampled?: { more: number } }).sampled?.more;
+      return { ticket_id, log_key, failed, code, is_check, ...(more === undefined ? {} : { more }) };
+    });
   const tickets: Snapshot['tickets'] = {};
   await Promise.all(watchedTickets.map(async (id) => (tickets[id] = await ticketStub(env, serviceId, id).status())));
   return { tables, logs, tickets, projectCount: Number(count.results[0].n), visitorQueue: await visitorQueue(serviceId) };

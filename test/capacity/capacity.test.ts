@@ -51,22 +51,25 @@ beforeAll(async () => {
 }, 420_000);
 
 describe('the capacity model measures every scenario of issue 24 item 1', () => {
-  it.each(SCENARIOS.map((scenario) => [scenario.key] as const))('%s: every operation is listed by the owner (whole, or counted in its minute\'s summary), and what it wrote is found in the stores', (key) => {
-    const measured = figures.get(key)!;
-    expect(listed.get(key)).toEqual({ expected: listed.get(key)!.expected, listed: listed.get(key)!.expected });
-    expect(bytesAnywhere(measured)).toBeGreaterThan(0);
-    expect(entriesAnywhere(measured)).toBeGreaterThan(0);
-    // Where D1's file grew by ten pages or more, what it grew for is found: the cells counted, with what
-    // moved on to R2 (bodies compacted into segments after the rows were written), fill at least a third
-    // of it (SQLite leaves pages part empty, never two-thirds empty on average; a row that shrinks in
-    // place keeps its page, see docs/capacity.md); far less means a table was missed. Not for the
-    // objects' SQLite: a ticket's log keeps bodies (in their own table) only until they are packed into
-    // R2, so its file holds freed pages that the next bodies reuse.
-    const movedToR2 = Object.values(measured.r2).reduce((sum, bucket) => sum + bucket.total.bytes, 0);
-    for (const store of Object.values(measured.d1)) {
-      if (store.physical_bytes * measured.operations >= 10 * 4096) expect(store.logical_bytes + movedToR2).toBeGreaterThanOrEqual(store.physical_bytes / 3);
-    }
-  });
+  it.each(SCENARIOS.map((scenario) => [scenario.key] as const))(
+    "%s: every operation is listed by the owner (whole, or counted in its minute's summary), and what it wrote is found in the stores",
+    (key) => {
+      const measured = figures.get(key)!;
+      expect(listed.get(key)).toEqual({ expected: listed.get(key)!.expected, listed: listed.get(key)!.expected });
+      expect(bytesAnywhere(measured)).toBeGreaterThan(0);
+      expect(entriesAnywhere(measured)).toBeGreaterThan(0);
+      // Where D1's file grew by ten pages or more, what it grew for is found: the cells counted, with what
+      // moved on to R2 (bodies compacted into segments after the rows were written), fill at least a third
+      // of it (SQLite leaves pages part empty, never two-thirds empty on average; a row that shrinks in
+      // place keeps its page, see docs/capacity.md); far less means a table was missed. Not for the
+      // objects' SQLite: a ticket's log keeps bodies (in their own table) only until they are packed into
+      // R2, so its file holds freed pages that the next bodies reuse.
+      const movedToR2 = Object.values(measured.r2).reduce((sum, bucket) => sum + bucket.total.bytes, 0);
+      for (const store of Object.values(measured.d1)) {
+        if (store.physical_bytes * measured.operations >= 10 * 4096) expect(store.logical_bytes + movedToR2).toBeGreaterThanOrEqual(store.physical_bytes / 3);
+      }
+    },
+  );
 
   it('a streamed answer of 100 KB is stored somewhere until it is finalized', () => {
     expect(bytesAnywhere(figures.get('g_stream_not_finalized')!)).toBeGreaterThan(100_000);
@@ -103,11 +106,14 @@ describe('issue 24 goal 2(a)', () => {
   });
 
   // Only the comparison can fail here: the tests above show the consumption was measured.
-  it.each(CONSUMPTIONS.map((key) => [key] as const))(`%s: a consumption writes at most ${D1_BYTES_PER_CONSUMPTION_GOAL} bytes to D1, indexes included`, (key) => {
-    const consumption = figures.get(key)!;
-    for (const store of Object.values(consumption.d1)) {
-      expect(store.physical_bytes).toBeLessThanOrEqual(D1_BYTES_PER_CONSUMPTION_GOAL);
-      expect(store.logical_bytes).toBeLessThanOrEqual(D1_BYTES_PER_CONSUMPTION_GOAL);
-    }
-  });
+  it.each(CONSUMPTIONS.map((key) => [key] as const))(
+    `%s: a consumption writes at most ${D1_BYTES_PER_CONSUMPTION_GOAL} bytes to D1, indexes included`,
+    (key) => {
+      const consumption = figures.get(key)!;
+      for (const store of Object.values(consumption.d1)) {
+        expect(store.physical_bytes).toBeLessThanOrEqual(D1_BYTES_PER_CONSUMPTION_GOAL);
+        expect(store.logical_bytes).toBeLessThanOrEqual(D1_BYTES_PER_CONSUMPTION_GOAL);
+      }
+    },
+  );
 });

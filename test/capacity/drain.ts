@@ -33,7 +33,8 @@ interface PendingMethods {
 
 const namespaces = () =>
   Object.entries(env as unknown as Record<string, unknown>).filter(
-    (entry): entry is [string, DurableObjectNamespace] => typeof entry[1] === 'object' && entry[1] !== null && entry[1].constructor?.name === 'DurableObjectNamespace',
+    (entry): entry is [string, DurableObjectNamespace] =>
+      typeof entry[1] === 'object' && entry[1] !== null && entry[1].constructor?.name === 'DurableObjectNamespace',
   );
 
 /** What keeps the object busy, or null when it is settled. */
@@ -44,7 +45,10 @@ async function pendingIn(stub: DurableObjectStub): Promise<string | null> {
     if (typeof instance.pendingLogCount === 'function' && (await instance.pendingLogCount()) > 0) return 'log rows in its outbox';
     if (typeof instance.scheduledJobs === 'function' && (await instance.scheduledJobs()).some((job) => job.run_at <= soon)) return 'a job due soon';
     const sql = state.storage.sql;
-    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((t) => t.name);
+    const tables = sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((t) => t.name);
     for (const table of tables.filter((name) => name.includes('outbox'))) {
       if (sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM "${table}"`).one().n > 0) return `rows in ${table}`;
     }
@@ -60,7 +64,8 @@ async function bringForward(stub: DurableObjectStub): Promise<number> {
     const sql = state.storage.sql;
     if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").toArray().length === 0) return 0;
     const now = Date.now();
-    return sql.exec<{ id: number }>('UPDATE jobs SET run_at = ? WHERE run_at > ? AND run_at <= ? RETURNING id', now, now, now + STEADY_STATE_MS).toArray().length;
+    return sql.exec<{ id: number }>('UPDATE jobs SET run_at = ? WHERE run_at > ? AND run_at <= ? RETURNING id', now, now, now + STEADY_STATE_MS).toArray()
+      .length;
   });
 }
 

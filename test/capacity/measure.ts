@@ -52,7 +52,8 @@ function sqliteWrites(before: SqliteSnapshot | undefined, after: SqliteSnapshot,
     const addedBytes = now.bytes - was.bytes;
     logical += addedBytes;
     if (now.kind === 'table') rows += addedRows;
-    if (addedRows !== 0 || addedBytes !== 0) btrees[name] = { kind: now.kind, table: now.table, rows: round(addedRows / operations), bytes: round(addedBytes / operations) };
+    if (addedRows !== 0 || addedBytes !== 0)
+      btrees[name] = { kind: now.kind, table: now.table, rows: round(addedRows / operations), bytes: round(addedBytes / operations) };
   }
   return {
     physical_bytes: round((after.physicalBytes - (before?.physicalBytes ?? 0)) / operations),
@@ -87,7 +88,16 @@ function difference(scenario: Scenario, before: StoreSnapshot, after: StoreSnaps
       return [binding, { messages: round((now.messages - was.messages) / n), bytes: round((now.bytes - was.bytes) / n) }];
     }),
   );
-  return { key: scenario.key, title: scenario.title, operations: n, d1: perStore(before.d1, after.d1), durable_objects: perStore(before.durableObjects, after.durableObjects), r2, queues, deferred: { jobs: 0, alarms: 0 } };
+  return {
+    key: scenario.key,
+    title: scenario.title,
+    operations: n,
+    d1: perStore(before.d1, after.d1),
+    durable_objects: perStore(before.durableObjects, after.durableObjects),
+    r2,
+    queues,
+    deferred: { jobs: 0, alarms: 0 },
+  };
 }
 
 /** Runs operations from..to-1 of the scenario, `concurrency` at a time. */

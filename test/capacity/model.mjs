@@ -32,7 +32,15 @@ export const LIMITS = {
   r2ClassAFreePerMonth: 1e6,
   r2StoragePerGBMonth: 0.015,
 };
-export const GOALS = { d1BytesPerConsumption: 300, deploymentRate: 100, deploymentTickets: 10, ticketRate: 20, retentionDays: 30, forwardRate: 100, forwardD1BytesPerRequest: 50 };
+export const GOALS = {
+  d1BytesPerConsumption: 300,
+  deploymentRate: 100,
+  deploymentTickets: 10,
+  ticketRate: 20,
+  retentionDays: 30,
+  forwardRate: 100,
+  forwardD1BytesPerRequest: 50,
+};
 
 /**
  * Steady-state page use, simulated in stock SQLite 3.40 (Python's sqlite3, 4 KiB pages) with the same
@@ -62,21 +70,34 @@ const sumStores = (stores, field) => Object.values(stores ?? {}).reduce((sum, st
 const d1Bytes = (s) => sumStores(s.d1, 'physical_bytes');
 const d1Logical = (s) => sumStores(s.d1, 'logical_bytes');
 const tickets = (s) => s.durable_objects.TICKETS ?? { physical_bytes: 0, logical_bytes: 0, table_rows: 0 };
-const r2Total = (s) => Object.values(s.r2).reduce((t, b) => ({ objects: t.objects + (b.total?.objects ?? 0), bytes: t.bytes + (b.total?.bytes ?? 0) }), { objects: 0, bytes: 0 });
+const r2Total = (s) =>
+  Object.values(s.r2).reduce((t, b) => ({ objects: t.objects + (b.total?.objects ?? 0), bytes: t.bytes + (b.total?.bytes ?? 0) }), { objects: 0, bytes: 0 });
 const queueMessages = (s) => Object.values(s.queues).reduce((sum, q) => sum + (q.messages ?? 0), 0);
 const held = (rate, days, perOp) => rate * DAY * days * perOp;
 const maxRate = (limit, perOp, days) => (perOp > 0 ? limit / (DAY * days * perOp) : Infinity);
 
 const n = (x, digits = 0) =>
-  !Number.isFinite(x) ? 'unbounded' : x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: digits || (x < 1 ? 3 : 2) });
-const bytes = (x) => (x >= 1e12 ? `${n(x / 1e12, 2)} TB` : x >= 1e9 ? `${n(x / 1e9, 2)} GB` : x >= 1e6 ? `${n(x / 1e6, 2)} MB` : x >= 1e3 ? `${n(x / 1e3, 2)} KB` : `${n(x, 0)} B`);
+  !Number.isFinite(x)
+    ? 'unbounded'
+    : x >= 100
+      ? Math.round(x).toLocaleString('en-US')
+      : x.toLocaleString('en-US', { maximumFractionDigits: digits || (x < 1 ? 3 : 2) });
+const bytes = (x) =>
+  x >= 1e12 ? `${n(x / 1e12, 2)} TB` : x >= 1e9 ? `${n(x / 1e9, 2)} GB` : x >= 1e6 ? `${n(x / 1e6, 2)} MB` : x >= 1e3 ? `${n(x / 1e3, 2)} KB` : `${n(x, 0)} B`;
 const pct = (x) => `${n(x * 100, 1)} %`;
 const table = (head, rows, align) => [head, align ?? head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 
 function perStoreTable() {
   const namespaces = [...new Set(figures.scenarios.flatMap((s) => Object.keys(s.durable_objects)))];
   const buckets = [...new Set(figures.scenarios.flatMap((s) => Object.keys(s.r2)))];
-  const head = ['scenario', 'D1 bytes (file / cells)', 'D1 rows', ...namespaces.map((ns) => `${ns} DO bytes (file / cells), rows`), ...buckets.map((b) => `R2 ${b} objects, bytes`), 'queue messages'];
+  const head = [
+    'scenario',
+    'D1 bytes (file / cells)',
+    'D1 rows',
+    ...namespaces.map((ns) => `${ns} DO bytes (file / cells), rows`),
+    ...buckets.map((b) => `R2 ${b} objects, bytes`),
+    'queue messages',
+  ];
   const rows = figures.scenarios.map((s) => [
     `(${s.key[0]}) ${s.title}`,
     `${n(d1Bytes(s))} / ${n(d1Logical(s))}`,
@@ -96,10 +117,12 @@ function btreeTable() {
   for (const s of figures.scenarios) {
     const stores = [...Object.entries(s.d1).map(([b, st]) => [`D1 ${b}`, st]), ...Object.entries(s.durable_objects).map(([b, st]) => [`DO ${b}`, st])];
     for (const [store, st] of stores) {
-      for (const [name, bt] of Object.entries(st.btrees)) rows.push([`(${s.key[0]})`, store, bt.kind === 'index' ? `index ${name}` : name, n(bt.rows, 2), n(bt.bytes, 2)]);
+      for (const [name, bt] of Object.entries(st.btrees))
+        rows.push([`(${s.key[0]})`, store, bt.kind === 'index' ? `index ${name}` : name, n(bt.rows, 2), n(bt.bytes, 2)]);
     }
     for (const [bucket, shapes] of Object.entries(s.r2)) {
-      for (const [shape, t] of Object.entries(shapes)) if (shape !== 'total' && t.objects > 0) rows.push([`(${s.key[0]})`, `R2 ${bucket}`, `\`${shape}\``, `${n(t.objects, 2)} objects`, n(t.bytes)]);
+      for (const [shape, t] of Object.entries(shapes))
+        if (shape !== 'total' && t.objects > 0) rows.push([`(${s.key[0]})`, `R2 ${bucket}`, `\`${shape}\``, `${n(t.objects, 2)} objects`, n(t.bytes)]);
     }
   }
   return table(['scenario', 'store', 'table, index or key shape', 'rows / op', 'bytes / op'], rows, ['---', '---', '---', '---:', '---:']);
@@ -109,7 +132,10 @@ const CONSUMPTIONS = ['a_consume_stripe_req', 'b_dry_run', 'c_failed_signature',
 const FORWARDS = ['d_forward_direct', 'e_forward_queued', 'f_stream_finalized', 'g_stream_not_finalized'];
 const label = (s) => `(${s.key[0]}) ${s.title}`;
 const forwardQueues = (s) => s.durable_objects.FORWARD_QUEUES ?? { physical_bytes: 0, logical_bytes: 0, table_rows: 0 };
-const tableRowsOf = (store, table) => Object.values(store.btrees ?? {}).filter((bt) => bt.kind === 'table' && bt.table === table).reduce((sum, bt) => sum + bt.rows, 0);
+const tableRowsOf = (store, table) =>
+  Object.values(store.btrees ?? {})
+    .filter((bt) => bt.kind === 'table' && bt.table === table)
+    .reduce((sum, bt) => sum + bt.rows, 0);
 
 function objectTable() {
   const perTicketDeployment = GOALS.deploymentRate / GOALS.deploymentTickets;
@@ -131,7 +157,16 @@ function objectTable() {
     ];
   });
   return table(
-    ['scenario', 'cells B / op', 'b: file growth B / op (the model\'s figure)', `one ticket, ${GOALS.ticketRate}/s × 30 d (of 10 GB)`, `each of ${GOALS.deploymentTickets} tickets at ${n(perTicketDeployment)}/s × 30 d`, 'max per ticket, 30 d', '90 d', 'consumptions until 10 GB (premium: kept)'],
+    [
+      'scenario',
+      'cells B / op',
+      "b: file growth B / op (the model's figure)",
+      `one ticket, ${GOALS.ticketRate}/s × 30 d (of 10 GB)`,
+      `each of ${GOALS.deploymentTickets} tickets at ${n(perTicketDeployment)}/s × 30 d`,
+      'max per ticket, 30 d',
+      '90 d',
+      'consumptions until 10 GB (premium: kept)',
+    ],
     rows,
     ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
   );
@@ -145,10 +180,28 @@ function r2Table() {
     const cost = (Math.max(putsMonth - LIMITS.r2ClassAFreePerMonth, 0) / 1e6) * LIMITS.r2ClassAPerMillion;
     const h30 = held(GOALS.deploymentRate, 30, sb);
     const h90 = held(GOALS.deploymentRate, 90, sb);
-    return [[label(s), n(sb), n(k, 3), bytes(h30), bytes(h90), `${n(GOALS.deploymentRate * k, 2)}/s; ${n(putsMonth)} a month ($${n(cost, 2)})`, `$${n((h30 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)} / $${n((h90 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)}`]];
+    return [
+      [
+        label(s),
+        n(sb),
+        n(k, 3),
+        bytes(h30),
+        bytes(h90),
+        `${n(GOALS.deploymentRate * k, 2)}/s; ${n(putsMonth)} a month ($${n(cost, 2)})`,
+        `$${n((h30 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)} / $${n((h90 / 1e9) * LIMITS.r2StoragePerGBMonth, 2)}`,
+      ],
+    ];
   });
   return table(
-    ['scenario', 's: R2 bytes / op', 'k: objects (Class A PUTs) / op', `held at ${GOALS.deploymentRate}/s, 30 d`, '90 d', `Class A PUTs at ${GOALS.deploymentRate}/s`, 'storage $ / month, 30 d / 90 d (before the 10 GB-month free tier)'],
+    [
+      'scenario',
+      's: R2 bytes / op',
+      'k: objects (Class A PUTs) / op',
+      `held at ${GOALS.deploymentRate}/s, 30 d`,
+      '90 d',
+      `Class A PUTs at ${GOALS.deploymentRate}/s`,
+      'storage $ / month, 30 d / 90 d (before the 10 GB-month free tier)',
+    ],
     rows,
     ['---', '---:', '---:', '---:', '---:', '---:', '---:'],
   );
@@ -179,10 +232,24 @@ function forwardObjectTable() {
     const s = byKey[key];
     const f = forwardQueues(s);
     const kept = tableRowsOf(f, 'requests');
-    return [label(s), `${n(f.physical_bytes)} / ${n(f.logical_bytes)}`, n(f.table_rows, 2), n(kept, 2), f.physical_bytes > 0 ? n(LIMITS.doObjectBytes / f.physical_bytes) : 'unbounded', `jobs ${n(s.deferred?.jobs ?? 0)}, alarms ${n(s.deferred?.alarms ?? 0)}`];
+    return [
+      label(s),
+      `${n(f.physical_bytes)} / ${n(f.logical_bytes)}`,
+      n(f.table_rows, 2),
+      n(kept, 2),
+      f.physical_bytes > 0 ? n(LIMITS.doObjectBytes / f.physical_bytes) : 'unbounded',
+      `jobs ${n(s.deferred?.jobs ?? 0)}, alarms ${n(s.deferred?.alarms ?? 0)}`,
+    ];
   });
   return table(
-    ['scenario', 'caller\'s object B / op (file / cells)', 'rows / op', 'of which `requests` rows', 'ops until one caller\'s object holds 10 GB (no lifetime without `expires`)', 'deferred work run before the snapshot'],
+    [
+      'scenario',
+      "caller's object B / op (file / cells)",
+      'rows / op',
+      'of which `requests` rows',
+      "ops until one caller's object holds 10 GB (no lifetime without `expires`)",
+      'deferred work run before the snapshot',
+    ],
     rows,
     ['---', '---:', '---:', '---:', '---:', '---'],
   );
@@ -242,11 +309,11 @@ const model = [
   '',
   btreeTable(),
   '',
-  '#### The ticket\'s own object (10 GB per object)',
+  "#### The ticket's own object (10 GB per object)",
   '',
   objectTable(),
   '',
-  '#### The forwarding caller\'s object (`ForwardQueueDO`, 10 GB per object)',
+  "#### The forwarding caller's object (`ForwardQueueDO`, 10 GB per object)",
   '',
   forwardObjectTable(),
   '',

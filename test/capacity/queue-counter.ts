@@ -43,7 +43,10 @@ export function countQueueMessages(): string[] {
         send: (body: unknown, options?: QueueSendOptions) => (count(binding, [body]), send(body, options)),
         sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => {
           const list = [...messages];
-          count(binding, list.map((message) => message.body));
+          count(
+            binding,
+            list.map((message) => message.body),
+          );
           return sendBatch(list, options);
         },
       },

@@ -78,7 +78,11 @@ const SIGNED_IN_USERS = 8;
 const kilobyteRequest = (i: number) => ({
   order: 100000 + i,
   currency: 'EUR',
-  lines: Array.from({ length: 12 }, (_, n) => ({ sku: `SKU-${(i * 12 + n).toString().padStart(6, '0')}`, quantity: 1 + (n % 3), note: 'gift wrap, no invoice in the box' })),
+  lines: Array.from({ length: 12 }, (_, n) => ({
+    sku: `SKU-${(i * 12 + n).toString().padStart(6, '0')}`,
+    quantity: 1 + (n % 3),
+    note: 'gift wrap, no invoice in the box',
+  })),
 });
 
 async function forwardProject(): Promise<TestProject> {

@@ -91,7 +91,12 @@ async function tableFootprint(query: Query, shape: TableShape): Promise<BtreeFoo
 function partialWhere(createSql: string | null): string | null {
   if (!createSql) return null;
   const at = createSql.search(/\sWHERE\s(?![\s\S]*\sWHERE\s)/i);
-  return at < 0 ? null : createSql.slice(at).replace(/^\s*WHERE\s/i, '').replace(/;\s*$/, '');
+  return at < 0
+    ? null
+    : createSql
+        .slice(at)
+        .replace(/^\s*WHERE\s/i, '')
+        .replace(/;\s*$/, '');
 }
 
 async function indexFootprint(query: Query, shape: TableShape, index: string, createSql: string | null): Promise<BtreeFootprint> {

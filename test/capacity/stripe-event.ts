@@ -93,8 +93,27 @@ export function stripeEvent(n: number): string {
       name: 'Camille Martin',
       phone: '+33 4 72 00 00 00',
     },
-    card: { brand: 'visa', checks: { address_line1_check: 'pass', address_postal_code_check: 'pass', cvc_check: 'pass' }, country: 'FR', exp_month: 12, exp_year: 2030, fingerprint: stripeId('fp', n).slice(3, 19), funding: 'credit', last4: '4242', networks: { available: ['visa', 'cartes_bancaires'], preferred: null }, three_d_secure_usage: { supported: true }, wallet: null },
-    outcome: { network_status: 'approved_by_network', reason: null, risk_level: 'normal', risk_score: 32, seller_message: 'Payment complete.', type: 'authorized' },
+    card: {
+      brand: 'visa',
+      checks: { address_line1_check: 'pass', address_postal_code_check: 'pass', cvc_check: 'pass' },
+      country: 'FR',
+      exp_month: 12,
+      exp_year: 2030,
+      fingerprint: stripeId('fp', n).slice(3, 19),
+      funding: 'credit',
+      last4: '4242',
+      networks: { available: ['visa', 'cartes_bancaires'], preferred: null },
+      three_d_secure_usage: { supported: true },
+      wallet: null,
+    },
+    outcome: {
+      network_status: 'approved_by_network',
+      reason: null,
+      risk_level: 'normal',
+      risk_score: 32,
+      seller_message: 'Payment complete.',
+      type: 'authorized',
+    },
   });
 }
 

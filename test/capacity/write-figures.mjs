@@ -29,7 +29,8 @@ if (run.status !== 0 || !block) {
 let commit = 'unknown';
 try {
   commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--', 'src', 'durable-objects', 'migrations', 'schemas'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+changes';
+  if (execFileSync('git', ['status', '--porcelain', '--', 'src', 'durable-objects', 'migrations', 'schemas'], { cwd: root, encoding: 'utf8' }).trim())
+    commit += '+changes';
 } catch {
   // Not a git checkout: the figures stand without a commit.
 }

@@ -64,7 +64,7 @@ describe('reservations made under an earlier registration are settled against wh
     expect((await ticketStub(env, project.service_id, ticketId).status()).remaining).toBe(0);
   });
 
-  it('limit_per_user: five of a user\'s runs fail after the ticket is deleted and registered again; the user gets the new limit once, not twice', async () => {
+  it("limit_per_user: five of a user's runs fail after the ticket is deleted and registered again; the user gets the new limit once, not twice", async () => {
     const ticketId = 'relimit-deleted';
     await registerTicket(project, ticketId, { limit_per_user: 5, ...slowFailing });
     const inFlight = Array.from({ length: 5 }, () => consume(ticketId, true));
@@ -76,7 +76,7 @@ describe('reservations made under an earlier registration are settled against wh
     expect(await codes(ticketId, 2, true)).toEqual(['USER_LIMIT_REACHED', 'USER_LIMIT_REACHED']);
   });
 
-  it('limit_per_user: the counters survive a plain re-registration, so the user\'s failed runs are given back into them', async () => {
+  it("limit_per_user: the counters survive a plain re-registration, so the user's failed runs are given back into them", async () => {
     const ticketId = 'relimit-updated';
     await registerTicket(project, ticketId, { limit_per_user: 5, ...slowFailing });
     const inFlight = Array.from({ length: 5 }, () => consume(ticketId, true));

@@ -112,7 +112,8 @@ async function runInterleaving(sql: SqlStorage, ops: Op[]): Promise<void> {
       const reached = await Promise.race([done.then(() => 'answered' as const), until(() => waiting.length > before)]);
       const epoch = epochs[currentEpoch()];
       const held = op.user ? (userHeld.get(userKey(op.user, usageEpoch)) ?? 0) : 0;
-      const refusable = !exists || (epoch.allowance !== null && epoch.allowance - epoch.held <= 0) || (op.user !== null && limit !== undefined && held >= limit);
+      const refusable =
+        !exists || (epoch.allowance !== null && epoch.allowance - epoch.held <= 0) || (op.user !== null && limit !== undefined && held >= limit);
       if (reached === 'answered') {
         const outcome = await done;
         expect(outcome.ok).toBe(false);

@@ -15,7 +15,10 @@ beforeAll(async () => {
 });
 
 const tp = (ticket: string, body?: unknown, headers?: Record<string, string>) =>
-  call('POST', `/tp/${project.service_id}/${ticket}`, { body: body ?? {}, headers: { 'cf-connecting-ip': '203.0.113.9', 'user-agent': 'test-agent', ...headers } });
+  call('POST', `/tp/${project.service_id}/${ticket}`, {
+    body: body ?? {},
+    headers: { 'cf-connecting-ip': '203.0.113.9', 'user-agent': 'test-agent', ...headers },
+  });
 
 describe('consume routes', () => {
   it('a successful POST consumption answers the receipt { tkid, hash } with no stage', async () => {
@@ -220,7 +223,8 @@ describe('bodies without a declared length', () => {
           else controller.enqueue(new TextEncoder().encode(next));
         },
       });
-    const send = (chunks: string[]) => call('POST', `/tp/${project.service_id}/streamed`, { raw: stream(chunks), headers: { 'content-type': 'application/json' } });
+    const send = (chunks: string[]) =>
+      call('POST', `/tp/${project.service_id}/streamed`, { raw: stream(chunks), headers: { 'content-type': 'application/json' } });
     const big = await send(Array.from({ length: 20 }, () => 'x'.repeat(64 * 1024)));
     expect(big.status).toBe(400);
     expect(big.json).toMatchObject({ code: 'INVALID_REQUEST', stage: 'ticket' });

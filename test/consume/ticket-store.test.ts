@@ -48,7 +48,11 @@ describe('TicketDO storage', () => {
       sql.exec('DROP TABLE outbox; DROP TABLE generations');
       sql.exec(`CREATE TABLE log_outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, log_key TEXT NOT NULL, row TEXT NOT NULL,
         action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)`);
-      sql.exec("INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')", JSON.stringify(row('old1')), JSON.stringify(row('old2')));
+      sql.exec(
+        "INSERT INTO log_outbox (id, log_key, row, action_rows) VALUES (7, 'old1', ?, '[]'), (9, 'old2', ?, '[]')",
+        JSON.stringify(row('old1')),
+        JSON.stringify(row('old2')),
+      );
       sql.exec('UPDATE _schema SET version = 2');
       const store = new TicketStore(sql, env.BODIES, () => 1_000);
       store.enqueueLog({ ...row('new'), signed: true }, []);
@@ -69,9 +73,16 @@ describe('TicketDO storage', () => {
     await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
       sql.exec('DROP TABLE outbox');
-      sql.exec('CREATE TABLE log_outbox (id INTEGER PRIMARY KEY, log_key TEXT NOT NULL, row TEXT NOT NULL, action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)');
+      sql.exec(
+        'CREATE TABLE log_outbox (id INTEGER PRIMARY KEY, log_key TEXT NOT NULL, row TEXT NOT NULL, action_rows TEXT NOT NULL, final INTEGER NOT NULL DEFAULT 0)',
+      );
       const action = JSON.stringify([{ seq: 0, path: 'actions[0]', act: 'acsg', detail: { sent: 'x' } }]);
-      sql.exec("INSERT INTO log_outbox VALUES (3, 'a', ?, ?, 0), (5, 'a', ?, '[]', 1)", JSON.stringify(row('a')), action, JSON.stringify({ ...row('a'), failed: true }));
+      sql.exec(
+        "INSERT INTO log_outbox VALUES (3, 'a', ?, ?, 0), (5, 'a', ?, '[]', 1)",
+        JSON.stringify(row('a')),
+        action,
+        JSON.stringify({ ...row('a'), failed: true }),
+      );
       sql.exec('UPDATE _schema SET version = 4');
       const store = new TicketStore(sql, env.BODIES, () => 1_000);
       expect(store.outbox.pending(10).map(({ id, value }) => [id, old(value).row.failed, old(value).actionRows.length, old(value).final])).toEqual([
@@ -124,7 +135,14 @@ describe('TicketDO storage', () => {
       const store = new TicketStore(state.storage.sql, env.BODIES, () => 5_000);
       const first = { seq: 0, path: 'actions[0]', act: 'resp', detail: { first: true } };
       store.enqueueLog({ ...row('a'), description: { outcome: { ok: true }, continuation: { resume_at: 9 } } }, [first]);
-      store.enqueueLog({ ...row('a'), failed: true, code: 'X', description: { outcome: { ok: false } } }, [{ ...first, detail: { again: true } }, { seq: 1, path: 'actions[1]', act: 'req', detail: {} }], true);
+      store.enqueueLog(
+        { ...row('a'), failed: true, code: 'X', description: { outcome: { ok: false } } },
+        [
+          { ...first, detail: { again: true } },
+          { seq: 1, path: 'actions[1]', act: 'req', detail: {} },
+        ],
+        true,
+      );
       const [entry] = await store.log.all();
       expect([entry.index.class, entry.body.failed, entry.body.code, entry.body.description]).toEqual([1, true, 'X', { outcome: { ok: false } }]);
       expect(entry.body.actions.map((a) => [a.seq, a.detail])).toEqual([
@@ -136,7 +154,12 @@ describe('TicketDO storage', () => {
 
   it('one alarm serves the log export and the continuations: it is always set to the earliest job', async () => {
     const project = await createProject();
-    await registerTicket(project, 'alarm', { actions: [{ act: 'resp', exe: { resume: '1h' } }, { act: 'resp', exe: {} }] });
+    await registerTicket(project, 'alarm', {
+      actions: [
+        { act: 'resp', exe: { resume: '1h' } },
+        { act: 'resp', exe: {} },
+      ],
+    });
     const user = await mintUser(project);
     await call('POST', `/tpa/${project.service_id}/alarm`, { token: user.id_token, body: {} });
     const stub = ticketStub(env, project.service_id, 'alarm');

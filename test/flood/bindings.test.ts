@@ -8,10 +8,18 @@ import { FLOOD_FIXED, FLOOD_PERIOD_SECONDS, TICKET_CALLER_DEFAULT, TICKET_CALLER
 
 /** Every [[ratelimits]] table: its binding name, namespace and simple limit. */
 function rateLimits(toml: string) {
-  const tables = toml.split(/^\[\[ratelimits\]\]\s*$/m).slice(1).map((table) => table.split(/^\[/m)[0]);
+  const tables = toml
+    .split(/^\[\[ratelimits\]\]\s*$/m)
+    .slice(1)
+    .map((table) => table.split(/^\[/m)[0]);
   return tables.map((table) => {
     const simple = /^simple\s*=\s*\{\s*limit\s*=\s*(\d+)\s*,\s*period\s*=\s*(\d+)\s*\}/m.exec(table);
-    return { name: /^name\s*=\s*"([^"]+)"/m.exec(table)?.[1], namespace: /^namespace_id\s*=\s*"(\d+)"/m.exec(table)?.[1], limit: Number(simple?.[1]), period: Number(simple?.[2]) };
+    return {
+      name: /^name\s*=\s*"([^"]+)"/m.exec(table)?.[1],
+      namespace: /^namespace_id\s*=\s*"(\d+)"/m.exec(table)?.[1],
+      limit: Number(simple?.[1]),
+      period: Number(simple?.[2]),
+    };
   });
 }
 

@@ -124,7 +124,12 @@ describe('flood limits of the consume routes (issue 26)', () => {
   });
 
   it.each([
-    ['per_caller_per_ticket', { per_caller_per_ticket: 51 }, 'flood_limits.per_caller_per_ticket', /must be one of 50, 500, 5000 \(requests every 10 seconds\)/],
+    [
+      'per_caller_per_ticket',
+      { per_caller_per_ticket: 51 },
+      'flood_limits.per_caller_per_ticket',
+      /must be one of 50, 500, 5000 \(requests every 10 seconds\)/,
+    ],
     ['per_project', { per_project: 500 }, 'flood_limits.per_project', /must be one of 1000, 10000, 100000/],
     ['a ticket of tickets', { tickets: { hot: 7 } }, 'flood_limits.tickets.hot', /must be one of 50, 500, 5000/],
     ['an unknown field', { per_minute: 50 }, 'flood_limits.per_minute', /per_minute/],

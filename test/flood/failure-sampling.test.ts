@@ -30,7 +30,17 @@ const failed = (at: number, field: string, code = 'CONDITION_FAILED', pad = 100)
     failed: true,
     code,
     description: { outcome: { ok: false, code, message: `The ${field} did not match.`, stage: 'condition', detail: { field } } },
-    request: { method: 'POST', headers: {}, search: '', body: { text: 'x'.repeat(pad) }, ip: '192.0.2.1', user_agent: 'flood', signed_route: false, long_form: false, received_at: at },
+    request: {
+      method: 'POST',
+      headers: {},
+      search: '',
+      body: { text: 'x'.repeat(pad) },
+      ip: '192.0.2.1',
+      user_agent: 'flood',
+      signed_route: false,
+      long_form: false,
+      received_at: at,
+    },
   });
 };
 const passed = (at: number) => logRow('svc-sample', 'flooded', key(), at);
@@ -40,7 +50,7 @@ const dryRun = (at: number) => {
 };
 
 /** Runs `body` on a fresh ticket object's store; `newStore()` opens another store on the same storage (as a new instance would after an eviction). */
-const onStore = <T,>(body: (store: TicketStore, newStore: () => TicketStore, writes: string[]) => T | Promise<T>) =>
+const onStore = <T>(body: (store: TicketStore, newStore: () => TicketStore, writes: string[]) => T | Promise<T>) =>
   runInDurableObject(env.TICKETS.get(env.TICKETS.newUniqueId()), async (_instance, state) => {
     // Every statement that may write, as the store sends it.
     const writes: string[] = [];
@@ -73,8 +83,17 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
       expect(bodies.filter((b) => b.description.sampled === undefined)).toHaveLength(SAMPLED_WHOLE_PER_KIND);
       const [summary] = await summaries(store);
       expect(summary.failed).toBe(true);
-      expect(summary.description.sampled).toMatchObject({ more: 50, text: '50 more failed with CONDITION_FAILED (signature) in this minute', code: 'CONDITION_FAILED', field: 'signature' });
-      expect(summary.description.outcome).toMatchObject({ ok: false, code: 'CONDITION_FAILED', message: '50 more failed with CONDITION_FAILED (signature) in this minute' });
+      expect(summary.description.sampled).toMatchObject({
+        more: 50,
+        text: '50 more failed with CONDITION_FAILED (signature) in this minute',
+        code: 'CONDITION_FAILED',
+        field: 'signature',
+      });
+      expect(summary.description.outcome).toMatchObject({
+        ok: false,
+        code: 'CONDITION_FAILED',
+        message: '50 more failed with CONDITION_FAILED (signature) in this minute',
+      });
     });
   });
 
@@ -84,7 +103,9 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
       store.enqueueLog(failed(T0 + 500, 'params'), []);
       store.enqueueLog(failed(T0 + 501, 'body', 'TICKET_EXPIRED'), []);
       const bodies = await listed(store);
-      expect(bodies.filter((b) => b.code === 'CONDITION_FAILED' && (b.description.outcome as { detail?: { field: string } }).detail?.field === 'params')).toHaveLength(1);
+      expect(
+        bodies.filter((b) => b.code === 'CONDITION_FAILED' && (b.description.outcome as { detail?: { field: string } }).detail?.field === 'params'),
+      ).toHaveLength(1);
       expect(bodies.filter((b) => b.code === 'TICKET_EXPIRED')).toHaveLength(1);
       const [summary] = await summaries(store);
       expect(summary.description.sampled).toMatchObject({ more: 1, example: { outcome: { code: 'CONDITION_FAILED', detail: { field: 'signature' } } } });
@@ -103,7 +124,11 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
     await onStore(async (store) => {
       for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 3; i++) store.enqueueLog(dryRun(T0 + i), []);
       const [summary] = await summaries(store);
-      expect(summary.description).toMatchObject({ outcome: { ok: true }, check: true, sampled: { more: 3, text: '3 more dry runs passed in this minute', code: null } });
+      expect(summary.description).toMatchObject({
+        outcome: { ok: true },
+        check: true,
+        sampled: { more: 3, text: '3 more dry runs passed in this minute', code: null },
+      });
       const page = await store.log.page({ from: 0, to: Number.MAX_SAFE_INTEGER, after: null, count: 10, outcome: 'check' });
       expect(page.some((e) => e.body.description.sampled !== undefined)).toBe(true);
     });
@@ -120,7 +145,8 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
 
   it(`a flood of failures of ${SAMPLED_KINDS_PER_MINUTE + 4} kinds with 60 KiB bodies writes at most ${FAILURE_LOG_BYTES_PER_MINUTE} bytes in a minute`, async () => {
     await onStore(async (store) => {
-      for (let i = 0; i < 3_000; i++) store.enqueueLog(failed(T0 + (i % MINUTE), `field${i % (SAMPLED_KINDS_PER_MINUTE + 4)}`, 'CONDITION_FAILED', 60 * 1024), []);
+      for (let i = 0; i < 3_000; i++)
+        store.enqueueLog(failed(T0 + (i % MINUTE), `field${i % (SAMPLED_KINDS_PER_MINUTE + 4)}`, 'CONDITION_FAILED', 60 * 1024), []);
       for (let i = 0; i < 300; i++) store.enqueueLog(dryRun(T0 + i), []);
       const bytes = store.log.storedBytes(ENTRY_OVERHEAD_BYTES);
       expect(bytes).toBeLessThanOrEqual(FAILURE_LOG_BYTES_PER_MINUTE);
@@ -139,14 +165,23 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
       // The only write of 100 counted entries: the job that flushes them.
       expect(writes).toHaveLength(1);
       expect(writes[0]).toMatch(/^INSERT INTO jobs/);
-      expect(store.jobs.all().filter((job) => job.kind === 'flush-sampling').map((job) => job.run_at)).toEqual([T0 + SAMPLING_FLUSH_MS]);
+      expect(
+        store.jobs
+          .all()
+          .filter((job) => job.kind === 'flush-sampling')
+          .map((job) => job.run_at),
+      ).toEqual([T0 + SAMPLING_FLUSH_MS]);
       // Reading the log writes the held counts first.
       const [summary] = await summaries(store);
-      expect(summary.description.sampled).toMatchObject({ more: 101, last_at: T0 + 1_099, text: '101 more failed with CONDITION_FAILED (signature) in this minute' });
+      expect(summary.description.sampled).toMatchObject({
+        more: 101,
+        last_at: T0 + 1_099,
+        text: '101 more failed with CONDITION_FAILED (signature) in this minute',
+      });
     });
   });
 
-  it('the flush (the object\'s alarm) writes the held counts: a new instance on the same storage, as after an eviction, reads them and counts on', async () => {
+  it("the flush (the object's alarm) writes the held counts: a new instance on the same storage, as after an eviction, reads them and counts on", async () => {
     await onStore(async (store, newStore) => {
       for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 50; i++) store.enqueueLog(failed(T0 + i, 'signature'), []);
       store.sampler.flush();
@@ -170,7 +205,7 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
     });
   });
 
-  it('a new minute writes the last minute\'s held counts into its summary before closing it', async () => {
+  it("a new minute writes the last minute's held counts into its summary before closing it", async () => {
     await onStore(async (store) => {
       for (let i = 0; i < SAMPLED_WHOLE_PER_KIND + 30; i++) store.enqueueLog(failed(T0 + i, 'signature'), []);
       store.enqueueLog(failed(T0 + MINUTE, 'signature'), []);
@@ -195,7 +230,9 @@ describe('failed consumptions past their rate are counted, not kept (issue 26 it
       expect(instance['data'].sampler['held'].size).toBe(0);
       // Straight from SQLite, past the log's own reads (which would write held counts first).
       const whole = state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM log WHERE log_key NOT LIKE '%:MORE'").one().n;
-      const more = state.storage.sql.exec<{ n: number }>("SELECT json_extract(body, '$.description.sampled.more') AS n FROM log_bodies WHERE log_key LIKE '%:MORE'").one().n;
+      const more = state.storage.sql
+        .exec<{ n: number }>("SELECT json_extract(body, '$.description.sampled.more') AS n FROM log_bodies WHERE log_key LIKE '%:MORE'")
+        .one().n;
       return { whole, more };
     });
     expect(stored.whole).toBeLessThan(10);

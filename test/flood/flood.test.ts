@@ -57,10 +57,15 @@ describe(`a flood of ${FLOOD} bad signatures at one ticket of project A (issue 2
   beforeAll(async () => {
     const startedAt = Date.now();
     const run = await floodWhileSteady((i) =>
-      call('POST', `/tp/${a.service_id}/flooded`, { raw: JSON.stringify({ n: i }), headers: from(`198.51.100.${(i % ADDRESSES) + 1}`, { 'content-type': 'application/json', 'x-sig': 'bad' }) }),
+      call('POST', `/tp/${a.service_id}/flooded`, {
+        raw: JSON.stringify({ n: i }),
+        headers: from(`198.51.100.${(i % ADDRESSES) + 1}`, { 'content-type': 'application/json', 'x-sig': 'bad' }),
+      }),
     );
     ({ statuses: floodStatuses, steady } = run);
-    console.log(`the flood: ${FLOOD} bad signatures in ${run.seconds.toFixed(1)} s (${Math.round(FLOOD / run.seconds)} a second), B consumed ${steady.length} times`);
+    console.log(
+      `the flood: ${FLOOD} bad signatures in ${run.seconds.toFixed(1)} s (${Math.round(FLOOD / run.seconds)} a second), B consumed ${steady.length} times`,
+    );
     // B is consumed at 20 a second for as long as the flood lasts (but its last batch).
     expect(steady.length).toBeGreaterThanOrEqual(Math.floor(run.seconds * 20 * 0.9));
     minutes = Math.floor(Date.now() / MINUTE_MS) - Math.floor(startedAt / MINUTE_MS) + 1;
@@ -82,7 +87,7 @@ describe(`a flood of ${FLOOD} bad signatures at one ticket of project A (issue 2
     expect(entries.reduce((n, row) => n + (JSON.parse(row.description).sampled?.more ?? 1), 0)).toBe(floodStatuses.filter((s) => s === 400).length);
   });
 
-  it("B loses nothing: each of its steady consumptions is answered 200 and logged once", async () => {
+  it('B loses nothing: each of its steady consumptions is answered 200 and logged once', async () => {
     expect(steady.length).toBeGreaterThan(10);
     expect(steady.filter((res) => res.status !== 200)).toEqual([]);
     const logged = await ticketStub(env, b.service_id, 'steady').logEntries();

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { call, createProject, mintUser, registerTicket, type TestProject } from '../helpers/api';
 import { forward, origin, settledEnvelope } from '../forward/support';
 
-const loopRefusal = (hops: number) =>
-  `The request came through this gateway ${hops} calls deep (x-svc-hop); more than 2 is refused as a loop.`;
+const loopRefusal = (hops: number) => `The request came through this gateway ${hops} calls deep (x-svc-hop); more than 2 is refused as a loop.`;
 
 /** A ticket whose req calls the loopback echo and answers, with resp, the headers the echo received. */
 async function echoingTicket(project: TestProject, ticketId: string) {
@@ -112,7 +111,10 @@ describe('no loops: the hop marker (issue 26 item 5)', () => {
     expect(queued.status).toBe(200);
     const settled = await settledEnvelope(project, { id: queued.json.id, url, method: 'GET' });
     expect(settled.response_body.headers['x-svc-hop']).toBe('2');
-    const secure = await call('POST', `/v1/projects/${project.service_id}/secure-request`, { token: user.id_token, body: { url: `${origin}/echo/secure-marker` } });
+    const secure = await call('POST', `/v1/projects/${project.service_id}/secure-request`, {
+      token: user.id_token,
+      body: { url: `${origin}/echo/secure-marker` },
+    });
     expect(secure.status).toBe(200);
     expect(secure.json.response.headers['x-svc-hop']).toBe('1');
   });

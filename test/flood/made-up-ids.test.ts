@@ -78,7 +78,13 @@ async function flood(request: (i: number) => [string, string, string]): Promise<
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (Date.now() - started) / 1000;
-  return { statuses, steady: (await Promise.all(steady)).map((res) => res.status), d1Queries: d1QueriesSoFar() - queries, objectCalls: durableObjectCallsSoFar() - calls, seconds };
+  return {
+    statuses,
+    steady: (await Promise.all(steady)).map((res) => res.status),
+    d1Queries: d1QueriesSoFar() - queries,
+    objectCalls: durableObjectCallsSoFar() - calls,
+    seconds,
+  };
 }
 
 const address = (i: number) => `198.51.100.${(i % ADDRESSES) + 1}`;
@@ -103,33 +109,50 @@ async function quiet(): Promise<void> {
 }
 
 describe('a request for something that does not exist costs no store read (issue 33 item 4)', () => {
-  it(`${REQUESTS} requests, each to a new made-up service id, from ${ADDRESSES} addresses: at most ${MOST_READS} D1 queries, every answer INVALID_SERVICE or 429`, async () => {
-    const run = await flood((i) => {
-      const [method, path] = ROUTES[i % ROUTES.length](randomId(20), 'ticket');
-      return [method, path, address(i)];
-    });
-    report('made-up service ids', run);
-    for (const answer of run.statuses.keys()) expect(answer).toMatch(/^(400 INVALID_SERVICE|429 TOO_MANY_REQUESTS)$/);
-    expect(run.d1Queries).toBeLessThanOrEqual(MOST_READS);
-    expect(run.steady.every((status) => status === 200)).toBe(true);
-  }, LONGEST);
+  it(
+    `${REQUESTS} requests, each to a new made-up service id, from ${ADDRESSES} addresses: at most ${MOST_READS} D1 queries, every answer INVALID_SERVICE or 429`,
+    async () => {
+      const run = await flood((i) => {
+        const [method, path] = ROUTES[i % ROUTES.length](randomId(20), 'ticket');
+        return [method, path, address(i)];
+      });
+      report('made-up service ids', run);
+      for (const answer of run.statuses.keys()) expect(answer).toMatch(/^(400 INVALID_SERVICE|429 TOO_MANY_REQUESTS)$/);
+      expect(run.d1Queries).toBeLessThanOrEqual(MOST_READS);
+      expect(run.steady.every((status) => status === 200)).toBe(true);
+    },
+    LONGEST,
+  );
 
-  it(`${REQUESTS} requests, each to a new made-up ticket id of a real project, from ${ADDRESSES} addresses: at most ${MOST_READS} D1 queries and Durable Object calls, every answer TICKET_NOT_FOUND or 429`, async () => {
-    const consumeRoutes = ROUTES.slice(0, 6);
-    const run = await flood((i) => {
-      const [method, path] = consumeRoutes[i % consumeRoutes.length](a.service_id, `t-${randomId(12)}`);
-      return [method, path.replace('/owner/', `/${a.owner_id}/`), address(i)];
-    });
-    report('made-up ticket ids', run);
-    for (const answer of run.statuses.keys()) expect(answer).toMatch(/^(400 TICKET_NOT_FOUND|429 TOO_MANY_REQUESTS)$/);
-    expect(run.d1Queries).toBeLessThanOrEqual(MOST_READS);
-    // B's consumptions are one object call each; the made-up tickets none.
-    expect(run.objectCalls).toBeLessThanOrEqual(run.steady.length + MOST_READS);
-    expect(run.steady.every((status) => status === 200)).toBe(true);
-  }, LONGEST);
+  it(
+    `${REQUESTS} requests, each to a new made-up ticket id of a real project, from ${ADDRESSES} addresses: at most ${MOST_READS} D1 queries and Durable Object calls, every answer TICKET_NOT_FOUND or 429`,
+    async () => {
+      const consumeRoutes = ROUTES.slice(0, 6);
+      const run = await flood((i) => {
+        const [method, path] = consumeRoutes[i % consumeRoutes.length](a.service_id, `t-${randomId(12)}`);
+        return [method, path.replace('/owner/', `/${a.owner_id}/`), address(i)];
+      });
+      report('made-up ticket ids', run);
+      for (const answer of run.statuses.keys()) expect(answer).toMatch(/^(400 TICKET_NOT_FOUND|429 TOO_MANY_REQUESTS)$/);
+      expect(run.d1Queries).toBeLessThanOrEqual(MOST_READS);
+      // B's consumptions are one object call each; the made-up tickets none.
+      expect(run.objectCalls).toBeLessThanOrEqual(run.steady.length + MOST_READS);
+      expect(run.steady.every((status) => status === 200)).toBe(true);
+    },
+    LONGEST,
+  );
 
   it('bad ids (made up, long, %2F, dots, Unicode) are INVALID_SERVICE or TICKET_NOT_FOUND, never a 500, with no store read', async () => {
-    const services = [randomId(20), 'x', 'a'.repeat(5_000), 'abcd%2Fefghijklmnopq', 'abcd..efghijklmnopqr', encodeURIComponent('ñandú'.repeat(4)), 'ABCDEFGHIJKLMNOPQRST', `${a.service_id.slice(0, 19)}${a.service_id[19] === 'a' ? 'b' : 'a'}`];
+    const services = [
+      randomId(20),
+      'x',
+      'a'.repeat(5_000),
+      'abcd%2Fefghijklmnopq',
+      'abcd..efghijklmnopqr',
+      encodeURIComponent('ñandú'.repeat(4)),
+      'ABCDEFGHIJKLMNOPQRST',
+      `${a.service_id.slice(0, 19)}${a.service_id[19] === 'a' ? 'b' : 'a'}`,
+    ];
     const tickets = ['x'.repeat(5_000), 'a%2Fb', 'a..b', encodeURIComponent('ñandú'), `t-${randomId(12)}`, '-starts-with-dash'];
     await quiet();
     const queries = d1QueriesSoFar();

@@ -54,10 +54,16 @@ describe('per-caller limits of forwarding, realtime and secureRequest (issue 26 
     const ip = '192.0.2.70';
     await freshWindow();
     // Bodies the route refuses once the caller is identified: counted, sending nothing.
-    const statuses = await burst(300, () => call('POST', `/v1/projects/${project.service_id}/secure-request`, { token: user.id_token, raw: 'not json', headers: from(ip) }));
+    const statuses = await burst(300, () =>
+      call('POST', `/v1/projects/${project.service_id}/secure-request`, { token: user.id_token, raw: 'not json', headers: from(ip) }),
+    );
     expect(new Set(statuses)).toEqual(new Set([400]));
     const path = uniquePath('/echo/secure-flood');
-    const refused = await call('POST', `/v1/projects/${project.service_id}/secure-request`, { token: user.id_token, body: { url: `${origin}${path}` }, headers: from(ip) });
+    const refused = await call('POST', `/v1/projects/${project.service_id}/secure-request`, {
+      token: user.id_token,
+      body: { url: `${origin}${path}` },
+      headers: from(ip),
+    });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('10');
     expect(refused.json).toEqual({
@@ -68,6 +74,8 @@ describe('per-caller limits of forwarding, realtime and secureRequest (issue 26 
     // The same caller's other routes count in their own limit, and a signed-out call to secureRequest is refused 429 too (before AUTH_REQUIRED).
     expect((await queueCount(project, 'q', { headers: from(ip) })).status).toBe(200);
     expect((await secureRequest(project, { url: `${origin}${path}` })).status).toBe(401);
-    expect((await call('POST', `/v1/projects/${project.service_id}/secure-request`, { body: { url: `${origin}${path}` }, headers: from(ip) })).status).toBe(429);
+    expect((await call('POST', `/v1/projects/${project.service_id}/secure-request`, { body: { url: `${origin}${path}` }, headers: from(ip) })).status).toBe(
+      429,
+    );
   });
 });

@@ -5,7 +5,21 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../helpers/api';
-import { cancel, eventually, forward, heldAtGate, history, loopback, origin, poll, queueCount, received, settledEnvelope, uniquePath, withdraw } from './support';
+import {
+  cancel,
+  eventually,
+  forward,
+  heldAtGate,
+  history,
+  loopback,
+  origin,
+  poll,
+  queueCount,
+  received,
+  settledEnvelope,
+  uniquePath,
+  withdraw,
+} from './support';
 
 let project: TestProject;
 beforeAll(async () => {
@@ -81,7 +95,10 @@ describe('withdraw', () => {
       removed: false,
       message: 'The request is running; only a waiting request is withdrawn.',
     });
-    expect((await withdraw(project, { id: waiting.json.id, url, method: 'GET' })).json).toEqual({ removed: true, message: 'The request was removed from its queue.' });
+    expect((await withdraw(project, { id: waiting.json.id, url, method: 'GET' })).json).toEqual({
+      removed: true,
+      message: 'The request was removed from its queue.',
+    });
     expect((await queueCount(project, 'w1')).json.in_queue).toBe(1);
     await loopback(`/gate/open/${gate}`);
     expect(await settledEnvelope(project, { id: head.json.id, url: headUrl, method: 'GET' })).toMatchObject({ status: 'resolved' });

@@ -15,7 +15,10 @@ beforeAll(async () => {
 
 /** The characters the caller's history answers for this url's rows read with these columns. */
 const readChars = async (columns: string, url: string) => {
-  const { results } = await historyOf(project.service_id).prepare(`SELECT ${columns} FROM forward_requests AS f WHERE service_id = ? AND url = ?`).bind(project.service_id, url).all();
+  const { results } = await historyOf(project.service_id)
+    .prepare(`SELECT ${columns} FROM forward_requests AS f WHERE service_id = ? AND url = ?`)
+    .bind(project.service_id, url)
+    .all();
   return { rows: results.length, chars: JSON.stringify(results).length };
 };
 

@@ -33,7 +33,11 @@ describe('forwarding and the Destinations matcher table', () => {
       const expected = urlRefusal(row.url)
         ? { status: 400, code: 'INVALID_PARAMETER', field: 'url' }
         : { status: 400, code: 'INVALID_REQUEST', message: 'Destination is not allowed for this client secret.' };
-      const actual = { status: res.status, code: res.json.code, ...('field' in expected ? { field: String(res.json.message).split(':')[0] } : { message: res.json.message }) };
+      const actual = {
+        status: res.status,
+        code: res.json.code,
+        ...('field' in expected ? { field: String(res.json.message).split(':')[0] } : { message: res.json.message }),
+      };
       outcomes.push([`${row.rule}: ${row.url}`, actual, expected]);
     }
     for (const [rule, actual, expected] of outcomes) expect(actual, rule).toEqual(expected);

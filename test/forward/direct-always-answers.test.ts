@@ -30,13 +30,14 @@ beforeAll(async () => {
 /** The rows as the direct path leaves them, written in one statement (data, not the thing under test). */
 async function seedHistory(owner: HistoryOwner, url: string): Promise<void> {
   const now = Date.now();
-  await historyOf(owner.serviceId, [owner]).prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
+  await historyOf(owner.serviceId, [owner])
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
      INSERT INTO forward_requests (service_id, caller_key, method, url, id, queue_name, status, created, updated, executed, responded, status_code,
        request_body, response_body, stream, request_headers)
      SELECT ?1, ?2, 'POST', ?4, printf('0seed%06d:AAAAAAAAAAAAAAAA', i), NULL, 'resolved', ?5, ?5, ?5, ?5, 200,
        json_quote(replace(hex(zeroblob(150)), '0', 'q')), '{"ok":true}', 0, '{}' FROM n`,
-  )
+    )
     .bind(owner.serviceId, owner.callerKey, HISTORY_ROWS, url, now)
     .run();
 }
@@ -68,7 +69,8 @@ describe('a direct forward always answers', () => {
     await compaction;
     expect(late, `answered later than ${ANSWERED_WITHIN_MS} ms`).toEqual([]);
     // The compaction did run beside them.
-    const moved = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND body_segment IS NOT NULL')
+    const moved = await historyOf(project.service_id)
+      .prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND body_segment IS NOT NULL')
       .bind(project.service_id)
       .first<{ n: number }>();
     expect(moved!.n).toBeGreaterThan(0);

@@ -25,7 +25,10 @@ afterEach(() => {
 });
 
 async function rows(): Promise<number> {
-  const { results } = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ?').bind(project.service_id).all<{ n: number }>();
+  const { results } = await historyOf(project.service_id)
+    .prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ?')
+    .bind(project.service_id)
+    .all<{ n: number }>();
   const rates = await env.DB.prepare('SELECT COUNT(*) AS n FROM forward_rate WHERE service_id = ?').bind(project.service_id).first<{ n: number }>();
   return results.reduce((sum, row) => sum + row.n, 0) + rates!.n;
 }
@@ -45,7 +48,13 @@ const usingKey = (secretName: string) => (url: string) => ({ url, secretName, he
 
 describe('dry run', () => {
   it('shows the request with $CLIENT_SECRET in place of the key, and allows it', async () => {
-    const { json, url } = await dryRun((u) => ({ url: `${u}/$CLIENT_SECRET`, secretName: 'open', headers: { authorization: 'Bearer $CLIENT_SECRET' }, data: { k: '$CLIENT_SECRET' }, params: { q: 'a b' } }));
+    const { json, url } = await dryRun((u) => ({
+      url: `${u}/$CLIENT_SECRET`,
+      secretName: 'open',
+      headers: { authorization: 'Bearer $CLIENT_SECRET' },
+      data: { k: '$CLIENT_SECRET' },
+      params: { q: 'a b' },
+    }));
     expect(json).toEqual({
       check: true,
       outcome: 'send',
@@ -65,9 +74,18 @@ describe('dry run', () => {
   });
 
   it('an unknown key, a locked key for a visitor and for a user below its group: the secret verdict says why', async () => {
-    expect((await dryRun(usingKey('nope'))).json).toMatchObject({ outcome: 'refuse', verdicts: { secret: 'No client secret is named "nope".', destination: 'allowed' } });
-    expect((await dryRun(usingKey('locked'))).json).toMatchObject({ outcome: 'refuse', verdicts: { secret: expect.stringMatching(/locked: sign in/), destination: 'allowed' } });
-    expect((await dryRun(usingKey('locked'), member.id_token)).json).toMatchObject({ outcome: 'refuse', verdicts: { secret: expect.stringMatching(/access group 5/) } });
+    expect((await dryRun(usingKey('nope'))).json).toMatchObject({
+      outcome: 'refuse',
+      verdicts: { secret: 'No client secret is named "nope".', destination: 'allowed' },
+    });
+    expect((await dryRun(usingKey('locked'))).json).toMatchObject({
+      outcome: 'refuse',
+      verdicts: { secret: expect.stringMatching(/locked: sign in/), destination: 'allowed' },
+    });
+    expect((await dryRun(usingKey('locked'), member.id_token)).json).toMatchObject({
+      outcome: 'refuse',
+      verdicts: { secret: expect.stringMatching(/access group 5/) },
+    });
   });
 
   it("a url outside the key's Destinations: the destination verdict says why, the key's access is allowed", async () => {
@@ -79,7 +97,10 @@ describe('dry run', () => {
 
   it('a private address while private destinations are refused: the destination verdict says why', async () => {
     env.ALLOW_PRIVATE_DESTINATIONS = 'false';
-    expect((await dryRun((url) => ({ url }))).json).toMatchObject({ outcome: 'refuse', verdicts: { destination: expect.stringMatching(/not a public address/) } });
+    expect((await dryRun((url) => ({ url }))).json).toMatchObject({
+      outcome: 'refuse',
+      verdicts: { destination: expect.stringMatching(/not a public address/) },
+    });
   });
 
   it('a key over its per-minute limit: the limits verdict says why, and dry runs themselves count nothing', async () => {
@@ -96,7 +117,11 @@ describe('dry run', () => {
   it('a url with user info is refused as a dispatch of it would be (INVALID_PARAMETER), not failed', async () => {
     const res = await forward(project, { url: 'https://name@example.com/x', check: true });
     expect(res.status, res.text).toBe(400);
-    expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', message: 'url: The request URL may not carry a user name or password.', detail: { field: 'url' } });
+    expect(res.json).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: 'url: The request URL may not carry a user name or password.',
+      detail: { field: 'url' },
+    });
     expect((await forward(project, { url: 'https://name@example.com/x' })).json).toMatchObject({ code: 'INVALID_PARAMETER' });
   });
 });

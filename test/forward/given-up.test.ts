@@ -36,7 +36,10 @@ describe('a queued request whose run fails on every try', () => {
     const bad = async () => (await poll(project, sent[0])).json;
     const tries = await driveTries(stub, 'run', async () => (await bad()).status === 'failed');
     expect(tries).toBe(RETRY.tries - 1);
-    expect(await bad()).toMatchObject({ status: 'failed', error: { code: 'REQUEST_FAILED', message: expect.stringMatching(/failed on every try.*it was not sent/) } });
+    expect(await bad()).toMatchObject({
+      status: 'failed',
+      error: { code: 'REQUEST_FAILED', message: expect.stringMatching(/failed on every try.*it was not sent/) },
+    });
     await vi.waitFor(async () => expect((await loopback(`/seq-state/${key}`)).order).toEqual([1, 2]), { timeout: 10_000, interval: 50 });
     await vi.waitFor(async () => expect((await queueCount(project, 'bad-input')).json.in_queue).toBe(0), { timeout: 10_000, interval: 50 });
     // The queue's job went on: nothing is left among the dead.

@@ -22,17 +22,25 @@ const big = (i: number) => ({ i, text: `${'ü'.repeat(120)} ${'y'.repeat(300)} $
 
 const owner = () => visitorOwner(project);
 const waiting = async () =>
-  (await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, url).first<{ n: number }>())!.n;
+  (await historyOf(project.service_id)
+    .prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?')
+    .bind(project.service_id, url)
+    .first<{ n: number }>())!.n;
 const segmentKeys = async () => (await env.BODIES.list({ prefix: `fwd/segments/${project.service_id}/` })).objects.map((o) => o.key);
 const listing = async () => (await history(project, { url, method: 'POST', limit: '100' })).text;
 
 /** The caller's history whose batches fail as if its storage refused them; single statements reach the real tables. */
-const batchesFail = (db: HistoryDb): HistoryDb => ({ prepare: (sql) => db.prepare(sql), batch: () => Promise.reject(new Error('the history write failed (test)')) });
+const batchesFail = (db: HistoryDb): HistoryDb => ({
+  prepare: (sql) => db.prepare(sql),
+  batch: () => Promise.reject(new Error('the history write failed (test)')),
+});
 
 /** One compaction step in the caller's object, over its history (as `wrap` makes it) and this bucket. */
 const compact = async (bucket: R2Bucket, wrap: (db: HistoryDb) => HistoryDb = (db) => db) => {
   const caller = await owner();
-  return runInDurableObject(forwardQueueStub(env, caller), (_instance, state: DurableObjectState) => compactHistory(wrap(new SqlDatabase(state.storage)), bucket, caller));
+  return runInDurableObject(forwardQueueStub(env, caller), (_instance, state: DurableObjectState) =>
+    compactHistory(wrap(new SqlDatabase(state.storage)), bucket, caller),
+  );
 };
 
 beforeAll(async () => {

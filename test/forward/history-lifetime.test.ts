@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 
 const expiryOf = (id: string) =>
-  historyOf(project.service_id).prepare('SELECT updated, expires_at FROM forward_requests WHERE service_id = ? AND id = ?')
+  historyOf(project.service_id)
+    .prepare('SELECT updated, expires_at FROM forward_requests WHERE service_id = ? AND id = ?')
     .bind(project.service_id, id)
     .first<{ updated: number; expires_at: number | null }>();
 
@@ -84,7 +85,9 @@ describe('the cleanup of expired history', () => {
     const seconds = (performance.now() - started) / 1000;
     expect(runs).toBe(Math.ceil(EXPIRED / (BUDGET * ROWS_PER_STATEMENT)));
     expect(removed).toBe(EXPIRED);
-    const left = await env.DB.prepare('SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM forward_requests WHERE service_id = ?').bind(SERVICE).first<{ n: number; first: number }>();
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM forward_requests WHERE service_id = ?')
+      .bind(SERVICE)
+      .first<{ n: number; first: number }>();
     expect(left).toEqual({ n: LIVE, first: now + 1 });
     // The measurement the capacity model uses (docs/decisions.md): not asserted, a test is no benchmark.
     console.log(`forward history cleanup: ${removed} rows in ${runs} runs, ${seconds.toFixed(2)} s, ${Math.round(removed / seconds)} rows/s`);
@@ -93,7 +96,8 @@ describe('the cleanup of expired history', () => {
   it('a continuation message on the work queue runs the cleanup on', async () => {
     await rows('q', 25, now - 1).run();
     await env.WORK_QUEUE.send({ kind: HISTORY_CLEANUP_KIND, now });
-    const expired = () => env.DB.prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND expires_at <= ?').bind(SERVICE, now).first<{ n: number }>();
+    const expired = () =>
+      env.DB.prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND expires_at <= ?').bind(SERVICE, now).first<{ n: number }>();
     await eventually('the queued cleanup removed the expired rows', async () => (await expired())!.n === 0);
   });
 });

@@ -21,7 +21,9 @@ async function runMigrationListing(): Promise<void> {
   const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith('0021_'))!;
   const listing = migration.queries.find((query) => query.trimStart().startsWith('INSERT INTO forward_callers'))!;
   // Run for this project only: other tests' callers are listed already.
-  await env.DB.prepare(listing.replace('FROM forward_requests GROUP BY', 'FROM forward_requests WHERE service_id = ?1 GROUP BY')).bind(project.service_id).run();
+  await env.DB.prepare(listing.replace('FROM forward_requests GROUP BY', 'FROM forward_requests WHERE service_id = ?1 GROUP BY'))
+    .bind(project.service_id)
+    .run();
 }
 
 const d1Count = async (table: string, where: string, value: string) =>
@@ -39,20 +41,24 @@ beforeAll(async () => {
   // A segment as the compaction lays it out.
   segment = `fwd/segments/${owner.serviceId}/${await callerHash(owner.callerKey)}/0000c-test`;
   const { bytes, placed } = layOut([
-    { method: 'POST', url, id: '0000c:cccccccccccccccc', updated: 1000, expires_at: null, request_body: '{"in":"segment"}', response_body: '"segment answer"', request_headers: '{"x-h":"1"}' },
+    {
+      method: 'POST',
+      url,
+      id: '0000c:cccccccccccccccc',
+      updated: 1000,
+      expires_at: null,
+      request_body: '{"in":"segment"}',
+      response_body: '"segment answer"',
+      request_headers: '{"x-h":"1"}',
+    },
   ]);
   await env.BODIES.put(segment, bytes);
   await env.DB.batch([
     row('0000a:aaaaaaaaaaaaaaaa', `request_body={"inline":true}`),
     row('0000b:bbbbbbbbbbbbbbbb', `status_code=200`),
-    env.DB.prepare(`INSERT INTO forward_bodies (service_id, caller_key, method, url, id, request_body, response_body, request_headers) VALUES (?, ?, 'POST', ?, ?, ?, ?, '{}')`).bind(
-      owner.serviceId,
-      owner.callerKey,
-      url,
-      '0000b:bbbbbbbbbbbbbbbb',
-      JSON.stringify({ waiting: 'x'.repeat(300) }),
-      '"waiting answer"',
-    ),
+    env.DB.prepare(
+      `INSERT INTO forward_bodies (service_id, caller_key, method, url, id, request_body, response_body, request_headers) VALUES (?, ?, 'POST', ?, ?, ?, ?, '{}')`,
+    ).bind(owner.serviceId, owner.callerKey, url, '0000b:bbbbbbbbbbbbbbbb', JSON.stringify({ waiting: 'x'.repeat(300) }), '"waiting answer"'),
     env.DB.prepare(
       `INSERT INTO forward_requests (service_id, caller_key, method, url, id, queue_name, status, created, updated, status_code, stream, expires_at, body_segment, body_at, body_len, compact)
        VALUES (?, ?, 'POST', ?, '0000c:cccccccccccccccc', NULL, 'resolved', 1000, 1000, 200, 0, ?, ?, 0, ?, ?)`,
@@ -66,7 +72,9 @@ describe('migration 0021 moves the history D1 held into the callers\u2019 object
   it("lists every row D1 held, bodies whole, through the caller's history and the owner's view; D1 then holds none", async () => {
     const mine = await history(project, { url, method: 'POST' });
     expect(mine.status, mine.text).toBe(200);
-    expect(mine.json.list.map((item: { id: string; request_body: unknown; response_body: unknown }) => [item.id, item.request_body, item.response_body])).toEqual([
+    expect(
+      mine.json.list.map((item: { id: string; request_body: unknown; response_body: unknown }) => [item.id, item.request_body, item.response_body]),
+    ).toEqual([
       ['0000c:cccccccccccccccc', { in: 'segment' }, 'segment answer'],
       ['0000b:bbbbbbbbbbbbbbbb', { waiting: 'x'.repeat(300) }, 'waiting answer'],
       ['0000a:aaaaaaaaaaaaaaaa', { inline: true }, null],

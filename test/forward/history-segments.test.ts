@@ -24,7 +24,9 @@ const big = (i: number) => ({ i, text: `${'é'.repeat(150)} ${'x'.repeat(200)} $
 const visitor = () => visitorOwner(project);
 /** The caller's object's sweep of its history, run as if it were `now`. */
 const sweepAt = async (now: number) =>
-  runInDurableObject(forwardQueueStub(env, await visitor()), (_instance, state: DurableObjectState) => runHistorySweep(new SqlDatabase(state.storage), env.BODIES, now));
+  runInDurableObject(forwardQueueStub(env, await visitor()), (_instance, state: DurableObjectState) =>
+    runHistorySweep(new SqlDatabase(state.storage), env.BODIES, now),
+  );
 
 /** Runs the caller's compaction now (it runs a minute after the rows were written). */
 const compactNow = () => runCallerJobsNow(project, ['compact-history']);
@@ -36,7 +38,10 @@ const ownerList = (query: Record<string, string>) =>
 async function answers(): Promise<string[]> {
   const texts: string[] = [];
   for (const compact of ['false', 'true']) {
-    for (const list of [(q: Record<string, string>) => history(project, { url, method: 'POST', ...q }), (q: Record<string, string>) => ownerList({ url, ...q })]) {
+    for (const list of [
+      (q: Record<string, string>) => history(project, { url, method: 'POST', ...q }),
+      (q: Record<string, string>) => ownerList({ url, ...q }),
+    ]) {
       let startKey: string | undefined;
       for (;;) {
         const res = await list({ limit: '4', compact, ...(startKey ? { startKey } : {}) });
@@ -53,13 +58,17 @@ async function answers(): Promise<string[]> {
 }
 
 const rowsOf = () =>
-  historyOf(project.service_id).prepare('SELECT id, body_segment, request_body, response_body, request_headers FROM forward_requests WHERE service_id = ? AND url = ?')
+  historyOf(project.service_id)
+    .prepare('SELECT id, body_segment, request_body, response_body, request_headers FROM forward_requests WHERE service_id = ? AND url = ?')
     .bind(project.service_id, url)
     .all<{ id: string; body_segment: string | null; request_body: string | null; response_body: string | null; request_headers: string | null }>();
 
 /** Rows whose bodies wait in their own table (migration 0016) until they move. */
 const waitingBodies = async (of: string) =>
-  (await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?').bind(project.service_id, of).first<{ n: number }>())!.n;
+  (await historyOf(project.service_id)
+    .prepare('SELECT COUNT(*) AS n FROM forward_bodies WHERE service_id = ? AND url = ?')
+    .bind(project.service_id, of)
+    .first<{ n: number }>())!.n;
 
 beforeAll(async () => {
   project = await createProject();
@@ -75,12 +84,20 @@ beforeAll(async () => {
   // The destination echoes the key back in its answer: the kept answer has the token in its place.
   await putSecret(project, 'segment-key', SECRET);
   secretUrl = `${origin}${uniquePath('/echo/segments-secret')}`;
-  await forward(project, { url: secretUrl, method: 'POST', secretName: 'segment-key', headers: { 'x-key': '$CLIENT_SECRET' }, data: { ...big(99), key: '$CLIENT_SECRET' } });
+  await forward(project, {
+    url: secretUrl,
+    method: 'POST',
+    secretName: 'segment-key',
+    headers: { 'x-key': '$CLIENT_SECRET' },
+    data: { ...big(99), key: '$CLIENT_SECRET' },
+  });
   await eventually('every request settled in the history', async () => {
-    const { results } = await historyOf(project.service_id).prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+    const { results } = await historyOf(project.service_id)
+      .prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
       .bind(project.service_id, url)
       .all<{ n: number }>();
-    const secret = await historyOf(project.service_id).prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
+    const secret = await historyOf(project.service_id)
+      .prepare("SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ? AND status = 'resolved'")
       .bind(project.service_id, secretUrl)
       .first<{ n: number }>();
     return results[0].n === 12 && secret!.n === 1;
@@ -105,7 +122,10 @@ describe('forward bodies in R2 segments', () => {
   });
 
   it("a segment holds the key's token, never its value", async () => {
-    const row = await historyOf(project.service_id).prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, secretUrl).first<{ body_segment: string }>();
+    const row = await historyOf(project.service_id)
+      .prepare('SELECT body_segment FROM forward_requests WHERE service_id = ? AND url = ?')
+      .bind(project.service_id, secretUrl)
+      .first<{ body_segment: string }>();
     const text = await (await env.BODIES.get(row!.body_segment))!.text();
     expect(text).toContain('$CLIENT_SECRET');
     expect(text).not.toContain(SECRET);
@@ -142,7 +162,10 @@ describe('forward bodies in R2 segments', () => {
     expect(res.status, res.text).toBe(200);
     expect(await waitingBodies(shortUrl)).toBe(1);
     await sweepAt(Date.now() + 5_000);
-    const left = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, shortUrl).first<{ n: number }>();
+    const left = await historyOf(project.service_id)
+      .prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?')
+      .bind(project.service_id, shortUrl)
+      .first<{ n: number }>();
     expect(left!.n).toBe(0);
     expect(await waitingBodies(shortUrl)).toBe(0);
   });

@@ -23,14 +23,21 @@ async function holdExport(): Promise<void> {
   await runInDurableObject(forwardQueueStub(env, await visitorOwner(project)), (_instance, state) => {
     const later = Date.now() + 3_600_000;
     state.storage.sql.exec("UPDATE jobs SET run_at = ? WHERE kind = 'export-history'", later);
-    state.storage.sql.exec("INSERT INTO jobs (kind, run_at) SELECT 'export-history', ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'export-history')", later);
+    state.storage.sql.exec(
+      "INSERT INTO jobs (kind, run_at) SELECT 'export-history', ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = 'export-history')",
+      later,
+    );
   });
 }
 
 /** The finalized version the history's row holds (JSON text), read straight from the caller's history table. */
 const inD1 = async (id: string) =>
-  (await historyOf(project.service_id).prepare('SELECT response_body FROM forward_requests WHERE service_id = ? AND id = ?').bind(project.service_id, id).first<{ response_body: string | null }>())
-    ?.response_body;
+  (
+    await historyOf(project.service_id)
+      .prepare('SELECT response_body FROM forward_requests WHERE service_id = ? AND id = ?')
+      .bind(project.service_id, id)
+      .first<{ response_body: string | null }>()
+  )?.response_body;
 
 describe('the history shows the last finalized version as soon as the finalize answered', () => {
   it(`${SEQUENCES} finalize-then-replace sequences, each read at once by the caller's history, the owner's listing and the owner's one request`, async () => {
@@ -52,7 +59,11 @@ describe('the history shows the last finalized version as soon as the finalize a
         call('GET', `/v1/projects/${project.service_id}/forward/requests?${new URLSearchParams({ url, method: 'POST' })}`, { token: project.owner_key }),
         call('GET', `/v1/projects/${project.service_id}/forward/requests/${encodeURIComponent(request.id)}`, { token: project.owner_key }),
       ]);
-      for (const [what, body] of [['caller', mine.json.list?.[0]], ['owner', owners.json.list?.[0]], ['owner one', one.json]] as const) {
+      for (const [what, body] of [
+        ['caller', mine.json.list?.[0]],
+        ['owner', owners.json.list?.[0]],
+        ['owner one', one.json],
+      ] as const) {
         expect(body?.response_body, `sequence ${version}: ${what}'s read`).toEqual({ version });
       }
       expect(one.json.finalized, `sequence ${version}: owner one`).toBe(true);

@@ -32,7 +32,14 @@ beforeAll(async () => {
   // A failed one: its key is deleted while it waits behind a held request.
   const gate = crypto.randomUUID();
   await forward(project, { url: `${origin}/gate/hold/${gate}`, method: 'GET', queue: 'gamma' });
-  const doomed = await forward(project, { url, method: 'POST', queue: 'gamma', data: { name: 'failed' }, secretName: 'doomed', headers: { 'x-key': '$CLIENT_SECRET' } });
+  const doomed = await forward(project, {
+    url,
+    method: 'POST',
+    queue: 'gamma',
+    data: { name: 'failed' },
+    secretName: 'doomed',
+    headers: { 'x-key': '$CLIENT_SECRET' },
+  });
   ids.failed = doomed.json.id;
   await heldAtGate(gate);
   await call('DELETE', `/v1/projects/${project.service_id}/secrets/doomed`, { token: project.owner_key });

@@ -81,7 +81,13 @@ describe("the owner's view across callers", () => {
     expect(one.json.id).toBe(sent[7].id);
     const caller = one.json.caller as string;
     const counted = countingStores(project.service_id);
-    const page = await listOwnerHistory(env.DB, project.service_id, ownerForwardQuerySchema.parse({ caller }), { limit: 50, startKey: undefined }, counted.storeOf);
+    const page = await listOwnerHistory(
+      env.DB,
+      project.service_id,
+      ownerForwardQuerySchema.parse({ caller }),
+      { limit: 50, startKey: undefined },
+      counted.storeOf,
+    );
     expect(page.list).toHaveLength(3);
     expect(counted.asked).toHaveLength(1);
   });

@@ -45,7 +45,13 @@ beforeAll(async () => {
   // The visitor: a direct request with the key in url and header, two queued ones, a streamed one.
   const direct = await forward(
     project,
-    { url: `${base}/direct?key=$CLIENT_SECRET`, method: 'POST', secretName: 'owner-view', headers: { 'x-key': 'Key $CLIENT_SECRET', authorization: 'Bearer typed-by-caller' }, data: { who: 'visitor' } },
+    {
+      url: `${base}/direct?key=$CLIENT_SECRET`,
+      method: 'POST',
+      secretName: 'owner-view',
+      headers: { 'x-key': 'Key $CLIENT_SECRET', authorization: 'Bearer typed-by-caller' },
+      data: { who: 'visitor' },
+    },
     visitor,
   );
   expect(direct.status, direct.text).toBe(200);
@@ -216,7 +222,9 @@ describe('only the owner', () => {
     const other = await createProject();
     const res = await call('GET', `/v1/projects/${other.service_id}/forward/requests`, { token: other.owner_key });
     expect(res.json).toMatchObject({ list: [], endOfList: true });
-    expect((await call('GET', `/v1/projects/${other.service_id}/forward/requests/${encodeURIComponent(ids.direct)}`, { token: other.owner_key })).status).toBe(404);
+    expect((await call('GET', `/v1/projects/${other.service_id}/forward/requests/${encodeURIComponent(ids.direct)}`, { token: other.owner_key })).status).toBe(
+      404,
+    );
   });
 });
 

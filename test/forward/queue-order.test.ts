@@ -32,9 +32,14 @@ describe('one queue', () => {
 
     await loopback(`/gate/open/${gate}`);
     const last = answers[places.indexOf(21)];
-    expect(await settledEnvelope(project, { id: last.json.id, url: `${origin}/seq/${seq}/${places.indexOf(21)}`, method: 'GET' })).toMatchObject({ status: 'resolved' });
+    expect(await settledEnvelope(project, { id: last.json.id, url: `${origin}/seq/${seq}/${places.indexOf(21)}`, method: 'GET' })).toMatchObject({
+      status: 'resolved',
+    });
     const state = await loopback(`/seq-state/${seq}`);
-    const dispatchOrder = places.map((place, n) => [place, n]).sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+    const dispatchOrder = places
+      .map((place, n) => [place, n])
+      .sort((a, b) => a[0] - b[0])
+      .map(([, n]) => n);
     expect(state).toEqual({ order: dispatchOrder, inFlight: 0, maxInFlight: 1 });
     expect((await queueCount(project, 'order')).json.in_queue).toBe(0);
   });
@@ -53,7 +58,10 @@ describe('one queue', () => {
     await loopback(`/gate/open/${gate}`);
     const done = await settledEnvelope(project, { id: second.json.id, url, method: 'GET' });
     expect(done).toMatchObject({ status: 'resolved', status_code: 404, in_queue: 0, response_body: { path: '/echo-status/404' } });
-    expect(await settledEnvelope(project, { id: first.json.id, url: gateUrl(gate), method: 'GET' })).toMatchObject({ status: 'resolved', response_body: { released: true } });
+    expect(await settledEnvelope(project, { id: first.json.id, url: gateUrl(gate), method: 'GET' })).toMatchObject({
+      status: 'resolved',
+      response_body: { released: true },
+    });
   });
 
   it('a request that cannot be sent settles failed with its reason, and the next one runs', async () => {

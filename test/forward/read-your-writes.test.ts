@@ -23,7 +23,10 @@ const ownerList = (query: Record<string, string>) =>
 
 /** The request's item in the caller's listing and in the owner's, each read once (undefined when missing). */
 async function listedBoth(url: string, id: string, query: Record<string, string> = {}) {
-  const [mine, owners] = await Promise.all([history(project, { url, method: 'POST', limit: '100', ...query }), ownerList({ url, method: 'POST', limit: '100', ...query })]);
+  const [mine, owners] = await Promise.all([
+    history(project, { url, method: 'POST', limit: '100', ...query }),
+    ownerList({ url, method: 'POST', limit: '100', ...query }),
+  ]);
   expect(mine.status, mine.text).toBe(200);
   expect(owners.status, owners.text).toBe(200);
   const find = (list: Array<{ id: string; [field: string]: any }>) => list.filter((item) => item.id === id);
@@ -127,7 +130,10 @@ describe('read your own writes in the forwarding history', () => {
       const res = await forward(project, { url, method: 'POST', queue: `ryw-page-${i % 4}`, data: { i } });
       made.push(res.json.id);
     }
-    for (const list of [(q: Record<string, string>) => history(project, { url, method: 'POST', ...q }), (q: Record<string, string>) => ownerList({ url, ...q })]) {
+    for (const list of [
+      (q: Record<string, string>) => history(project, { url, method: 'POST', ...q }),
+      (q: Record<string, string>) => ownerList({ url, ...q }),
+    ]) {
       const seen: string[] = [];
       let startKey: string | undefined;
       for (;;) {
@@ -154,7 +160,10 @@ describe('read your own writes in the forwarding history', () => {
     }
     const [mine, owners] = await Promise.all([history(project, { url, method: 'POST' }), ownerList({ url })]);
     expect([mine.json.list, owners.json.list]).toEqual([[], []]);
-    const { results: rows } = await historyOf(project.service_id).prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?').bind(project.service_id, url).all<{ n: number }>();
+    const { results: rows } = await historyOf(project.service_id)
+      .prepare('SELECT COUNT(*) AS n FROM forward_requests WHERE service_id = ? AND url = ?')
+      .bind(project.service_id, url)
+      .all<{ n: number }>();
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.reduce((sum, row) => sum + row.n, 0)).toBe(0);
     await loopback(`/gate/open/${gate}`);

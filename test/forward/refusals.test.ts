@@ -36,7 +36,11 @@ async function storedRows(path: string): Promise<number> {
 }
 
 /** Sends the dispatch (direct and queued) to a fresh /echo path; both must be refused as `expected`, nothing sent or stored. */
-async function expectRefused(body: (url: string) => Record<string, unknown>, expected: { status: number; code: string; message?: string | RegExp }, token?: string) {
+async function expectRefused(
+  body: (url: string) => Record<string, unknown>,
+  expected: { status: number; code: string; message?: string | RegExp },
+  token?: string,
+) {
   const path = uniquePath('/echo');
   for (const queue of [undefined, 'q']) {
     const res = await forward(project, { ...body(`${origin}${path}`), ...(queue ? { queue } : {}) }, token ? { token } : {});
@@ -74,7 +78,10 @@ describe('refusals of the Secret Key', () => {
   });
 
   it('a url outside the key\u2019s Destinations', async () => {
-    await expectRefused((url) => ({ url, secretName: 'narrow', headers: { 'x-key': '$CLIENT_SECRET' } }), refusedRequest('Destination is not allowed for this client secret.'));
+    await expectRefused(
+      (url) => ({ url, secretName: 'narrow', headers: { 'x-key': '$CLIENT_SECRET' } }),
+      refusedRequest('Destination is not allowed for this client secret.'),
+    );
   });
 
   it('a private address while private destinations are refused (as in production)', async () => {
@@ -128,7 +135,10 @@ describe('refusals of the body', () => {
 
   it('a dispatch whose body is not JSON', async () => {
     const path = uniquePath('/echo');
-    const res = await call('POST', `/v1/projects/${project.service_id}/forward`, { raw: `{"url": "${origin}${path}", "data": {`, headers: { 'content-type': 'application/json' } });
+    const res = await call('POST', `/v1/projects/${project.service_id}/forward`, {
+      raw: `{"url": "${origin}${path}", "data": {`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('INVALID_PARAMETER');
     expect(await storedRows(path)).toBe(0);

@@ -34,7 +34,10 @@ async function largestRows(): Promise<Record<string, number>> {
   return runInDurableObject(stub, (_instance, state) => {
     const sizes: Record<string, number> = {};
     for (const table of ['requests', 'request_texts', 'outbox', 'outbox_pieces', 'jobs']) {
-      const columns = state.storage.sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((c) => c.name);
+      const columns = state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+        .toArray()
+        .map((c) => c.name);
       const sum = columns.map((c) => `coalesce(length(CAST(${c} AS BLOB)), 8)`).join(' + ');
       sizes[table] = state.storage.sql.exec<{ n: number | null }>(`SELECT max(${sum}) AS n FROM ${table}`).one().n ?? 0;
     }
@@ -53,7 +56,8 @@ const hex = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.
 
 /** The request's history row (in the caller's object): where its bodies are. */
 const d1Row = (url: string, id: string) =>
-  historyOf(project.service_id).prepare('SELECT status, body_segment, request_body, response_body FROM forward_requests WHERE service_id = ? AND url = ? AND id = ?')
+  historyOf(project.service_id)
+    .prepare('SELECT status, body_segment, request_body, response_body FROM forward_requests WHERE service_id = ? AND url = ? AND id = ?')
     .bind(project.service_id, url, id)
     .first<{ status: string; body_segment: string | null; request_body: string | null; response_body: string | null }>();
 
@@ -97,7 +101,8 @@ describe('rows fit', () => {
       expect(row.body_segment).not.toBeNull();
       expect([row.request_body, row.response_body]).toEqual([null, null]);
       // Each state written (queued: pending, running, settled) had a segment of its own; all but the row's are due for the cleanup.
-      const { results: segments } = await historyOf(project.service_id).prepare('SELECT key, expires_at FROM forward_segments WHERE key LIKE ?')
+      const { results: segments } = await historyOf(project.service_id)
+        .prepare('SELECT key, expires_at FROM forward_segments WHERE key LIKE ?')
         .bind(`%/alone-${id}-%`)
         .all<{ key: string; expires_at: number }>();
       if (queued) expect(segments.length).toBeGreaterThan(1);
@@ -129,11 +134,19 @@ describe('rows fit', () => {
     });
     await runCallerJobsNow(project, ['export-history']);
     const ids = async () =>
-      (await historyOf(project.service_id).prepare('SELECT id FROM forward_requests WHERE service_id = ? AND url = ? ORDER BY id').bind(project.service_id, url).all<{ id: string }>()).results.map((r) => r.id);
+      (
+        await historyOf(project.service_id)
+          .prepare('SELECT id FROM forward_requests WHERE service_id = ? AND url = ? ORDER BY id')
+          .bind(project.service_id, url)
+          .all<{ id: string }>()
+      ).results.map((r) => r.id);
     await eventually('a and c reach the history', async () => (await ids()).join() === 'a,c');
     const after = await runInDurableObject(stub, (instance: ForwardQueueDO) => {
       const outbox = (instance as unknown as { outbox: Outbox<unknown, string> }).outbox;
-      return { pending: outbox.size(), dead: outbox.deadLetters().map((letter) => ({ ...letter, payload: JSON.parse(letter.payload) as { record: { id: string; url: string } } })) };
+      return {
+        pending: outbox.size(),
+        dead: outbox.deadLetters().map((letter) => ({ ...letter, payload: JSON.parse(letter.payload) as { record: { id: string; url: string } } })),
+      };
     });
     expect(after.pending).toBe(0);
     expect(after.dead).toHaveLength(1);

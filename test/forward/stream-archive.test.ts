@@ -28,14 +28,18 @@ async function visitor() {
 /** Where the visitor's request's pieces go in R2. */
 async function objectKey(id: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode((await visitor()).callerKey));
-  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18))).replace(/\+/g, '-').replace(/\//g, '_');
+  const hash = btoa(String.fromCharCode(...new Uint8Array(digest).subarray(0, 18)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
   return `fwd/${project.service_id}/${hash}/${id}/stream`;
 }
 
 /** The visitor's object's pieces of the request still in SQLite. */
 async function piecesInSqlite(id: string): Promise<number> {
-  return runInDurableObject(forwardQueueStub(env, await visitor()), (_instance, state) =>
-    state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM chunks c JOIN requests r ON r.seq = c.request WHERE r.id = ?', id).one().n,
+  return runInDurableObject(
+    forwardQueueStub(env, await visitor()),
+    (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM chunks c JOIN requests r ON r.seq = c.request WHERE r.id = ?', id).one().n,
   );
 }
 

@@ -25,7 +25,10 @@ const FORMS: Record<string, string> = {
 describe('a key echoed across two pieces', () => {
   for (const [form, copy] of Object.entries(FORMS)) {
     it(`is replaced in every split of a copy ${form}`, async () => {
-      await readCuts(copy, Array.from({ length: copy.length + 1 }, (_, k) => k));
+      await readCuts(
+        copy,
+        Array.from({ length: copy.length + 1 }, (_, k) => k),
+      );
     }, 120_000);
   }
 });

@@ -186,8 +186,10 @@ describe('cancelling a running stream', () => {
     await eventually('the destination connection closed', async () => (await loopback(`/pieces-state/${k}`)).closed === true);
     const written = (await loopback(`/pieces-state/${k}`)).written;
     expect((await poll(project, request)).status).toBe(404);
-    const rows = await runInDurableObject(await visitorQueues(), (_instance, state) =>
-      state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM chunks c JOIN requests r ON r.seq = c.request WHERE r.id = ?', request.id).one().n,
+    const rows = await runInDurableObject(
+      await visitorQueues(),
+      (_instance, state) =>
+        state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM chunks c JOIN requests r ON r.seq = c.request WHERE r.id = ?', request.id).one().n,
     );
     expect(rows).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -55,7 +55,13 @@ describe('substitution of $CLIENT_SECRET', () => {
   });
 
   it('secretName wins over clientSecretName; clientSecretName alone names the key', async () => {
-    const winner = await forward(project, { url: `${origin}/reflect`, method: 'GET', secretName: 'main', clientSecretName: 'older', headers: { 'x-api-key': '$CLIENT_SECRET' } });
+    const winner = await forward(project, {
+      url: `${origin}/reflect`,
+      method: 'GET',
+      secretName: 'main',
+      clientSecretName: 'older',
+      headers: { 'x-api-key': '$CLIENT_SECRET' },
+    });
     expect(winner.text).toContain('plain: $CLIENT_SECRET');
     // Only the key used is redacted: had the older key been sent, its value would show here.
     expect(winner.text).not.toContain(OTHER);

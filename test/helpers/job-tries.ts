@@ -13,7 +13,10 @@ export async function driveTries(stub: DurableObjectStub, kind: string, done: ()
   const until = Date.now() + 15_000;
   while (!(await done())) {
     if (Date.now() > until) throw new Error(`still not done after ${seen} failed tries of ${kind}`);
-    const tries = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COALESCE(MAX(tries), 0) AS n FROM job_tries').one().n);
+    const tries = await runInDurableObject(
+      stub,
+      (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COALESCE(MAX(tries), 0) AS n FROM job_tries').one().n,
+    );
     if (tries > seen) {
       seen = tries;
       await runInDurableObject(stub, (_instance, state) => void state.storage.sql.exec('UPDATE jobs SET run_at = ? WHERE kind = ?', Date.now(), kind));

@@ -102,12 +102,17 @@ describe('the clear-log job', () => {
 
   it('a clear of recent rows runs once more later, so a row exported after the first run is cleared too', async () => {
     const queued: { body: WorkMessage; delaySeconds?: number }[] = [];
-    const recordingEnv = { ...env, WORK_QUEUE: { send: async (body: WorkMessage, options?: { delaySeconds?: number }) => void queued.push({ body, ...options }) } } as unknown as Env;
+    const recordingEnv = {
+      ...env,
+      WORK_QUEUE: { send: async (body: WorkMessage, options?: { delaySeconds?: number }) => void queued.push({ body, ...options }) },
+    } as unknown as Env;
     const before = Date.now();
     await writeLogRow(project.service_id, 'late', 'LATEa0000001', before - 10, {}, [action(0)]);
     await clearLogJob({ kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'late', before }, recordingEnv);
     expect(await countRows(project.service_id, 'late')).toEqual({ logs: 0, actions: 0 });
-    expect(queued).toEqual([{ body: { kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'late', before, sweep: true }, delaySeconds: SWEEP_DELAY_SECONDS }]);
+    expect(queued).toEqual([
+      { body: { kind: CLEAR_LOG_KIND, service_id: project.service_id, ticket_id: 'late', before, sweep: true }, delaySeconds: SWEEP_DELAY_SECONDS },
+    ]);
 
     // The row of a consumption made just before the clear lands after it; the sweep removes it, and stops there.
     await writeLogRow(project.service_id, 'late', 'LATEb0000002', before - 5, {}, [action(0)]);

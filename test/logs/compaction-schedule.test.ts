@@ -12,7 +12,8 @@ import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
 
-const consume = async (i: number) => expect((await call('POST', `/tp/${project.service_id}/packed`, { body: { i }, headers: anonymousHeaders })).status).toBe(200);
+const consume = async (i: number) =>
+  expect((await call('POST', `/tp/${project.service_id}/packed`, { body: { i }, headers: anonymousHeaders })).status).toBe(200);
 const stub = () => ticketStub(env, project.service_id, 'packed');
 const compactJobs = async () => (await stub().scheduledJobs()).filter((job) => job.kind === 'compact-logs').length;
 const segments = async () => (await env.BODIES.list({ prefix: `logs/d30/${project.service_id}/packed/` })).objects.length;

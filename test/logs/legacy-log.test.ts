@@ -25,19 +25,38 @@ const kept = {
 };
 
 const d1Rows = async (ticketId: string) =>
-  (await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_logs WHERE service_id = ? AND ticket_id = ?').bind(project.service_id, ticketId).first<{ n: number }>())?.n;
+  (
+    await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_logs WHERE service_id = ? AND ticket_id = ?')
+      .bind(project.service_id, ticketId)
+      .first<{ n: number }>()
+  )?.n;
 
 beforeAll(async () => {
   project = await createProject();
   user = await mintUser(project);
   await registerTicket(project, 'upgraded', { actions: [] });
   const action = (seq: number, detail: Record<string, unknown>) => ({ seq, path: `actions[${seq}]`, act: 'req', detail });
-  await writeLogRow(project.service_id, 'upgraded', 'OLDok000001', T0, { request: kept as never }, [action(0, { sent: { url: 'https://x.test' }, attempts: 2, retried: true }), action(1, { warning: 'late' })]);
-  await writeLogRow(project.service_id, 'upgraded', 'OLDfail00002', T0 + 1, { failed: true, code: 'CONDITION_FAILED', description: { outcome: { ok: false, code: 'CONDITION_FAILED' } }, request: kept as never });
-  await writeLogRow(project.service_id, 'upgraded', 'OLDchk000003', T0 + 2, { log_key: 'OLDchk000003:CHK', is_check: true, description: { outcome: { ok: true }, check: true } });
+  await writeLogRow(project.service_id, 'upgraded', 'OLDok000001', T0, { request: kept as never }, [
+    action(0, { sent: { url: 'https://x.test' }, attempts: 2, retried: true }),
+    action(1, { warning: 'late' }),
+  ]);
+  await writeLogRow(project.service_id, 'upgraded', 'OLDfail00002', T0 + 1, {
+    failed: true,
+    code: 'CONDITION_FAILED',
+    description: { outcome: { ok: false, code: 'CONDITION_FAILED' } },
+    request: kept as never,
+  });
+  await writeLogRow(project.service_id, 'upgraded', 'OLDchk000003', T0 + 2, {
+    log_key: 'OLDchk000003:CHK',
+    is_check: true,
+    description: { outcome: { ok: true }, check: true },
+  });
   await writeLogRow(project.service_id, 'upgraded', 'OLDsigned004', T0 + 3, { user_id: user.user_id, signed: true });
   // The migration's backfill of the per-user index, as `wrangler d1 migrations apply` runs it on a filled database.
-  const backfill = migration.slice(migration.indexOf('INSERT OR IGNORE INTO user_consumptions'), migration.indexOf(';', migration.indexOf('INSERT OR IGNORE INTO user_consumptions')) + 1);
+  const backfill = migration.slice(
+    migration.indexOf('INSERT OR IGNORE INTO user_consumptions'),
+    migration.indexOf(';', migration.indexOf('INSERT OR IGNORE INTO user_consumptions')) + 1,
+  );
   await env.DB.prepare(backfill).run();
 });
 

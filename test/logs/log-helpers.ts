@@ -37,7 +37,14 @@ export const logRow = (serviceId: string, ticketId: string, consumeId: string, t
 });
 
 /** Writes a log row (and its action rows) straight to D1, as the TicketDO's export did before the log moved into it. */
-export async function writeLogRow(serviceId: string, ticketId: string, consumeId: string, timestamp: number, extra: Partial<LogRow> = {}, actions: ActionRow[] = []) {
+export async function writeLogRow(
+  serviceId: string,
+  ticketId: string,
+  consumeId: string,
+  timestamp: number,
+  extra: Partial<LogRow> = {},
+  actions: ActionRow[] = [],
+) {
   await env.DB.batch(logStatements(env.DB, logRow(serviceId, ticketId, consumeId, timestamp, extra), actions));
 }
 
@@ -46,8 +53,12 @@ export const ticketLog = (serviceId: string, ticketId: string) => ticketStub(env
 
 /** A ticket's log rows and action rows, wherever they are: its object's log, and D1 rows written the old way. */
 export async function countRows(serviceId: string, ticketId: string): Promise<{ logs: number; actions: number }> {
-  const logs = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_logs WHERE service_id = ? AND ticket_id = ?').bind(serviceId, ticketId).first<{ n: number }>();
-  const actions = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ?').bind(serviceId, ticketId).first<{ n: number }>();
+  const logs = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_logs WHERE service_id = ? AND ticket_id = ?')
+    .bind(serviceId, ticketId)
+    .first<{ n: number }>();
+  const actions = await env.DB.prepare('SELECT COUNT(*) AS n FROM ticket_action_rows WHERE service_id = ? AND ticket_id = ?')
+    .bind(serviceId, ticketId)
+    .first<{ n: number }>();
   const entries = await ticketLog(serviceId, ticketId);
   return { logs: (logs?.n ?? 0) + entries.length, actions: (actions?.n ?? 0) + entries.reduce((n, e) => n + e.actions.length, 0) };
 }

@@ -80,15 +80,28 @@ describe('getTickets log listing (owner)', () => {
 
   it('action rows show what was sent, what came back and the error; attempts, retried and warning reach both listings', async () => {
     const now = Date.now();
-    await writeLogRow(project.service_id, 'retrying', 'RETRYcid0001', now, { failed: true, code: 'REQUEST_FAILED', description: { outcome: { ok: false, code: 'REQUEST_FAILED' } } }, [
-      { seq: 0, path: 'actions[0]', act: 'mail', detail: { sent: { to: 'a@example.com' }, received: 'SUCCESS', warning: 'sent but not counted' } },
-      {
-        seq: 1,
-        path: 'actions[1]',
-        act: 'req',
-        detail: { sent: { url: 'https://example.com', headers: { authorization: '${CLIENT_SECRET}' } }, received: { status: 503 }, error: { code: 'REQUEST_FAILED' }, attempts: 4, retried: true },
-      },
-    ]);
+    await writeLogRow(
+      project.service_id,
+      'retrying',
+      'RETRYcid0001',
+      now,
+      { failed: true, code: 'REQUEST_FAILED', description: { outcome: { ok: false, code: 'REQUEST_FAILED' } } },
+      [
+        { seq: 0, path: 'actions[0]', act: 'mail', detail: { sent: { to: 'a@example.com' }, received: 'SUCCESS', warning: 'sent but not counted' } },
+        {
+          seq: 1,
+          path: 'actions[1]',
+          act: 'req',
+          detail: {
+            sent: { url: 'https://example.com', headers: { authorization: '${CLIENT_SECRET}' } },
+            received: { status: 503 },
+            error: { code: 'REQUEST_FAILED' },
+            attempts: 4,
+            retried: true,
+          },
+        },
+      ],
+    );
     const [log] = (await getTickets(project, { ticket_id: '#retrying#' })).json.list;
     expect(log).toMatchObject({ consume_id: 'RETRYcid0001', failed: true, attempts: 4, retried: true, warning: 'actions[0]: sent but not counted' });
 
@@ -107,14 +120,20 @@ describe('getTickets log listing (owner)', () => {
   });
 
   it('a consumption without retries has attempts 1 and no retried or warning key', async () => {
-    await writeLogRow(project.service_id, 'calm', 'CALMcid00001', Date.now(), {}, [{ seq: 0, path: 'actions[0]', act: 'req', detail: { sent: {}, received: { status: 200 } } }]);
+    await writeLogRow(project.service_id, 'calm', 'CALMcid00001', Date.now(), {}, [
+      { seq: 0, path: 'actions[0]', act: 'req', detail: { sent: {}, received: { status: 200 } } },
+    ]);
     const [log] = (await getTickets(project, { ticket_id: '#calm#' })).json.list;
     expect(log.attempts).toBe(1);
     expect('retried' in log || 'warning' in log).toBe(false);
   });
 
   it('from and to bound the listing, both inclusive, in ms since the epoch', async () => {
-    for (const [id, t] of [['FROMTOa00001', 1_000], ['FROMTOb00002', 2_000], ['FROMTOc00003', 3_000]] as const) {
+    for (const [id, t] of [
+      ['FROMTOa00001', 1_000],
+      ['FROMTOb00002', 2_000],
+      ['FROMTOc00003', 3_000],
+    ] as const) {
       await writeLogRow(project.service_id, 'ranged', id, t);
     }
     const times = async (query: Record<string, number>) =>
@@ -300,7 +319,14 @@ describe('log listing paging', () => {
   it('a tampered or foreign startKey is INVALID_PARAMETER naming startKey', async () => {
     const ticketListingKey = encodeKey('some-ticket');
     const actionKey = encodeKey({ v: 'act', s: 1 });
-    for (const startKey of ['not base64 !!', encodeKey({ v: 'log', t: 'soon', k: 'x' }), encodeKey({ v: 'log', t: -1, k: 'x' }), ticketListingKey, actionKey, 'e30']) {
+    for (const startKey of [
+      'not base64 !!',
+      encodeKey({ v: 'log', t: 'soon', k: 'x' }),
+      encodeKey({ v: 'log', t: -1, k: 'x' }),
+      ticketListingKey,
+      actionKey,
+      'e30',
+    ]) {
       const res = await getTickets(project, { ticket_id: '#logged#', startKey });
       expect(res.json, startKey).toMatchObject({ code: 'INVALID_PARAMETER' });
       expect(res.json.message).toContain('startKey');

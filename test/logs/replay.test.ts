@@ -12,7 +12,14 @@ const stripeHeader = (payload: string, timestampSeconds: number, secret = SECRET
   Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, timestamp: timestampSeconds, cryptoProvider });
 const stripeCondition = {
   method: 'POST',
-  signature: { secretName: 'stripe', header: 'Stripe-Signature', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' },
+  signature: {
+    secretName: 'stripe',
+    header: 'Stripe-Signature',
+    separator: ',',
+    parts: ['t=${timestamp}', 'v1=${signature}'],
+    signed: '${timestamp}.${body}',
+    timestamp: '${timestamp}',
+  },
 };
 
 let project: TestProject;
@@ -28,7 +35,8 @@ const logOf = async (ticketId: string) => {
 const consumeIdOf = (tkid: string) => tkid.split('#')[2];
 const logged = (ticketId: string, consumeId: string, action: 'recheck' | 'replay', token = project.owner_key) =>
   call('POST', `/v1/projects/${project.service_id}/tickets/${ticketId}/log/${consumeId}/${action}`, { token });
-const remaining = async (ticketId: string) => (await call('GET', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key })).json.count;
+const remaining = async (ticketId: string) =>
+  (await call('GET', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key })).json.count;
 
 describe('the log keeps the request a consumption received', () => {
   it('keeps method, query, body text and headers, with authorization and cookie redacted', async () => {
@@ -36,12 +44,25 @@ describe('the log keeps the request a consumption received', () => {
     const body = '{"type":"order.paid","n":1}';
     const res = await call('POST', `/tp/${project.service_id}/kept?source=shop`, {
       raw: body,
-      headers: { authorization: 'Bearer caller-credential-91f', cookie: 'session=caller-cookie-77', 'x-source': 'shop', 'user-agent': 'agent/1', 'cf-connecting-ip': '203.0.113.5' },
+      headers: {
+        authorization: 'Bearer caller-credential-91f',
+        cookie: 'session=caller-cookie-77',
+        'x-source': 'shop',
+        'user-agent': 'agent/1',
+        'cf-connecting-ip': '203.0.113.5',
+      },
     });
     expect(res.status).toBe(200);
     const [row] = await logOf('kept');
     const request = row.request as KeptRequest;
-    expect(request).toMatchObject({ method: 'POST', search: '?source=shop', body: { text: body }, ip: '203.0.113.5', user_agent: 'agent/1', signed_route: false });
+    expect(request).toMatchObject({
+      method: 'POST',
+      search: '?source=shop',
+      body: { text: body },
+      ip: '203.0.113.5',
+      user_agent: 'agent/1',
+      signed_route: false,
+    });
     expect(request.headers).toMatchObject({ authorization: '[redacted]', cookie: '[redacted]', 'x-source': 'shop' });
     const listing = JSON.stringify(row);
     expect(listing).not.toContain('caller-credential-91f');
@@ -119,7 +140,9 @@ describe('the signature part on replay is judged as at arrival', () => {
   it('passes a request signed when it arrived an hour ago (its timestamp judged against its arrival, not now)', async () => {
     await registerTicket(project, 'signed-replay', { condition: stripeCondition, actions: [] });
     const arrived = Date.now() - 3_600_000;
-    await writeLogRow(project.service_id, 'signed-replay', 'old1aaaa', arrived, { request: keptSigned(await stripeHeader(payload, Math.floor(arrived / 1000)), arrived) });
+    await writeLogRow(project.service_id, 'signed-replay', 'old1aaaa', arrived, {
+      request: keptSigned(await stripeHeader(payload, Math.floor(arrived / 1000)), arrived),
+    });
     expect((await logged('signed-replay', 'old1aaaa', 'recheck')).json.passed).toBe(true);
     expect((await logged('signed-replay', 'old1aaaa', 'replay')).json).toMatchObject({ ok: true, status: 200 });
   });
@@ -145,7 +168,10 @@ describe('refusals', () => {
   it('refuses what cannot be replayed with a clear error', async () => {
     await registerTicket(project, 'refusals', { actions: [] });
     await writeLogRow(project.service_id, 'refusals', 'nokept01', Date.now());
-    expect((await logged('refusals', 'nokept01', 'replay')).json).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('before requests were kept') });
+    expect((await logged('refusals', 'nokept01', 'replay')).json).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('before requests were kept'),
+    });
     expect((await logged('refusals', 'nosuch01', 'replay')).status).toBe(404);
     expect((await logged('refusals', 'not an id', 'recheck')).json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'consume_id' } });
     expect((await logged('bad!ticket', 'nokept01', 'recheck')).json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'ticket_id' } });

@@ -21,7 +21,10 @@ beforeAll(async () => {
 /** The largest row of the table in the ticket's object, each column as SQLite stores it. */
 const largestRow = (ticketId: string, table: string) =>
   runInDurableObject(ticketStub(env, project.service_id, ticketId), (_instance, state) => {
-    const columns = state.storage.sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((c) => c.name);
+    const columns = state.storage.sql
+      .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+      .toArray()
+      .map((c) => c.name);
     const sum = columns.map((c) => `coalesce(length(CAST(${c} AS BLOB)), 8)`).join(' + ');
     return state.storage.sql.exec<{ n: number | null }>(`SELECT max(${sum}) AS n FROM ${table}`).one().n ?? 0;
   });

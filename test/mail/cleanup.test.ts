@@ -33,11 +33,16 @@ const sendStatements = (serviceId: string, sendId: string, created: number, expi
 
 async function putBodies(day: string, serviceId: string, count: number): Promise<void> {
   for (let i = 0; i < count; i += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, j) => env.BODIES.put(`mail/${day}/${serviceId}/b${i + j}`, '{"html":"x","text":"x"}')));
+    await Promise.all(
+      Array.from({ length: Math.min(100, count - i) }, (_, j) => env.BODIES.put(`mail/${day}/${serviceId}/b${i + j}`, '{"html":"x","text":"x"}')),
+    );
   }
 }
 
-const countOf = async (sql: string, ...params: unknown[]) => (await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n;
+const countOf = async (sql: string, ...params: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>())!.n;
 const bodiesUnder = async (prefix: string) => {
   let n = 0;
   let cursor: string | undefined;
@@ -75,7 +80,13 @@ describe('mail cleanup keeps up in bounded runs', () => {
       const r2 = countingBucket(env.BODIES);
       const started = performance.now();
       const result = await runMailCleanup({ ...env, DB: d1.db, BODIES: r2.bucket, WORK_QUEUE: queue } as Env, now);
-      runs.push({ ...result, queries: d1.count(), r2Calls: r2.count(), largestDelete: Math.max(0, ...r2.deletedPerCall), ms: Math.round(performance.now() - started) });
+      runs.push({
+        ...result,
+        queries: d1.count(),
+        r2Calls: r2.count(),
+        largestDelete: Math.max(0, ...r2.deletedPerCall),
+        ms: Math.round(performance.now() - started),
+      });
       more = result.more;
     }
 
@@ -105,6 +116,9 @@ describe('mail cleanup keeps up in bounded runs', () => {
     await worker.scheduled(createScheduledController({ scheduledTime: now, cron: '17 3 * * *' }), env, ctx);
     await waitOnExecutionContext(ctx);
     // One run removes at most 5,000; the rest goes in the continuation the queue delivers.
-    await vi.waitFor(async () => expect(await countOf('SELECT COUNT(*) AS n FROM mail_outbox WHERE service_id = ?', sid)).toBe(2), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await countOf('SELECT COUNT(*) AS n FROM mail_outbox WHERE service_id = ?', sid)).toBe(2), {
+      timeout: 15_000,
+      interval: 200,
+    });
   });
 });

@@ -15,36 +15,68 @@ const TEMPLATE = `<p>Dear \${email}</p>${'<p>Our news of the week, in full.</p>'
 const scope = (name: string) => `cost-${name}-${crypto.randomUUID()}`;
 const projects = { inline: scope('inline'), single: scope('single'), newsletter: scope('newsletter') };
 
-async function fill(serviceId: string, html: (i: number) => string, envelope: (i: number) => { key: string; kind: 'mail' | 'newsletter'; send_id?: string; shared_body_key?: string; expires?: number }) {
+async function fill(
+  serviceId: string,
+  html: (i: number) => string,
+  envelope: (i: number) => { key: string; kind: 'mail' | 'newsletter'; send_id?: string; shared_body_key?: string; expires?: number },
+) {
   const outbox = new OutboxTransport(env.DB, Date.now, env.BODIES);
   for (let i = 0; i < PAGE; i += 10) {
     await Promise.all(
       Array.from({ length: 10 }, (_, j) => {
         const n = i + j;
         const to = `r${String(n).padStart(3, '0')}@example.com`;
-        return outbox.send({ from: 'Shop <no-reply@localhost>', to, subject: 'News', html: html(n).replaceAll('${email}', to), text: '' }, { service_id: serviceId, ...envelope(n) });
+        return outbox.send(
+          { from: 'Shop <no-reply@localhost>', to, subject: 'News', html: html(n).replaceAll('${email}', to), text: '' },
+          { service_id: serviceId, ...envelope(n) },
+        );
       }),
     );
   }
 }
 
 beforeAll(async () => {
-  await fill(projects.inline, (i) => `<p>Receipt ${i} for \${email}</p>`, (i) => ({ key: `mail:c:${i}`, kind: 'mail' }));
-  await fill(projects.single, (i) => `${i}${TEMPLATE}`, (i) => ({ key: `mail:c:${i}`, kind: 'mail' }));
+  await fill(
+    projects.inline,
+    (i) => `<p>Receipt ${i} for \${email}</p>`,
+    (i) => ({ key: `mail:c:${i}`, kind: 'mail' }),
+  );
+  await fill(
+    projects.single,
+    (i) => `${i}${TEMPLATE}`,
+    (i) => ({ key: `mail:c:${i}`, kind: 'mail' }),
+  );
   await createSend(
     env.DB,
     projects.newsletter,
-    { send_id: 's1', group_key: 'g', message_id: 'n', from: 'Shop <no-reply@localhost>', subject: 'News', html: TEMPLATE, text: '', service_name: 'Shop', ticket_id: null, consume_id: null, action_path: null, created: Date.now() },
+    {
+      send_id: 's1',
+      group_key: 'g',
+      message_id: 'n',
+      from: 'Shop <no-reply@localhost>',
+      subject: 'News',
+      html: TEMPLATE,
+      text: '',
+      service_name: 'Shop',
+      ticket_id: null,
+      consume_id: null,
+      action_path: null,
+      created: Date.now(),
+    },
     env.BODIES,
   );
   const send = (await loadSend(env.DB, projects.newsletter, 's1'))!;
-  await fill(projects.newsletter, () => TEMPLATE, (i) => ({
-    key: newsletterMailKey('s1', `r${String(i).padStart(3, '0')}@example.com`),
-    kind: 'newsletter',
-    send_id: 's1',
-    shared_body_key: send.body_key!,
-    expires: send.expires!,
-  }));
+  await fill(
+    projects.newsletter,
+    () => TEMPLATE,
+    (i) => ({
+      key: newsletterMailKey('s1', `r${String(i).padStart(3, '0')}@example.com`),
+      kind: 'newsletter',
+      send_id: 's1',
+      shared_body_key: send.body_key!,
+      expires: send.expires!,
+    }),
+  );
 });
 
 async function page(serviceId: string) {

@@ -50,7 +50,8 @@ const consume = async (ticket: string, body: unknown) => {
   expect(res.status).toBe(200);
   return res.json.tkid.split('#')[2] as string;
 };
-const listed = async (to: string) => (await call('GET', `/v1/projects/${project.service_id}/mail-outbox?to=${encodeURIComponent(to)}`, { token: project.owner_key })).json.list;
+const listed = async (to: string) =>
+  (await call('GET', `/v1/projects/${project.service_id}/mail-outbox?to=${encodeURIComponent(to)}`, { token: project.owner_key })).json.list;
 const mail = (exe: Record<string, unknown>, options: Parameters<typeof handBuiltRun>[2]) =>
   mailAction.run(handBuiltRun(project, { act: 'mail', exe } as TicketAction, options));
 
@@ -65,7 +66,19 @@ describe('mail bodies over 1 KiB live in R2, the D1 row keeps the index', () => 
     expect(row.body_key).toBe(`mail/${keyDay(row.expires)}/${project.service_id}/${row.body_key.split('/')[3]}`);
     expect(await (await env.BODIES.get(row.body_key))!.json()).toEqual({ html, text });
     expect(await listed(to)).toEqual([
-      { message_key: `mail:${consumeId}:actions[0]`, kind: 'mail', from: 'Bakery <no-reply@localhost>', to, subject: `Welcome ${to}`, html, text, ticket_id: 'send-big', consume_id: consumeId, send_id: null, created: row.created },
+      {
+        message_key: `mail:${consumeId}:actions[0]`,
+        kind: 'mail',
+        from: 'Bakery <no-reply@localhost>',
+        to,
+        subject: `Welcome ${to}`,
+        html,
+        text,
+        ticket_id: 'send-big',
+        consume_id: consumeId,
+        send_id: null,
+        created: row.created,
+      },
     ]);
   });
 
@@ -108,7 +121,13 @@ describe('mail bodies over 1 KiB live in R2, the D1 row keeps the index', () => 
     expect(rows.every((row) => row.expires === send!.expires)).toBe(true);
     for (const to of READERS) {
       const [item] = await listed(to);
-      expect(item).toMatchObject({ kind: 'newsletter', subject: `Weekly for ${to}`, html: filled(BIG_HTML, to), text: filled(BIG_TEXT, to), send_id: rows[0].send_id });
+      expect(item).toMatchObject({
+        kind: 'newsletter',
+        subject: `Weekly for ${to}`,
+        html: filled(BIG_HTML, to),
+        text: filled(BIG_TEXT, to),
+        send_id: rows[0].send_id,
+      });
     }
   });
 
@@ -122,7 +141,19 @@ describe('mail bodies over 1 KiB live in R2, the D1 row keeps the index', () => 
     const now = Date.now();
     await env.DB.batch([oldWay('mail:recent', now - DAY), oldWay('mail:stale', now - MAIL_LIFETIME_MS - 1)]);
     expect(await listed(to)).toEqual([
-      { message_key: 'mail:recent', kind: 'mail', from: 'Bakery <no-reply@localhost>', to, subject: 'Old', html: BIG_HTML, text: BIG_TEXT, ticket_id: 't', consume_id: 'c', send_id: null, created: now - DAY },
+      {
+        message_key: 'mail:recent',
+        kind: 'mail',
+        from: 'Bakery <no-reply@localhost>',
+        to,
+        subject: 'Old',
+        html: BIG_HTML,
+        text: BIG_TEXT,
+        ticket_id: 't',
+        consume_id: 'c',
+        send_id: null,
+        created: now - DAY,
+      },
     ]);
     await runMailCleanup(env, now);
     expect((await outboxRows(project.service_id, 'mail_to = ?', to)).map((row) => row.message_key)).toEqual(['mail:recent']);
@@ -167,16 +198,41 @@ describe('failures while storing a body lose no mail that answered success and l
     await createSend(
       env.DB,
       project.service_id,
-      { send_id: sendId, group_key: 'readers', message_id: 'weekly', from: 'Bakery <no-reply@localhost>', subject: 'Weekly', html: BIG_HTML, text: BIG_TEXT, service_name: 'Bakery', ticket_id: null, consume_id: null, action_path: null, created: Date.now() },
+      {
+        send_id: sendId,
+        group_key: 'readers',
+        message_id: 'weekly',
+        from: 'Bakery <no-reply@localhost>',
+        subject: 'Weekly',
+        html: BIG_HTML,
+        text: BIG_TEXT,
+        service_name: 'Bakery',
+        ticket_id: null,
+        consume_id: null,
+        action_path: null,
+        created: Date.now(),
+      },
       env.BODIES,
     );
-    const snapshot = () => env.DB.prepare('SELECT html, text, body_key FROM newsletter_sends WHERE service_id = ? AND send_id = ?').bind(project.service_id, sendId).first<Record<string, any>>();
+    const snapshot = () =>
+      env.DB.prepare('SELECT html, text, body_key FROM newsletter_sends WHERE service_id = ? AND send_id = ?')
+        .bind(project.service_id, sendId)
+        .first<Record<string, any>>();
     const key = (await snapshot())!.body_key as string;
     expect(await env.BODIES.head(key)).not.toBeNull();
 
     const batches: WorkMessage[] = [];
-    const recorder = { send: async () => {}, sendBatch: async (messages: Iterable<{ body: WorkMessage }>) => void batches.push(...[...messages].map((m) => m.body)) } as unknown as Queue<WorkMessage>;
-    const provider = { ...env, MAIL_PROVIDER_URL: `${origin}/mail/emails`, MAIL_PROVIDER_TOKEN: 'test-mail-token', NEWSLETTER_QUEUE: recorder, WORK_QUEUE: recorder } as Env;
+    const recorder = {
+      send: async () => {},
+      sendBatch: async (messages: Iterable<{ body: WorkMessage }>) => void batches.push(...[...messages].map((m) => m.body)),
+    } as unknown as Queue<WorkMessage>;
+    const provider = {
+      ...env,
+      MAIL_PROVIDER_URL: `${origin}/mail/emails`,
+      MAIL_PROVIDER_TOKEN: 'test-mail-token',
+      NEWSLETTER_QUEUE: recorder,
+      WORK_QUEUE: recorder,
+    } as Env;
     await planNewsletterJob(firstPlanMessage(project.service_id, sendId), provider);
     expect(batches).toHaveLength(1);
     expect(await env.BODIES.head(key)).not.toBeNull();

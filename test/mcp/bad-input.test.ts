@@ -16,7 +16,11 @@ describe('bad input to /mcp', () => {
       ['no Authorization header', async () => ({}), 'The project owner key is required (Authorization: Bearer <owner key>).'],
       ['an empty Bearer credential', async () => ({ authorization: 'Bearer ' }), 'The project owner key is required (Authorization: Bearer <owner key>).'],
       ['an owner key no project has', async () => ({ authorization: `Bearer ok_${'0'.repeat(43)}` }), 'Invalid owner key.'],
-      ["a project user's id token", async () => ({ authorization: `Bearer ${(await mintUser(session.project, { email: 'agent@example.com' })).id_token}` }), 'Only a project owner key is accepted here (an id token is not).'],
+      [
+        "a project user's id token",
+        async () => ({ authorization: `Bearer ${(await mintUser(session.project, { email: 'agent@example.com' })).id_token}` }),
+        'Only a project owner key is accepted here (an id token is not).',
+      ],
       ['the operator token', async () => ({ authorization: `Bearer ${OPERATOR_TOKEN}` }), 'Only a project owner key is accepted here (an id token is not).'],
     ];
     for (const [input, headers, message] of cases) {
@@ -63,10 +67,19 @@ describe('bad input to /mcp', () => {
 
   it('a 5 MB ticket is 413 with a JSON-RPC error, before anything is parsed or stored', async () => {
     const big = { actions: [], description: 'x'.repeat(5 * 1024 * 1024) };
-    const message = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'register_ticket', arguments: { ticket_id: 'huge', ticket: big } } });
+    const message = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'register_ticket', arguments: { ticket_id: 'huge', ticket: big } },
+    });
     const res = await postMcp(message, { authorization: `Bearer ${session.project.owner_key}` });
     expect(res.status).toBe(413);
-    expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Payload Too Large: the request body must not exceed 1048576 bytes.' }, id: null });
+    expect(res.json).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Payload Too Large: the request body must not exceed 1048576 bytes.' },
+      id: null,
+    });
     await expect(callTool(session.client, 'register_ticket', { ticket_id: 'huge', ticket: big })).rejects.toThrow(/413|Payload Too Large/);
     expect((await callTool(session.client, 'get_ticket', { ticket_id: 'huge' })).isError).toBe(true);
   });
@@ -105,7 +118,10 @@ describe('bad input to /mcp', () => {
 
   it('GET and DELETE are 405 (a stateless server has no stream and no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const res = await exports.default.fetch(MCP_URL, { method, headers: { authorization: `Bearer ${session.project.owner_key}`, accept: 'text/event-stream' } });
+      const res = await exports.default.fetch(MCP_URL, {
+        method,
+        headers: { authorization: `Bearer ${session.project.owner_key}`, accept: 'text/event-stream' },
+      });
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });

@@ -19,7 +19,14 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
   });
 
   it('every tool, succeeding and refusing, and every resource', async () => {
-    const signature = { secretName: 'stripe_webhook_secret', header: 'Stripe-Signature', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' };
+    const signature = {
+      secretName: 'stripe_webhook_secret',
+      header: 'Stripe-Signature',
+      separator: ',',
+      parts: ['t=${timestamp}', 'v1=${signature}'],
+      signed: '${timestamp}.${body}',
+      timestamp: '${timestamp}',
+    };
     const ticket = {
       description: 'signed',
       condition: { signature },
@@ -60,7 +67,10 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     for (const uri of ['svc://schemas/ticket.json', 'svc://docs/signatures.md']) results.push(await client.readResource({ uri }));
 
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools.filter((name) => !called.has(name)), 'every tool is run').toEqual([]);
+    expect(
+      tools.filter((name) => !called.has(name)),
+      'every tool is run',
+    ).toEqual([]);
     const text = JSON.stringify(results);
     expect(text).toContain('stripe_webhook_secret');
     expect(text).not.toContain(SECRET_VALUE);

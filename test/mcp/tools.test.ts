@@ -17,7 +17,20 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   it('lists every tool, each with an object input schema and a description an agent can act on', async () => {
     const { tools } = await session.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['check_ticket', 'clear_log', 'delete_ticket', 'diagnose_signature', 'match_signature_preset', 'get_ticket', 'list_secret_keys', 'list_signature_presets', 'list_tickets', 'read_consumption', 'read_log', 'register_ticket'].sort(),
+      [
+        'check_ticket',
+        'clear_log',
+        'delete_ticket',
+        'diagnose_signature',
+        'match_signature_preset',
+        'get_ticket',
+        'list_secret_keys',
+        'list_signature_presets',
+        'list_tickets',
+        'read_consumption',
+        'read_log',
+        'register_ticket',
+      ].sort(),
     );
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe('object');
@@ -36,7 +49,12 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   });
 
   it('register_ticket refuses a bad ticket with the registry INVALID_PARAMETER message naming the field path', async () => {
-    const bad = { actions: [{ act: 'pstr', exe: { table: { name: 'notes', access_group: 'admin' }, data: { text: 'x' } } }, { act: 'nope', exe: {} }] };
+    const bad = {
+      actions: [
+        { act: 'pstr', exe: { table: { name: 'notes', access_group: 'admin' }, data: { text: 'x' } } },
+        { act: 'nope', exe: {} },
+      ],
+    };
     const result = await callTool(session.client, 'register_ticket', { ticket_id: 'bad', ticket: bad });
     const direct = await call('PUT', `/v1/projects/${session.project.service_id}/tickets/bad`, { token: session.project.owner_key, body: bad });
     expect(result.isError).toBe(true);
@@ -62,9 +80,19 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     const passing = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'paid' } });
     expect(passing.isError, textOf(passing)).toBeFalsy();
     expect(passing.structuredContent).toMatchObject({ ticket_id: 'paid-only', passed: true });
-    const failing = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', body: { kind: 'refund' }, headers: { 'x-test': '1' }, query: { a: ['1', '2'] } });
+    const failing = await callTool(session.client, 'check_ticket', {
+      ticket_id: 'paid-only',
+      body: { kind: 'refund' },
+      headers: { 'x-test': '1' },
+      query: { a: ['1', '2'] },
+    });
     expect(failing.isError, textOf(failing)).toBeFalsy();
-    expect(failing.structuredContent).toMatchObject({ ticket_id: 'paid-only', passed: false, status: 400, error: { code: 'CONDITION_FAILED', stage: 'condition' } });
+    expect(failing.structuredContent).toMatchObject({
+      ticket_id: 'paid-only',
+      passed: false,
+      status: 400,
+      error: { code: 'CONDITION_FAILED', stage: 'condition' },
+    });
     const after = await callTool(session.client, 'get_ticket', { ticket_id: 'paid-only' });
     expect(after.structuredContent).toMatchObject({ count: 5 });
     const unknownUser = await callTool(session.client, 'check_ticket', { ticket_id: 'paid-only', user_id: 'no-such-user' });
@@ -93,8 +121,14 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
 
   it('delete_ticket deletes; a second delete is TICKET_NOT_FOUND', async () => {
     await callTool(session.client, 'register_ticket', { ticket_id: 'short-lived', ticket: { actions: [] } });
-    expect((await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).structuredContent).toEqual({ deleted: true, ticket_id: 'short-lived' });
-    expect(await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).toMatchObject({ isError: true, structuredContent: { code: 'TICKET_NOT_FOUND' } });
+    expect((await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).structuredContent).toEqual({
+      deleted: true,
+      ticket_id: 'short-lived',
+    });
+    expect(await callTool(session.client, 'delete_ticket', { ticket_id: 'short-lived' })).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'TICKET_NOT_FOUND' },
+    });
   });
 
   it('list_secret_keys answers the names and settings, never a value', async () => {
@@ -120,14 +154,22 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     expect(result).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
     expect(JSON.stringify(result)).toContain('no signature preset \\"stripe-v9\\"');
     const one = await callTool(session.client, 'list_signature_presets', { id: 'svix' });
-    expect((one.structuredContent as any).presets).toEqual([expect.objectContaining({ id: 'svix', signature: expect.objectContaining({ header: 'svix-signature' }) })]);
+    expect((one.structuredContent as any).presets).toEqual([
+      expect.objectContaining({ id: 'svix', signature: expect.objectContaining({ header: 'svix-signature' }) }),
+    ]);
   });
 
   it('registers a ticket through condition.preset; an unknown preset id is refused naming it', async () => {
     await putSecret(session.project, 'mcp-svix', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-    const ok = await callTool(session.client, 'register_ticket', { ticket_id: 'clerk-users', ticket: { condition: { preset: { id: 'svix', secretName: 'mcp-svix' } }, actions: [] } });
+    const ok = await callTool(session.client, 'register_ticket', {
+      ticket_id: 'clerk-users',
+      ticket: { condition: { preset: { id: 'svix', secretName: 'mcp-svix' } }, actions: [] },
+    });
     expect(ok.isError).toBeFalsy();
-    const bad = await callTool(session.client, 'register_ticket', { ticket_id: 'clerk-bad', ticket: { condition: { preset: { id: 'clerk', secretName: 'mcp-svix' } }, actions: [] } });
+    const bad = await callTool(session.client, 'register_ticket', {
+      ticket_id: 'clerk-bad',
+      ticket: { condition: { preset: { id: 'clerk', secretName: 'mcp-svix' } }, actions: [] },
+    });
     expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
     expect(JSON.stringify(bad)).toContain('no signature preset');
     expect(JSON.stringify(bad)).not.toContain('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');

@@ -53,7 +53,11 @@ const consumeFrom = (links: number, signedIn?: string) =>
 
 describe('subrequest depth', () => {
   it('a consumption through the real Worker reaches TicketDO.consume at depth 2', async () => {
-    const res = await exports.default.fetch(`${BASE}/tp/${project.service_id}/plain`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await exports.default.fetch(`${BASE}/tp/${project.service_id}/plain`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
     await res.text();
     const path = `/tp/${project.service_id}/plain`;
@@ -65,7 +69,10 @@ describe('subrequest depth', () => {
     const res16 = await consumeFrom(14);
     expect(res16.status).toBe(200);
     await res16.text();
-    expect(deepestChain('rpc TicketDO.consume')).toMatchObject({ depth: 16, chain: [...linksBefore(14), `request POST /tp/${project.service_id}/plain`, 'rpc TicketDO.consume'] });
+    expect(deepestChain('rpc TicketDO.consume')).toMatchObject({
+      depth: 16,
+      chain: [...linksBefore(14), `request POST /tp/${project.service_id}/plain`, 'rpc TicketDO.consume'],
+    });
 
     const lines = logged();
     forgetDeepest();
@@ -98,7 +105,12 @@ describe('subrequest depth', () => {
     const worker = strictHandlers<Env, unknown>({
       fetch: async (_request, e, ctx) => {
         // Started after the answer is returned, as waitUntil work is.
-        ctx.waitUntil(scheduler.wait(1).then(() => ticketStub(e, project.service_id, 'plain').status()).catch((err: unknown) => (caught = err)));
+        ctx.waitUntil(
+          scheduler
+            .wait(1)
+            .then(() => ticketStub(e, project.service_id, 'plain').status())
+            .catch((err: unknown) => (caught = err)),
+        );
         return new Response('answered');
       },
       queue: async () => {},
@@ -133,7 +145,8 @@ describe('subrequest depth', () => {
 
   it("a fetch of the Worker's own host is one deeper and carries the chain to the request entry; other hosts never see it", async () => {
     const loopbackHost = new URL(origin).host;
-    const echoed = async (host: string) => at(linksBefore(3), async () => (await (await fetch(`${origin}/echo`)).json()) as { headers: Record<string, string> }, host);
+    const echoed = async (host: string) =>
+      at(linksBefore(3), async () => (await (await fetch(`${origin}/echo`)).json()) as { headers: Record<string, string> }, host);
     expect((await echoed('svc.test')).headers[DEPTH_HEADER]).toBeUndefined();
     const own = (await echoed(loopbackHost)).headers[DEPTH_HEADER];
     expect(JSON.parse(decodeURIComponent(own))).toEqual({ chain: linksBefore(3), host: loopbackHost });

@@ -31,8 +31,14 @@ describe('platform crypto helpers', () => {
   });
 
   it('answers INTERNAL_ERROR naming SECRETS_KEY when it is missing or not 32 bytes', async () => {
-    await expect(encryptText({ SECRETS_KEY: undefined }, 'v', 'c')).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringContaining('not configured') });
-    await expect(encryptText({ SECRETS_KEY: btoa('short') }, 'v', 'c')).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringContaining('32 bytes') });
+    await expect(encryptText({ SECRETS_KEY: undefined }, 'v', 'c')).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('not configured'),
+    });
+    await expect(encryptText({ SECRETS_KEY: btoa('short') }, 'v', 'c')).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('32 bytes'),
+    });
     await expect(encryptText({ SECRETS_KEY: '%%%' }, 'v', 'c')).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
   });
 });

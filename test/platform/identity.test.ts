@@ -224,7 +224,12 @@ describe('external OIDC issuer', () => {
     const { project } = await projectWithIssuer();
     const token = await idp.sign({ sub: 'ext-user-1', email: 'dee@example.com', email_verified: true, name: 'Dee', access_group: 99 });
     const user = await verifyIdToken(env, project, token);
-    expect(user).toEqual({ user_id: 'ext-user-1', email: 'dee@example.com', access_group: 1, attributes: { email: 'dee@example.com', email_verified: true, name: 'Dee' } });
+    expect(user).toEqual({
+      user_id: 'ext-user-1',
+      email: 'dee@example.com',
+      access_group: 1,
+      attributes: { email: 'dee@example.com', email_verified: true, name: 'Dee' },
+    });
     expect(await loadUser(env, project.service_id, 'ext-user-1')).toEqual(user);
   });
 
@@ -274,16 +279,26 @@ describe('external OIDC issuer', () => {
       [{ notBefore: nowSeconds() + 3600 }, 'nbf'],
     ] as const) {
       const refused = verifyIdToken(env, project, await idp.sign({ sub: 'future' }, options));
-      await expect(refused).rejects.toMatchObject({ code: 'AUTH_REQUIRED', status: 401, message: expect.stringContaining(`"${claim}" claim lies in the future`) });
+      await expect(refused).rejects.toMatchObject({
+        code: 'AUTH_REQUIRED',
+        status: 401,
+        message: expect.stringContaining(`"${claim}" claim lies in the future`),
+      });
     }
-    const withinSkew = await idp.sign({ sub: 'skewed' }, { issuedAt: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10, notBefore: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10 });
+    const withinSkew = await idp.sign(
+      { sub: 'skewed' },
+      { issuedAt: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10, notBefore: nowSeconds() + CLOCK_TOLERANCE_SECONDS - 10 },
+    );
     expect((await verifyIdToken(env, project, withinSkew)).user_id).toBe('skewed');
   });
 
   it('refuses a future-issued token on the signed-in consume route with AUTH_REQUIRED and leaves no user behind', async () => {
     const idp = await identityProvider();
     const { created } = await projectWithIssuer();
-    const registered = await call('PUT', `/v1/projects/${created.service_id}/tickets/signed-only`, { token: created.owner_key, body: { count: 3, actions: [] } });
+    const registered = await call('PUT', `/v1/projects/${created.service_id}/tickets/signed-only`, {
+      token: created.owner_key,
+      body: { count: 3, actions: [] },
+    });
     expect(registered.status).toBe(201);
     const token = await idp.sign({ sub: 'from-the-future' }, { issuedAt: nowSeconds() + 3600 });
     const res = await call('POST', `/tpa/${created.service_id}/signed-only`, { authorization: `Bearer ${token}`, body: {} });
@@ -300,7 +315,10 @@ describe('external OIDC issuer', () => {
     const claims = JSON.stringify({ sub: 'deep', iss: ISSUER, aud: AUDIENCE, iat: nowSeconds(), exp: nowSeconds() + 600 });
     const deep = `${claims.slice(0, -1)},"profile":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const token = await new CompactSign(new TextEncoder().encode(deep)).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(idp.privateKey);
-    await expect(verifyIdToken(env, project, token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED', message: expect.stringContaining('nested deeper than 256 levels') });
+    await expect(verifyIdToken(env, project, token)).rejects.toMatchObject({
+      code: 'AUTH_REQUIRED',
+      message: expect.stringContaining('nested deeper than 256 levels'),
+    });
   });
 
   it('refuses a token of a project without an external issuer', async () => {

@@ -61,14 +61,17 @@ describe('each queued request runs in an invocation of its own', () => {
 });
 
 describe('each continuation runs in an invocation of its own', () => {
-  it("a resp-and-resume ticket consumed 200 times with a 2 s req after resp: every continuation finishes and is logged", async () => {
+  it('a resp-and-resume ticket consumed 200 times with a 2 s req after resp: every continuation finishes and is logged', async () => {
     const key = crypto.randomUUID();
     // The production outbound limit (10 s) for this test, not the suite's 2 s: 200 runs share 2 busy cores.
     const shortened = env.OUTBOUND_CALL_MS;
     env.OUTBOUND_CALL_MS = '10000';
     onTestFinished(() => void (env.OUTBOUND_CALL_MS = shortened));
     await registerTicket(project, 'slow-after-resp', {
-      actions: [{ act: 'resp', exe: { body: 'accepted', resume: '0m' } }, { act: 'req', exe: { url: `${origin}/delay/2000/${key}` } }],
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/delay/2000/${key}` } },
+      ],
     });
     for (let from = 0; from < 200; from += 20) {
       const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/tp/${project.service_id}/slow-after-resp`, { body: {} })));
@@ -185,7 +188,9 @@ async function seedOldRows(serviceId: string, timestamp: number, count: number, 
 
 async function oldRowsOf(serviceId: string): Promise<number> {
   const counts = await env.DB.batch<{ n: number }>(
-    ['ticket_logs', 'ticket_action_rows', 'user_consumptions'].map((table) => env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE service_id = ?`).bind(serviceId)),
+    ['ticket_logs', 'ticket_action_rows', 'user_consumptions'].map((table) =>
+      env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE service_id = ?`).bind(serviceId),
+    ),
   );
   return counts.reduce((sum, result) => sum + (result.results[0]?.n ?? 0), 0);
 }

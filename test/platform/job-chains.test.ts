@@ -79,17 +79,23 @@ describe('a queue served back to back', () => {
 });
 
 describe('continuations served back to back', () => {
-  it("500 resp-and-resume consumptions of one ticket: every continuation finished and logged", async () => {
+  it('500 resp-and-resume consumptions of one ticket: every continuation finished and logged', async () => {
     const key = crypto.randomUUID();
     await registerTicket(project, 'five-hundred', {
-      actions: [{ act: 'resp', exe: { body: 'accepted', resume: '0m' } }, { act: 'req', exe: { url: `${origin}/delay/0/${key}` } }],
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/delay/0/${key}` } },
+      ],
     });
     for (let from = 0; from < 500; from += 25) {
       const answers = await Promise.all(Array.from({ length: 25 }, () => call('POST', `/tp/${project.service_id}/five-hundred`, { body: {} })));
       for (const answer of answers) expect(answer.json).toBe('accepted');
     }
     const stub = ticketStub(env, project.service_id, 'five-hundred');
-    await vi.waitFor(async () => expect((await stub.scheduledJobs()).filter((job) => job.kind === 'continuation')).toEqual([]), { timeout: 90_000, interval: 250 });
+    await vi.waitFor(async () => expect((await stub.scheduledJobs()).filter((job) => job.kind === 'continuation')).toEqual([]), {
+      timeout: 90_000,
+      interval: 250,
+    });
     await settle(project, 'five-hundred');
     const logged = await loggedConsumptions(project, 'five-hundred');
     expect(logged).toHaveLength(500);

@@ -49,7 +49,10 @@ describe('owner routes authenticate the owner key', () => {
     const project = await newProject();
     const { id_token } = await mintUser(project);
     const [header, , signature] = id_token.split('.');
-    const otherPayload = btoa(JSON.stringify({ sub: 'someone-else', aud: project.service_id, iss: `svc-dev:${project.service_id}`, exp: 9999999999 })).replace(/=+$/, '');
+    const otherPayload = btoa(JSON.stringify({ sub: 'someone-else', aud: project.service_id, iss: `svc-dev:${project.service_id}`, exp: 9999999999 })).replace(
+      /=+$/,
+      '',
+    );
     for (const token of [`${header}.${otherPayload}.${signature}`, `${id_token}x`, 'not-a-token']) {
       const res = await call('GET', `/v1/projects/${project.service_id}/secrets`, { token });
       expect(res.status).toBe(401);

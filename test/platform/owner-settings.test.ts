@@ -14,7 +14,17 @@ const KEY = 'sr-key-never-answered-7f3a';
 const settings = (project: TestProject, body: unknown, token = project.owner_key) =>
   call('PATCH', `/v1/projects/${project.service_id}/settings`, { token, body });
 
-const OWNER_VIEW_KEYS = ['active', 'flood_limits', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id'];
+const OWNER_VIEW_KEYS = [
+  'active',
+  'flood_limits',
+  'identity',
+  'name',
+  'owner_id',
+  'plan',
+  'secure_request_destinations',
+  'secure_request_key_set',
+  'service_id',
+];
 
 describe("PATCH /v1/projects/{service_id}/settings: the owner changes its project's own settings", () => {
   afterEach(() => setJwksFetch(undefined));
@@ -25,7 +35,14 @@ describe("PATCH /v1/projects/{service_id}/settings: the owner changes its projec
     const res = await settings(project, { name: 'Shop', identity, secure_request_key: KEY, secure_request_destinations: ['https://api.example/v1'] });
     expect(res.status, res.text).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(OWNER_VIEW_KEYS);
-    expect(res.json).toMatchObject({ name: 'Shop', plan: 'standard', active: true, identity, secure_request_key_set: true, secure_request_destinations: ['https://api.example/v1'] });
+    expect(res.json).toMatchObject({
+      name: 'Shop',
+      plan: 'standard',
+      active: true,
+      identity,
+      secure_request_key_set: true,
+      secure_request_destinations: ['https://api.example/v1'],
+    });
     expect(res.text).not.toContain(KEY);
     const owner = await call('GET', '/v1/owner', { token: project.owner_key });
     expect(owner.json).toEqual(res.json);
@@ -35,7 +52,12 @@ describe("PATCH /v1/projects/{service_id}/settings: the owner changes its projec
 
   it('leaves fields left out as they are, and removes the key, identity and Destinations with null', async () => {
     const project = await newProject();
-    await settings(project, { name: 'Kept', identity: { issuer: ISSUER, audience: AUDIENCE, jwks_url: JWKS_URL }, secure_request_key: KEY, secure_request_destinations: ['https://api.example/'] });
+    await settings(project, {
+      name: 'Kept',
+      identity: { issuer: ISSUER, audience: AUDIENCE, jwks_url: JWKS_URL },
+      secure_request_key: KEY,
+      secure_request_destinations: ['https://api.example/'],
+    });
     const res = await settings(project, { identity: null, secure_request_key: null, secure_request_destinations: null });
     expect(res.json).toMatchObject({ name: 'Kept', identity: null, secure_request_key_set: false, secure_request_destinations: [] });
     expect(await loadSecureRequestSettings(env, project.service_id)).toEqual({ key: null, destinations: [] });
@@ -43,7 +65,10 @@ describe("PATCH /v1/projects/{service_id}/settings: the owner changes its projec
 
   it('refuses plan and active as unknown fields saying the operator changes them, changing nothing', async () => {
     const project = await newProject();
-    for (const body of [{ name: 'x', plan: 'premium' }, { name: 'x', active: false }]) {
+    for (const body of [
+      { name: 'x', plan: 'premium' },
+      { name: 'x', active: false },
+    ]) {
       const res = await settings(project, body);
       const field = 'plan' in body ? 'plan' : 'active';
       expect(res.status).toBe(400);
@@ -71,7 +96,14 @@ describe("PATCH /v1/projects/{service_id}/settings: the owner changes its projec
     setJwksFetch(fetchJwks);
     const project = await newProject();
     await registerTicket(project, 'signed-in', { actions: [] });
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('ext-1').setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('ext-1')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     const consume = () => call('POST', `/tpa/${project.service_id}/signed-in`, { token, body: {} });
 
     // Read once without an issuer: the consume path now holds the project (identity null) in its cache.

@@ -66,10 +66,30 @@ describe('projects (operator routes)', () => {
     const identity = { issuer: 'https://idp.example', audience: 'app', jwks_url: 'https://idp.example/jwks' };
     const res = await patchProject(created.service_id, { active: false, plan: 'premium', name: 'Renamed', identity, secure_request_key: 'srk-secret-1' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ service_id: created.service_id, owner_id: created.owner_id, active: false, plan: 'premium', name: 'Renamed', identity, secure_request_key_set: true });
+    expect(res.json).toMatchObject({
+      service_id: created.service_id,
+      owner_id: created.owner_id,
+      active: false,
+      plan: 'premium',
+      name: 'Renamed',
+      identity,
+      secure_request_key_set: true,
+    });
     expect(res.text).not.toContain('srk-secret-1');
     expect(res.text).not.toContain(created.owner_key);
-    expect(Object.keys(res.json).sort()).toEqual(['active', 'created', 'flood_limits', 'identity', 'name', 'owner_id', 'plan', 'secure_request_destinations', 'secure_request_key_set', 'service_id', 'updated']);
+    expect(Object.keys(res.json).sort()).toEqual([
+      'active',
+      'created',
+      'flood_limits',
+      'identity',
+      'name',
+      'owner_id',
+      'plan',
+      'secure_request_destinations',
+      'secure_request_key_set',
+      'service_id',
+      'updated',
+    ]);
   });
 
   it('leaves fields out of a change as they are', async () => {
@@ -81,7 +101,9 @@ describe('projects (operator routes)', () => {
   it('stores the secureRequest key encrypted and clears it with null', async () => {
     const created = await newProject();
     await patchProject(created.service_id, { secure_request_key: 'srk-value-42' });
-    const row = await env.DB.prepare('SELECT secure_request_key_enc FROM projects WHERE service_id = ?').bind(created.service_id).first<{ secure_request_key_enc: string }>();
+    const row = await env.DB.prepare('SELECT secure_request_key_enc FROM projects WHERE service_id = ?')
+      .bind(created.service_id)
+      .first<{ secure_request_key_enc: string }>();
     expect(row!.secure_request_key_enc).not.toContain('srk-value-42');
     expect((await loadSecureRequestSettings(env, created.service_id)).key).toBe('srk-value-42');
     const cleared = await patchProject(created.service_id, { secure_request_key: null });

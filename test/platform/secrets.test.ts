@@ -60,7 +60,10 @@ describe('secret keys', () => {
 
   it('replaces a secret key on PUT: new value and settings, same created time', async () => {
     const project = await newProject();
-    const first = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'one', access_group: 5, locked: true } });
+    const first = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, {
+      token: project.owner_key,
+      body: { value: 'one', access_group: 5, locked: true },
+    });
     const second = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'two' } });
     expect(second.json).toMatchObject({ created: first.json.created, access_group: 0, locked: false });
     expect((await loadSecretKey(env, project.service_id, 'K'))?.value).toBe('two');
@@ -68,8 +71,18 @@ describe('secret keys', () => {
 
   it('decrypts the value for the platform with loadSecretKey', async () => {
     const project = await newProject();
-    await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2 } });
-    expect(await loadSecretKey(env, project.service_id, 'K')).toEqual({ name: 'K', value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2, locked: false, limits: {} });
+    await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, {
+      token: project.owner_key,
+      body: { value: SECRET, destinations: ['http://localhost:8787/'], access_group: 2 },
+    });
+    expect(await loadSecretKey(env, project.service_id, 'K')).toEqual({
+      name: 'K',
+      value: SECRET,
+      destinations: ['http://localhost:8787/'],
+      access_group: 2,
+      locked: false,
+      limits: {},
+    });
     expect(await loadSecretKey(env, project.service_id, 'NOPE')).toBeNull();
     expect(await secretExists(env, project.service_id, 'K')).toBe(true);
     expect(await secretExists(env, project.service_id, 'NOPE')).toBe(false);
@@ -145,7 +158,13 @@ describe('secret keys', () => {
         token: project.owner_key,
         body: { value: SECRET, destinations: ['https://*.example.com/v1', destination] },
       });
-      expect([destination, res.status, res.json.code, res.json.message, res.json.detail]).toEqual([destination, 400, 'INVALID_PARAMETER', message, { field: 'destinations[1]' }]);
+      expect([destination, res.status, res.json.code, res.json.message, res.json.detail]).toEqual([
+        destination,
+        400,
+        'INVALID_PARAMETER',
+        message,
+        { field: 'destinations[1]' },
+      ]);
     }
     expect(await secretExists(env, project.service_id, 'K')).toBe(false);
   });
@@ -159,7 +178,10 @@ describe('secret keys', () => {
 
   it('answers INTERNAL_ERROR 500 saying the key is not configured when SECRETS_KEY is missing, storing nothing', async () => {
     const project = await newProject();
-    const res = await callWithEnv({ SECRETS_KEY: undefined }, 'PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: SECRET } });
+    const res = await callWithEnv({ SECRETS_KEY: undefined }, 'PUT', `/v1/projects/${project.service_id}/secrets/K`, {
+      token: project.owner_key,
+      body: { value: SECRET },
+    });
     expect(res.status).toBe(500);
     expect(res.json.code).toBe('INTERNAL_ERROR');
     expect(res.json.message).toMatch(/SECRETS_KEY.*not configured/);

@@ -17,7 +17,10 @@ describe('body validation', () => {
 
   it('names every unknown field and reports the first one as detail.field', async () => {
     const project = await newProject();
-    const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, { token: project.owner_key, body: { value: 'v', secretName: 'K', extra: 1 } });
+    const res = await call('PUT', `/v1/projects/${project.service_id}/secrets/K`, {
+      token: project.owner_key,
+      body: { value: 'v', secretName: 'K', extra: 1 },
+    });
     expect(res.json).toEqual({ code: 'INVALID_PARAMETER', message: 'Unknown field "secretName", "extra".', detail: { field: 'secretName' } });
   });
 
@@ -79,7 +82,10 @@ describe('body validation', () => {
         headers: { authorization: `Bearer ${project.owner_key}`, 'content-type': 'application/json' },
         body: stream,
       });
-      expect([res.status, await res.json()]).toEqual([400, { code: 'INVALID_PARAMETER', message: `Invalid "body": larger than ${MAX_BODY_BYTES} bytes.`, detail: { field: 'body' } }]);
+      expect([res.status, await res.json()]).toEqual([
+        400,
+        { code: 'INVALID_PARAMETER', message: `Invalid "body": larger than ${MAX_BODY_BYTES} bytes.`, detail: { field: 'body' } },
+      ]);
       expect(pulled.bytes).toBeLessThan(8 * MAX_BODY_BYTES);
     });
   });
@@ -122,7 +128,14 @@ describe('body validation', () => {
   });
 
   it('keeps every exported body schema representable as JSON Schema', () => {
-    const bodies = [schemas.CreateProjectBody, schemas.UpdateProjectBody, schemas.DevUserBody, schemas.SecretKeyBody, schemas.MailTemplateBody, schemas.NewsletterBody];
+    const bodies = [
+      schemas.CreateProjectBody,
+      schemas.UpdateProjectBody,
+      schemas.DevUserBody,
+      schemas.SecretKeyBody,
+      schemas.MailTemplateBody,
+      schemas.NewsletterBody,
+    ];
     for (const schema of bodies) {
       const json = z.toJSONSchema(schema) as { type: string; additionalProperties: boolean };
       expect(json.type).toBe('object');

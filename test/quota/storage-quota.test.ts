@@ -27,7 +27,9 @@ const dryRun = (p: TestProject) => call('POST', `/publ/check/${p.service_id}/${p
 
 /** The bytes a ticket's log last reported to D1; null when it never reported. */
 async function reported(p: TestProject, ticketId: string): Promise<number | null> {
-  const row = await env.DB.prepare('SELECT bytes FROM project_storage WHERE service_id = ? AND part = ?').bind(p.service_id, `ticket:${ticketId}`).first<{ bytes: number }>();
+  const row = await env.DB.prepare('SELECT bytes FROM project_storage WHERE service_id = ? AND part = ?')
+    .bind(p.service_id, `ticket:${ticketId}`)
+    .first<{ bytes: number }>();
   return row?.bytes ?? null;
 }
 
@@ -72,7 +74,9 @@ describe('storage quota: one project cannot fill what others need', () => {
     const refused = await consume(a, 0);
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ code: 'QUOTA_EXCEEDED', stage: 'ticket', detail: { quota_bytes: QUOTA } });
-    expect(refused.json.message).toMatch(new RegExp(`^The project's storage quota of ${QUOTA} bytes is used up \\(\\d+ bytes stored\\): clear ticket logs or raise the plan\\.$`));
+    expect(refused.json.message).toMatch(
+      new RegExp(`^The project's storage quota of ${QUOTA} bytes is used up \\(\\d+ bytes stored\\): clear ticket logs or raise the plan\\.$`),
+    );
     expect(refused.json.detail.stored_bytes).toBe(await reported(a, 'hook'));
     expect((await dryRun(a)).json).toMatchObject({ code: 'QUOTA_EXCEEDED', stage: 'ticket' });
 

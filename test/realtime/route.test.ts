@@ -52,7 +52,10 @@ describe('refusals', () => {
   it("an id token of another project's user is 401 AUTH_REQUIRED, on the URL and in the header", async () => {
     const stranger = await mintUser(otherProject);
     for (const opener of [{ token: stranger.id_token }, { authorization: `Bearer ${stranger.id_token}` }]) {
-      expect(await refusal(await upgradeRequest(project.service_id, { ...VISITOR, ...opener }))).toMatchObject({ status: 401, body: { code: 'AUTH_REQUIRED' } });
+      expect(await refusal(await upgradeRequest(project.service_id, { ...VISITOR, ...opener }))).toMatchObject({
+        status: 401,
+        body: { code: 'AUTH_REQUIRED' },
+      });
     }
   });
 
@@ -68,7 +71,10 @@ describe('refusals', () => {
 
   it('refuses the owner key on the URL (URLs reach logs) and takes it in the Authorization header', async () => {
     const onUrl = await refusal(await upgradeRequest(project.service_id, { ...VISITOR, token: project.owner_key }));
-    expect(onUrl).toEqual({ status: 401, body: { code: 'AUTH_REQUIRED', message: 'The owner key is not accepted on a URL: send it in the Authorization header.' } });
+    expect(onUrl).toEqual({
+      status: 401,
+      body: { code: 'AUTH_REQUIRED', message: 'The owner key is not accepted on a URL: send it in the Authorization header.' },
+    });
     const inHeader = await upgradeRequest(project.service_id, { ...VISITOR, authorization: `Bearer ${project.owner_key}` });
     expect(inHeader.status).toBe(101);
     inHeader.webSocket?.accept();
@@ -96,7 +102,7 @@ describe('the upgrade', () => {
     socket.close();
   });
 
-  it('an empty token on the URL is no credential: the socket is the visitor\'s, as with an empty Bearer header', async () => {
+  it("an empty token on the URL is no credential: the socket is the visitor's, as with an empty Bearer header", async () => {
     const group = newGroup();
     const socket = await openSocket(project, { ...VISITOR, token: '' });
     await joined(socket, group);

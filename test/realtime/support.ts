@@ -52,7 +52,9 @@ export class TestSocket {
   }
 
   send(frame: unknown): void {
-    this.ws.send(typeof frame === 'string' || frame instanceof ArrayBuffer || ArrayBuffer.isView(frame) ? (frame as string | ArrayBuffer) : JSON.stringify(frame));
+    this.ws.send(
+      typeof frame === 'string' || frame instanceof ArrayBuffer || ArrayBuffer.isView(frame) ? (frame as string | ArrayBuffer) : JSON.stringify(frame),
+    );
   }
 
   /** The next frame received (at most 5 s). */

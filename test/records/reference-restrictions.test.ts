@@ -18,8 +18,7 @@ beforeAll(async () => {
   carol = (await mintUser(project, { access_group: 3 })).user_id;
 });
 
-const pstr = (exe: Record<string, unknown>): Promise<ActionResult> =>
-  pstrAction.run(handBuiltRun(project, { act: 'pstr', exe } as TicketAction));
+const pstr = (exe: Record<string, unknown>): Promise<ActionResult> => pstrAction.run(handBuiltRun(project, { act: 'pstr', exe } as TicketAction));
 
 async function written(exe: Record<string, unknown>): Promise<any> {
   const result = await pstr(exe);
@@ -34,7 +33,8 @@ async function refused(exe: Record<string, unknown>) {
 }
 
 const referencingCount = async (recordId: string) =>
-  (await env.DB.prepare('SELECT COUNT(*) AS n FROM records WHERE service_id = ? AND reference = ?').bind(project.service_id, recordId).first<{ n: number }>())!.n;
+  (await env.DB.prepare('SELECT COUNT(*) AS n FROM records WHERE service_id = ? AND reference = ?').bind(project.service_id, recordId).first<{ n: number }>())!
+    .n;
 
 const poll = (source: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   written({ table: { name: 'polls', access_group: 'authorized' }, user_id: alice, source, ...extra });
@@ -82,9 +82,7 @@ describe('source restrictions, enforced when a later record references this one'
     const users = [alice, bob, carol, alice, bob, carol];
     const results = await Promise.all(users.map((user) => pstr(vote(target.record_id, user))));
     expect(results.filter((result) => result.ok)).toHaveLength(2);
-    expect(results.filter((result) => !result.ok).map((result) => !result.ok && result.failure.detail?.reason)).toEqual(
-      Array(4).fill('referencing_limit'),
-    );
+    expect(results.filter((result) => !result.ok).map((result) => !result.ok && result.failure.detail?.reason)).toEqual(Array(4).fill('referencing_limit'));
     expect(await referencingCount(target.record_id)).toBe(2);
   });
 
@@ -122,7 +120,7 @@ describe('source restrictions, enforced when a later record references this one'
     await written({ table: { name: 'notes', access_group: 0 }, reference: target.record_id });
   });
 
-  it('a record above the user\'s access group cannot be referenced by them', async () => {
+  it("a record above the user's access group cannot be referenced by them", async () => {
     const target = await written({ table: { name: 'staff', access_group: 3 }, user_id: carol });
     expect(await refused(vote(target.record_id, bob))).toMatchObject({ code: 'ACTION_FORBIDDEN', detail: { reason: 'no_access' } });
   });

@@ -105,8 +105,15 @@ describe('secureRequest with Destinations', () => {
     const { project, token } = await keyedProject();
     await setSecureDestinations(project, [`${origin}/echo`]);
     const paths = [uniquePath('/echo'), uniquePath('/echo'), uniquePath('/elsewhere')];
-    const res = await secureRequest(project, paths.map((path) => ({ url: `${origin}${path}` })), token);
-    expect([res.status, res.json]).toEqual([400, { code: 'INVALID_REQUEST', message: `[2].url: ${REFUSAL}`, detail: { field: '[2].url', refusal: 'not_listed' } }]);
+    const res = await secureRequest(
+      project,
+      paths.map((path) => ({ url: `${origin}${path}` })),
+      token,
+    );
+    expect([res.status, res.json]).toEqual([
+      400,
+      { code: 'INVALID_REQUEST', message: `[2].url: ${REFUSAL}`, detail: { field: '[2].url', refusal: 'not_listed' } },
+    ]);
     expect(res.text).not.toContain(KEY);
     for (const path of paths) expect(await received(path), path).toBe(0);
   });
@@ -130,7 +137,7 @@ describe('secureRequest with Destinations', () => {
     expect(await received(path)).toBe(0);
   });
 
-  it('the list holds without a key too: it is the project\'s, kept when the key is cleared', async () => {
+  it("the list holds without a key too: it is the project's, kept when the key is cleared", async () => {
     const { project, token } = await keyedProject();
     await setSecureDestinations(project, [`${origin}/echo`]);
     await setSecureKey(project, null);

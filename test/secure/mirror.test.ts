@@ -47,13 +47,13 @@ describe("what the customer's API receives", () => {
     expect(documented.safeParse(res.json).success).toBe(true);
   });
 
-  it("a key that is not whsec_ signs with its UTF-8 bytes; the documented raw Webhook verifies it", async () => {
+  it('a key that is not whsec_ signs with its UTF-8 bytes; the documented raw Webhook verifies it', async () => {
     await setSecureKey(project, PLAIN_KEY);
     const res = await secureRequest(project, { url: await verifyingApi(PLAIN_KEY) }, user.id_token);
     expect(res.json).toMatchObject({ statusCode: 200, response: { verified: true, payload: { data: null, api_key: '$SECURE_REQUEST_KEY' } } });
   });
 
-  it("an API holding another key refuses the signature; its 401 is the answer, not a failure", async () => {
+  it('an API holding another key refuses the signature; its 401 is the answer, not a failure', async () => {
     await setSecureKey(project, PLAIN_KEY);
     const res = await secureRequest(project, { url: await verifyingApi('whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD') }, user.id_token);
     expect(res.status).toBe(200);
@@ -67,7 +67,10 @@ describe("what the customer's API receives", () => {
     const echoed = res.json.response;
     expect(echoed).toMatchObject({ method: 'POST', path, headers: { 'content-type': 'application/json' } });
     expect(Object.keys(echoed.headers).filter((name) => name.startsWith('webhook-'))).toEqual([]);
-    expect(JSON.parse(echoed.body)).toEqual({ user: { user_id: user.user_id, access_group: 5, email: 'ada@example.com', tier: 'pro', locale: 'KR' }, data: [1, 'two'] });
+    expect(JSON.parse(echoed.body)).toEqual({
+      user: { user_id: user.user_id, access_group: 5, email: 'ada@example.com', tier: 'pro', locale: 'KR' },
+      data: [1, 'two'],
+    });
     expect(await received(path)).toBe(1);
   });
 
@@ -82,15 +85,31 @@ describe("what the customer's API receives", () => {
 
 describe('answers', () => {
   it('a body that is not JSON is answered as its text; a redirect is not followed: the 302 is the answer', async () => {
-    expect((await secureRequest(project, { url: `${origin}/sized/5` }, user.id_token)).json).toEqual({ response: 'xxxxx', statusCode: 200, url: `${origin}/sized/5` });
-    expect((await secureRequest(project, { url: `${origin}/redirect` }, user.id_token)).json).toEqual({ response: 'moved', statusCode: 302, url: `${origin}/redirect` });
+    expect((await secureRequest(project, { url: `${origin}/sized/5` }, user.id_token)).json).toEqual({
+      response: 'xxxxx',
+      statusCode: 200,
+      url: `${origin}/sized/5`,
+    });
+    expect((await secureRequest(project, { url: `${origin}/redirect` }, user.id_token)).json).toEqual({
+      response: 'moved',
+      statusCode: 302,
+      url: `${origin}/redirect`,
+    });
   });
 
   it("an array answers an array in the order of the requests, each with the destination's own status and the url as written", async () => {
     const urls = [`${origin}/echo-status/201`, `${origin}/echo-status/404`, `${origin}/sized/3#fragment`];
-    const res = await secureRequest(project, urls.map((url) => ({ url })), user.id_token);
+    const res = await secureRequest(
+      project,
+      urls.map((url) => ({ url })),
+      user.id_token,
+    );
     expect(res.status).toBe(200);
-    expect(res.json.map((answer: { statusCode: number; url: string }) => [answer.statusCode, answer.url])).toEqual([[201, urls[0]], [404, urls[1]], [200, urls[2]]]);
+    expect(res.json.map((answer: { statusCode: number; url: string }) => [answer.statusCode, answer.url])).toEqual([
+      [201, urls[0]],
+      [404, urls[1]],
+      [200, urls[2]],
+    ]);
     expect(res.json[2].response).toBe('xxx');
     expect(documented.safeParse(res.json).success).toBe(true);
   });
@@ -99,7 +118,11 @@ describe('answers', () => {
 describe('order: sync waits for the request before it; the others run in parallel', () => {
   it('requests without sync are all in flight at once (three held at a gate together)', async () => {
     const gate = crypto.randomUUID();
-    const call = secureRequest(project, [1, 2, 3].map(() => ({ url: `${origin}/gate/hold/${gate}` })), user.id_token);
+    const call = secureRequest(
+      project,
+      [1, 2, 3].map(() => ({ url: `${origin}/gate/hold/${gate}` })),
+      user.id_token,
+    );
     await heldAtGate(gate, 3);
     await fetch(`${origin}/gate/open/${gate}`);
     expect((await call).json.map((answer: { response: unknown }) => answer.response)).toEqual([{ released: true }, { released: true }, { released: true }]);
@@ -124,7 +147,11 @@ describe('order: sync waits for the request before it; the others run in paralle
 
   it('a chain of sync requests arrives one at a time, each after the one before it finished, in order', async () => {
     const key = crypto.randomUUID();
-    const res = await secureRequest(project, [1, 2, 3, 4].map((n) => ({ url: `${origin}/seq/${key}/${n}`, sync: n > 1 })), user.id_token);
+    const res = await secureRequest(
+      project,
+      [1, 2, 3, 4].map((n) => ({ url: `${origin}/seq/${key}/${n}`, sync: n > 1 })),
+      user.id_token,
+    );
     expect(res.json.map((answer: { response: unknown }) => answer.response)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(await loopback(`/seq-state/${key}`)).toMatchObject({ order: [1, 2, 3, 4], maxInFlight: 1, inFlight: 0 });
   });

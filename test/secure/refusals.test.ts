@@ -64,17 +64,33 @@ describe('who may call', () => {
 
 describe('refused before anything is sent', () => {
   it('100 requests in one call are INVALID_PARAMETER (at most 50)', async () => {
-    await expectRefused(([a, b, c]) => Array.from({ length: 100 }, (_, i) => ({ url: [a, b, c][i % 3] })), invalid('body', /at most 50 requests in one call; this one has 100/));
+    await expectRefused(
+      ([a, b, c]) => Array.from({ length: 100 }, (_, i) => ({ url: [a, b, c][i % 3] })),
+      invalid('body', /at most 50 requests in one call; this one has 100/),
+    );
   });
 
   it('a private address is INVALID_REQUEST naming the url; every url is checked before any is sent', async () => {
     env.ALLOW_PRIVATE_DESTINATIONS = 'false';
-    await expectRefused(([a, b]) => [{ url: a }, { url: b }], { status: 400, code: 'INVALID_REQUEST', field: '[0].url', message: /not a public address: 127\.0\.0\.1 is a loopback address/ });
-    await expectRefused(([a]) => ({ url: a.replace('127.0.0.1', 'localhost') }), { status: 400, code: 'INVALID_REQUEST', field: 'url', message: /local-only name|not a public hostname/ });
+    await expectRefused(([a, b]) => [{ url: a }, { url: b }], {
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: '[0].url',
+      message: /not a public address: 127\.0\.0\.1 is a loopback address/,
+    });
+    await expectRefused(([a]) => ({ url: a.replace('127.0.0.1', 'localhost') }), {
+      status: 400,
+      code: 'INVALID_REQUEST',
+      field: 'url',
+      message: /local-only name|not a public hostname/,
+    });
   });
 
   it('an invalid url in the last request refuses the whole call: the requests before it are not sent', async () => {
-    await expectRefused(([a, b, c]) => [{ url: a }, { url: b }, { url: c.replace('http://', 'http://user:password@') }], invalid('[2].url', /user name or password/));
+    await expectRefused(
+      ([a, b, c]) => [{ url: a }, { url: b }, { url: c.replace('http://', 'http://user:password@') }],
+      invalid('[2].url', /user name or password/),
+    );
     await expectRefused(([a, b]) => [{ url: a }, { url: b }, { url: 'javascript:alert(1)' }], invalid('[2].url', /absolute http/));
   });
 
@@ -117,16 +133,29 @@ describe('failures once sent: clear errors, never a 500, never the key', () => {
   });
 
   it('in an array, the request whose answer is 10 MB answers its error in its place; the others answer', async () => {
-    const res = await secureRequest(project, [{ url: `${origin}/sized/2` }, { url: `${origin}/sized/10000000` }, { url: `${origin}/echo-status/404` }], user.id_token);
+    const res = await secureRequest(
+      project,
+      [{ url: `${origin}/sized/2` }, { url: `${origin}/sized/10000000` }, { url: `${origin}/echo-status/404` }],
+      user.id_token,
+    );
     expect(res.status).toBe(200);
     expect(res.json[0]).toEqual({ response: 'xx', statusCode: 200, url: `${origin}/sized/2` });
-    expect(res.json[1]).toEqual({ response: null, statusCode: 0, url: `${origin}/sized/10000000`, error: { code: 'REQUEST_FAILED', message: 'The response is larger than 1048576 bytes.' } });
+    expect(res.json[1]).toEqual({
+      response: null,
+      statusCode: 0,
+      url: `${origin}/sized/10000000`,
+      error: { code: 'REQUEST_FAILED', message: 'The response is larger than 1048576 bytes.' },
+    });
     expect(res.json[2].statusCode).toBe(404);
     expect(res.text).not.toContain(KEY);
   });
 
   it('a call of 50 requests shares 8 MiB of answers: each may read 167,772 bytes', async () => {
-    const res = await secureRequest(project, [{ url: `${origin}/sized/167772` }, { url: `${origin}/sized/167773` }, ...Array.from({ length: 48 }, () => ({ url: `${origin}/sized/1` }))], user.id_token);
+    const res = await secureRequest(
+      project,
+      [{ url: `${origin}/sized/167772` }, { url: `${origin}/sized/167773` }, ...Array.from({ length: 48 }, () => ({ url: `${origin}/sized/1` }))],
+      user.id_token,
+    );
     expect(res.json[0].statusCode).toBe(200);
     expect(res.json[1].error).toEqual({ code: 'REQUEST_FAILED', message: 'The response is larger than 167772 bytes.' });
   });

@@ -35,7 +35,9 @@ async function consumeAt(origin: string, path: string, body: string, headers: Re
 
 /** Twilio's signature of a form delivery to `url` (its documented scheme, checked against the twilio library in extension-presets.test.ts). */
 function twilioSigned(url: string, params: Record<string, string>) {
-  const data = Object.keys(params).sort().reduce((acc, key) => acc + key + params[key], url);
+  const data = Object.keys(params)
+    .sort()
+    .reduce((acc, key) => acc + key + params[key], url);
   return createHmac('sha1', TWILIO_TOKEN).update(data).digest('base64');
 }
 
@@ -98,7 +100,10 @@ describe('consuming with a URL signature (Twilio)', () => {
 
   it('with public_url, verifies the URL the provider called though the request arrives at another host (proxy, custom domain)', async () => {
     const publicUrl = `https://hooks.example.com/twilio/${project.service_id}`;
-    await registerTicket(project, 'twilio-proxied', { condition: { signature: { secretName: 'twilio_token', ...preset('twilio'), public_url: publicUrl } }, actions: [] });
+    await registerTicket(project, 'twilio-proxied', {
+      condition: { signature: { secretName: 'twilio_token', ...preset('twilio'), public_url: publicUrl } },
+      actions: [],
+    });
     const signature = twilioSigned(`${publicUrl}?channel=sms`, params);
     const res = await consumeAt('https://svc.test', `/tp/${project.service_id}/twilio-proxied?channel=sms`, form, formHeaders(signature));
     expect(res.status).toBe(200);
@@ -107,9 +112,15 @@ describe('consuming with a URL signature (Twilio)', () => {
   it("a dry run (check) takes the sample as sent to the ticket's /tp URL at the host asked", async () => {
     const url = `https://svc.test/tp/${project.service_id}/twilio?channel=sms`;
     const check = (signature: string) =>
-      call('POST', `/v1/projects/${project.service_id}/tickets/twilio/check`, { token: project.owner_key, body: { headers: formHeaders(signature), body: form, query: { channel: 'sms' } } });
+      call('POST', `/v1/projects/${project.service_id}/tickets/twilio/check`, {
+        token: project.owner_key,
+        body: { headers: formHeaders(signature), body: form, query: { channel: 'sms' } },
+      });
     expect((await check(twilioSigned(url, params))).json).toMatchObject({ passed: true });
-    expect((await check(twilioSigned(url.replace('svc.test', 'other.example'), params))).json).toMatchObject({ passed: false, error: { code: 'CONDITION_FAILED' } });
+    expect((await check(twilioSigned(url.replace('svc.test', 'other.example'), params))).json).toMatchObject({
+      passed: false,
+      error: { code: 'CONDITION_FAILED' },
+    });
   });
 
   it('the log keeps the URL, so a re-check verifies again', async () => {
@@ -118,24 +129,37 @@ describe('consuming with a URL signature (Twilio)', () => {
     await flushLogs(project.service_id, 'twilio');
     const consumeId = String(consumed.json.tkid).split('#')[2];
     const rows = (await getTickets(project, { ticket_id: '#twilio#' })).json.list as Record<string, any>[];
-    expect(rows.find((r) => r.consume_id === consumeId)?.request).toMatchObject({ url: `https://svc.test/tp/${project.service_id}/twilio`, search: '?again=1' });
+    expect(rows.find((r) => r.consume_id === consumeId)?.request).toMatchObject({
+      url: `https://svc.test/tp/${project.service_id}/twilio`,
+      search: '?again=1',
+    });
     const recheck = await call('POST', `/v1/projects/${project.service_id}/tickets/twilio/log/${consumeId}/recheck`, { token: project.owner_key });
     expect(recheck.json).toMatchObject({ passed: true });
   });
 });
 
 describe('scheme inference from a captured request and a Secret Key name', () => {
-  const match = (body: Record<string, unknown>) => call('POST', `/v1/projects/${project.service_id}/signature-presets/match`, { token: project.owner_key, body });
+  const match = (body: Record<string, unknown>) =>
+    call('POST', `/v1/projects/${project.service_id}/signature-presets/match`, { token: project.owner_key, body });
   const deliveries = inject('extensionDeliveries');
 
-  it.each(['twilio', 'square', 'hubspot-v3', 'discord', 'sendgrid'])('a %s delivery signed by its library is matched to its preset, judged at its delivery time', async (id) => {
-    const delivery = deliveries[id];
-    await putSecret(project, `match_${id.replace(/-/g, '_')}`, delivery.secret);
-    const res = await match({ secretName: `match_${id.replace(/-/g, '_')}`, headers: delivery.headers, body: delivery.body, url: delivery.url, received_at: delivery.signedAtMs });
-    expect(res.status).toBe(200);
-    expect(res.json.matching.map((m: { id: string }) => m.id)).toEqual([id]);
-    expect(JSON.stringify(res.json)).not.toContain(delivery.secret);
-  });
+  it.each(['twilio', 'square', 'hubspot-v3', 'discord', 'sendgrid'])(
+    'a %s delivery signed by its library is matched to its preset, judged at its delivery time',
+    async (id) => {
+      const delivery = deliveries[id];
+      await putSecret(project, `match_${id.replace(/-/g, '_')}`, delivery.secret);
+      const res = await match({
+        secretName: `match_${id.replace(/-/g, '_')}`,
+        headers: delivery.headers,
+        body: delivery.body,
+        url: delivery.url,
+        received_at: delivery.signedAtMs,
+      });
+      expect(res.status).toBe(200);
+      expect(res.json.matching.map((m: { id: string }) => m.id)).toEqual([id]);
+      expect(JSON.stringify(res.json)).not.toContain(delivery.secret);
+    },
+  );
 
   it('without the URL a URL-signed delivery matches nothing; an unknown Secret Key is INVALID_PARAMETER', async () => {
     const delivery = deliveries.square;
@@ -163,7 +187,12 @@ describe('"why did my signature fail?": the diagnosis of a logged consumption', 
     expect(res.json.signature).toMatchObject({
       verified: false,
       result: expect.stringContaining('timestamp'),
-      trace: { source: { header: 'X-Signature-Ed25519', found: true }, signature_candidates: 1, decoded_lengths: [64], timestamp: { fresh: false, tolerance: 300 } },
+      trace: {
+        source: { header: 'X-Signature-Ed25519', found: true },
+        signature_candidates: 1,
+        decoded_lengths: [64],
+        timestamp: { fresh: false, tolerance: 300 },
+      },
     });
     expect(res.json.signature.trace.timestamp.age_seconds).toBeGreaterThan(3500);
     // Stale by the ticket's tolerance, so no preset with a freshness check matches either.
@@ -173,7 +202,13 @@ describe('"why did my signature fail?": the diagnosis of a logged consumption', 
   });
 
   it('an item that holds a signature but matches no part, or a capture of one, is never shown', async () => {
-    const signature = { secretName: 'twilio_token', header: 'X-Sig', separator: ',', parts: ['t=${timestamp}', 'v2=${signature}'], signed: '${timestamp}.${body}' };
+    const signature = {
+      secretName: 'twilio_token',
+      header: 'X-Sig',
+      separator: ',',
+      parts: ['t=${timestamp}', 'v2=${signature}'],
+      signed: '${timestamp}.${body}',
+    };
     await registerTicket(project, 'masked', { condition: { signature }, actions: [] });
     const sent = createHmac('sha256', TWILIO_TOKEN).update('100.{}').digest('hex');
     await consumeAt('https://svc.test', `/tp/${project.service_id}/masked`, '{}', { 'x-sig': `t=100,v1=${sent}` });
@@ -191,7 +226,11 @@ describe('"why did my signature fail?": the diagnosis of a logged consumption', 
     const res = await diagnose('discord-diag', await lastConsumeId('discord-diag'));
     const signedText = `${headers['x-signature-timestamp']}${tampered}`;
     const digest = hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(signedText)));
-    expect(res.json.signature).toMatchObject({ verified: false, result: 'no signature verifies with this key', trace: { key: 'usable', signed: { length: signedText.length, sha256: digest } } });
+    expect(res.json.signature).toMatchObject({
+      verified: false,
+      result: 'no signature verifies with this key',
+      trace: { key: 'usable', signed: { length: signedText.length, sha256: digest } },
+    });
   });
 
   it('scheme inference: a request the ticket does not expect, checked with a Secret Key name, names the preset that verifies it', async () => {

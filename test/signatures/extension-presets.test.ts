@@ -22,11 +22,24 @@ async function localDeliveries(): Promise<Record<string, ProviderDelivery>> {
   const mailgunKey = 'key-mailgun-signing-0000';
   const token = 'a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0';
   const timestamp = String(NOW_SECONDS);
-  const mailgunBody = JSON.stringify({ signature: { timestamp, token, signature: hex(mailgunKey, timestamp + token) }, 'event-data': { event: 'delivered', id: 'ev-1' } });
-  const mailgunForm = new URLSearchParams({ timestamp, token, signature: hex(mailgunKey, timestamp + token), recipient: 'a@example.com', event: 'delivered' }).toString();
+  const mailgunBody = JSON.stringify({
+    signature: { timestamp, token, signature: hex(mailgunKey, timestamp + token) },
+    'event-data': { event: 'delivered', id: 'ev-1' },
+  });
+  const mailgunForm = new URLSearchParams({
+    timestamp,
+    token,
+    signature: hex(mailgunKey, timestamp + token),
+    recipient: 'a@example.com',
+    event: 'delivered',
+  }).toString();
   const linearBody = JSON.stringify({ action: 'create', type: 'Issue', data: { id: 'iss_1' }, webhookTimestamp: NOW_MS });
 
-  const rsa = (await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const rsa = (await crypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  )) as CryptoKeyPair;
   const spki = new Uint8Array((await crypto.subtle.exportKey('spki', rsa.publicKey)) as ArrayBuffer);
   const pem = `-----BEGIN PUBLIC KEY-----\n${btoa(String.fromCharCode(...spki)).replace(/(.{64})/g, '$1\n')}\n-----END PUBLIC KEY-----\n`;
   const rsaSignature = new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', rsa.privateKey, new TextEncoder().encode(JSON_BODY)));
@@ -35,7 +48,12 @@ async function localDeliveries(): Promise<Record<string, ProviderDelivery>> {
   return {
     mailgun: { ...base, secret: mailgunKey, headers: { 'Content-Type': 'application/json' }, body: mailgunBody },
     'mailgun-form': { ...base, secret: mailgunKey, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: mailgunForm },
-    'linear-with-timestamp': { ...base, secret: 'lin_wh_secret', headers: { 'Linear-Signature': hex('lin_wh_secret', linearBody), 'Content-Type': 'application/json' }, body: linearBody },
+    'linear-with-timestamp': {
+      ...base,
+      secret: 'lin_wh_secret',
+      headers: { 'Linear-Signature': hex('lin_wh_secret', linearBody), 'Content-Type': 'application/json' },
+      body: linearBody,
+    },
     'rsa-sha256-body': { ...base, secret: pem, headers: { 'X-Signature': btoa(String.fromCharCode(...rsaSignature)) }, body: JSON_BODY },
   };
 }
@@ -55,7 +73,14 @@ const configOf = (id: string): SignatureConfig => ({ secretName: 'provider_key',
  */
 function tamper(id: string, body: string): string {
   if (id.startsWith('mailgun')) return body.replace('a8ce0edb', 'b8ce0edb');
-  for (const [from, to] of [['1200', '1'], ['delivered', 'bounced'], ['"create"', '"remove"'], ['hello', 'hellO'], ['Hello', 'HELLO']]) if (body.includes(from)) return body.replace(from, to);
+  for (const [from, to] of [
+    ['1200', '1'],
+    ['delivered', 'bounced'],
+    ['"create"', '"remove"'],
+    ['hello', 'hellO'],
+    ['Hello', 'HELLO'],
+  ])
+    if (body.includes(from)) return body.replace(from, to);
   return `${body} `;
 }
 
@@ -75,21 +100,26 @@ describe('extension presets verify deliveries signed as their providers sign', (
     expect(tampered).not.toBe(delivery.body);
     expect(await verifySignature(config, requestOf(delivery, tampered), delivery.secret, delivery.signedAtMs)).toBe(false);
     const other = deliveries[id === 'discord' ? 'sendgrid' : 'discord'].secret;
-    expect(await verifySignature(config, requestOf(delivery), config.algorithm.startsWith('sha') ? `${delivery.secret}x` : other, delivery.signedAtMs)).toBe(false);
+    expect(await verifySignature(config, requestOf(delivery), config.algorithm.startsWith('sha') ? `${delivery.secret}x` : other, delivery.signedAtMs)).toBe(
+      false,
+    );
   });
 
-  it.each(EXTENSION_PRESETS.filter((p) => p.signature?.timestamp).map((p) => [p.id] as const))('%s: a delivery older than the tolerance is refused', async (id) => {
-    const delivery = deliveries[id];
-    const config = configOf(id);
-    const late = delivery.signedAtMs + (config.tolerance! + 1) * 1000;
-    expect(await verifySignature(config, requestOf(delivery), delivery.secret, late)).toBe(false);
-  });
+  it.each(EXTENSION_PRESETS.filter((p) => p.signature?.timestamp).map((p) => [p.id] as const))(
+    '%s: a delivery older than the tolerance is refused',
+    async (id) => {
+      const delivery = deliveries[id];
+      const config = configOf(id);
+      const late = delivery.signedAtMs + (config.tolerance! + 1) * 1000;
+      expect(await verifySignature(config, requestOf(delivery), delivery.secret, late)).toBe(false);
+    },
+  );
 
   it.each(EXTENSION_PRESETS.map((p) => [p.id] as const))('%s: registers as a ticket condition unchanged (its stored form)', (id) => {
     expect(normalizeSignature(configOf(id), 'condition.signature', [])).toEqual(configOf(id));
   });
 
-  it("twilio: its JSON-body variant (bodySHA256 in the URL) verifies with the same preset; a body that does not match bodySHA256 is refused", async () => {
+  it('twilio: its JSON-body variant (bodySHA256 in the URL) verifies with the same preset; a body that does not match bodySHA256 is refused', async () => {
     const delivery = deliveries['twilio-json'];
     const config = configOf('twilio');
     expect(await verifySignature(config, requestOf(delivery), delivery.secret, NOW_MS)).toBe(true);

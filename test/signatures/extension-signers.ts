@@ -52,7 +52,14 @@ async function deliveries(): Promise<ProviderDeliveries> {
     const signature = twilio.getExpectedTwilioSignature(token, url, params);
     assertAccepted('twilio (form)', twilio.validateRequest(token, signature, url, params));
     const body = new URLSearchParams(params).toString();
-    out.twilio = { secret: token, url, method: 'POST', headers: { 'X-Twilio-Signature': signature, 'Content-Type': 'application/x-www-form-urlencoded' }, body, signedAtMs: NOW_MS };
+    out.twilio = {
+      secret: token,
+      url,
+      method: 'POST',
+      headers: { 'X-Twilio-Signature': signature, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+      signedAtMs: NOW_MS,
+    };
   }
   // Twilio, JSON body: the URL carries bodySHA256 (hex SHA-256 of the body) and alone is signed.
   {
@@ -61,15 +68,34 @@ async function deliveries(): Promise<ProviderDeliveries> {
     const url = `https://hooks.example.com/tp/svc1/events?bodySHA256=${bodyHash}`;
     const signature = twilio.getExpectedTwilioSignature(token, url, {});
     assertAccepted('twilio (JSON)', twilio.validateRequestWithBody(token, signature, url, JSON_BODY));
-    out['twilio-json'] = { secret: token, url, method: 'POST', headers: { 'X-Twilio-Signature': signature, 'Content-Type': 'application/json' }, body: JSON_BODY, signedAtMs: NOW_MS };
+    out['twilio-json'] = {
+      secret: token,
+      url,
+      method: 'POST',
+      headers: { 'X-Twilio-Signature': signature, 'Content-Type': 'application/json' },
+      body: JSON_BODY,
+      signedAtMs: NOW_MS,
+    };
   }
   // Square: base64 HMAC-SHA256 of the notification URL followed by the body (Square's helper only verifies).
   {
     const key = 'sq0wbs-signature-key-example';
     const url = 'https://hooks.example.com/tp/svc1/square';
-    const signature = createHmac('sha256', key).update(url + JSON_BODY).digest('base64');
-    assertAccepted('square', await WebhooksHelper.verifySignature({ requestBody: JSON_BODY, signatureHeader: signature, signatureKey: key, notificationUrl: url }));
-    out.square = { secret: key, url, method: 'POST', headers: { 'X-Square-HmacSha256-Signature': signature, 'Content-Type': 'application/json' }, body: JSON_BODY, signedAtMs: NOW_MS };
+    const signature = createHmac('sha256', key)
+      .update(url + JSON_BODY)
+      .digest('base64');
+    assertAccepted(
+      'square',
+      await WebhooksHelper.verifySignature({ requestBody: JSON_BODY, signatureHeader: signature, signatureKey: key, notificationUrl: url }),
+    );
+    out.square = {
+      secret: key,
+      url,
+      method: 'POST',
+      headers: { 'X-Square-HmacSha256-Signature': signature, 'Content-Type': 'application/json' },
+      body: JSON_BODY,
+      signedAtMs: NOW_MS,
+    };
   }
   // HubSpot v3: base64 HMAC-SHA256 of method + URL + body + timestamp (ms).
   {
@@ -90,19 +116,39 @@ async function deliveries(): Promise<ProviderDeliveries> {
   {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const publicHex = (publicKey.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('hex');
-    const body = JSON.stringify({ type: 2, id: '1190000000000000000', application_id: '1180000000000000000', data: { name: 'hello' }, token: 'interaction-token' });
+    const body = JSON.stringify({
+      type: 2,
+      id: '1190000000000000000',
+      application_id: '1180000000000000000',
+      data: { name: 'hello' },
+      token: 'interaction-token',
+    });
     const timestamp = String(NOW_SECONDS);
     const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
     assertAccepted('discord', await verifyKey(body, signature, timestamp, publicHex));
-    out.discord = { secret: publicHex, url: 'https://hooks.example.com/tp/svc1/discord', method: 'POST', headers: { 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp, 'Content-Type': 'application/json' }, body, signedAtMs: NOW_MS };
+    out.discord = {
+      secret: publicHex,
+      url: 'https://hooks.example.com/tp/svc1/discord',
+      method: 'POST',
+      headers: { 'X-Signature-Ed25519': signature, 'X-Signature-Timestamp': timestamp, 'Content-Type': 'application/json' },
+      body,
+      signedAtMs: NOW_MS,
+    };
 
     // The PING Discord sends to an interactions endpoint before saving it (its docs, "Receiving an
     // interaction"), signed with the same key and checked by verifyKey; a test signs it again at its
     // own time with the key (Ed25519 signatures are deterministic, so it can check it signs alike).
-    const ping = JSON.stringify({ type: 1, id: '1170826040441561118', application_id: '1170824891374231552', token: 'aW50ZXJhY3Rpb246MTE3MDgyNjA0MDQ0MTU2MTExODpzU0lEaEtNUlBj', version: 1 });
+    const ping = JSON.stringify({
+      type: 1,
+      id: '1170826040441561118',
+      application_id: '1170824891374231552',
+      token: 'aW50ZXJhY3Rpb246MTE3MDgyNjA0MDQ0MTU2MTExODpzU0lEaEtNUlBj',
+      version: 1,
+    });
     const pingSignature = sign(null, Buffer.from(timestamp + ping), privateKey).toString('hex');
     assertAccepted('discord (PING)', await verifyKey(ping, pingSignature, timestamp, publicHex));
-    if (await verifyKey(ping.replace('"type":1', '"type":2'), pingSignature, timestamp, publicHex)) throw new Error('extension-signers: discord-interactions accepted a changed PING');
+    if (await verifyKey(ping.replace('"type":1', '"type":2'), pingSignature, timestamp, publicHex))
+      throw new Error('extension-signers: discord-interactions accepted a changed PING');
     out['discord-ping'] = {
       secret: publicHex,
       url: 'https://hooks.example.com/tp/svc1/discord',

@@ -46,7 +46,12 @@ describe('${url}: the URL the provider called', () => {
     expect(await verifySignature(config, request('http://internal:8787/tp/svc1/square'), square.secret, NOW_MS)).toBe(true);
     const hubspot = deliveries['hubspot-v3'];
     const [path, query] = hubspot.url.split('?');
-    const proxied: SignedRequest = { rawBody: bytes(hubspot.body), method: 'POST', headers: lower(hubspot.headers), url: `https://svc.workers.dev/tp/svc1/hubspot?${query}` };
+    const proxied: SignedRequest = {
+      rawBody: bytes(hubspot.body),
+      method: 'POST',
+      headers: lower(hubspot.headers),
+      url: `https://svc.workers.dev/tp/svc1/hubspot?${query}`,
+    };
     expect(await verifySignature({ ...preset('hubspot-v3'), public_url: path }, proxied, hubspot.secret, NOW_MS)).toBe(true);
     expect(await verifySignature(preset('hubspot-v3'), proxied, hubspot.secret, NOW_MS)).toBe(false);
   });
@@ -59,13 +64,18 @@ describe('${url}: the URL the provider called', () => {
 describe('${field:path} and field: values and signatures in the body', () => {
   const key = 'mg-key';
   const mailgun = (body: unknown) => ({ rawBody: bytes(JSON.stringify(body)), method: 'POST', headers: { 'content-type': 'application/json' } });
-  const signed = (timestamp: string, token: string) => createHmac('sha256', key).update(timestamp + token).digest('hex');
+  const signed = (timestamp: string, token: string) =>
+    createHmac('sha256', key)
+      .update(timestamp + token)
+      .digest('hex');
 
   it('reads nested JSON members; a missing field, an object or null has no value and fails', async () => {
     const ts = String(NOW_MS / 1000);
     expect(await verifySignature(preset('mailgun'), mailgun({ signature: { timestamp: ts, token: 't', signature: signed(ts, 't') } }), key, NOW_MS)).toBe(true);
     expect(await verifySignature(preset('mailgun'), mailgun({ signature: { timestamp: ts, signature: signed(ts, 't') } }), key, NOW_MS)).toBe(false);
-    expect(await verifySignature(preset('mailgun'), mailgun({ signature: { timestamp: ts, token: null, signature: signed(ts, 'null') } }), key, NOW_MS)).toBe(false);
+    expect(await verifySignature(preset('mailgun'), mailgun({ signature: { timestamp: ts, token: null, signature: signed(ts, 'null') } }), key, NOW_MS)).toBe(
+      false,
+    );
     expect(await verifySignature(preset('mailgun'), mailgun({ other: 1 }), key, NOW_MS)).toBe(false);
     expect(await verifySignature(preset('mailgun'), { rawBody: bytes('not json'), method: 'POST', headers: {} }, key, NOW_MS)).toBe(false);
   });
@@ -144,7 +154,10 @@ describe('registration of the extensions; the spec-defined refusals stay', () =>
     const checks: { path: string; message: string; exists: (l: any) => Promise<boolean> }[] = [];
     normalizeSignature({ ...base, algorithm: 'ed25519' } as SignatureInput, 'condition.signature', checks as never);
     expect(checks.map((c) => c.path)).toEqual(['condition.signature.secretName', 'condition.signature.secretName']);
-    const lookups = (value: string) => ({ secretExists: async () => true, publicKeyUsable: async (_: string, alg: 'ed25519') => (await importPublicKey(alg, value)) !== undefined });
+    const lookups = (value: string) => ({
+      secretExists: async () => true,
+      publicKeyUsable: async (_: string, alg: 'ed25519') => (await importPublicKey(alg, value)) !== undefined,
+    });
     expect(await checks[1].exists(lookups(deliveries.discord.secret))).toBe(true);
     expect(await checks[1].exists(lookups(deliveries.sendgrid.secret))).toBe(false);
     expect(checks[1].message).toContain('Ed25519 public key');

@@ -18,14 +18,27 @@ const ZOOM_SECRET = 'NbSl-uPgSEqW_eHMFUdewA';
 const TWITCH_SECRET = 'this-is-a-twitch-secret-10-100';
 
 // Slack Events API docs, "url_verification event".
-const SLACK_CHALLENGE = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+const SLACK_CHALLENGE = JSON.stringify({
+  token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+  challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+  type: 'url_verification',
+});
 // Zoom docs, "Validate your webhook endpoint"; Zoom's own receiver (@zoom/rivet) answered it in Node (provider-signers.ts).
 const ZOOM_VALIDATION = ZOOM_URL_VALIDATION;
 const { zoomValidation } = inject('providerDeliveries');
 // Twitch EventSub docs, "Responding to a challenge request".
 const TWITCH_CHALLENGE = JSON.stringify({
   challenge: 'pogchamp-kappa-360noscope-vohiyo',
-  subscription: { id: 'f1c2a387-161a-49f9-a165-0f21d7a4e1c4', status: 'webhook_callback_verification_pending', type: 'channel.follow', version: '1', cost: 1, condition: { broadcaster_user_id: '12826' }, transport: { method: 'webhook', callback: 'https://example.com/webhooks/callback' }, created_at: '2019-11-16T10:11:12.634234626Z' },
+  subscription: {
+    id: 'f1c2a387-161a-49f9-a165-0f21d7a4e1c4',
+    status: 'webhook_callback_verification_pending',
+    type: 'channel.follow',
+    version: '1',
+    cost: 1,
+    condition: { broadcaster_user_id: '12826' },
+    transport: { method: 'webhook', callback: 'https://example.com/webhooks/callback' },
+    created_at: '2019-11-16T10:11:12.634234626Z',
+  },
 });
 // Discord interactions docs, "Receiving an interaction" (PING), signed in Node and checked by discord-interactions' verifyKey.
 const DISCORD = inject('extensionDeliveries')['discord-ping'];
@@ -47,14 +60,26 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 let project: TestProject;
 const post = (ticket: string, body: string, headers: Record<string, string> = {}, query = '') =>
   call('POST', `/tp/${project.service_id}/${ticket}${query}`, { raw: body, headers: { 'content-type': 'application/json', ...headers } });
-const remaining = async (ticket: string) => (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${ticket}`, { token: project.owner_key })).json.list[0].count;
+const remaining = async (ticket: string) =>
+  (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${ticket}`, { token: project.owner_key })).json.list[0].count;
 
-const slackHeaders = async (body: string, ts = nowSeconds()) => ({ 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${await bare(SLACK_SECRET, `v0:${ts}:${body}`)}` });
-const zoomHeaders = async (body: string, ts = nowSeconds()) => ({ 'x-zm-request-timestamp': String(ts), 'x-zm-signature': `v0=${await bare(ZOOM_SECRET, `v0:${ts}:${body}`)}` });
+const slackHeaders = async (body: string, ts = nowSeconds()) => ({
+  'x-slack-request-timestamp': String(ts),
+  'x-slack-signature': `v0=${await bare(SLACK_SECRET, `v0:${ts}:${body}`)}`,
+});
+const zoomHeaders = async (body: string, ts = nowSeconds()) => ({
+  'x-zm-request-timestamp': String(ts),
+  'x-zm-signature': `v0=${await bare(ZOOM_SECRET, `v0:${ts}:${body}`)}`,
+});
 const twitchHeaders = async (body: string, type = 'webhook_callback_verification') => {
   const id = 'e76c6bd4-55c9-4987-8304-da1588d8988b';
   const stamp = new Date().toISOString();
-  return { 'twitch-eventsub-message-id': id, 'twitch-eventsub-message-timestamp': stamp, 'twitch-eventsub-message-type': type, 'twitch-eventsub-message-signature': await sign(TWITCH_SECRET, `${id}${stamp}${body}`) };
+  return {
+    'twitch-eventsub-message-id': id,
+    'twitch-eventsub-message-timestamp': stamp,
+    'twitch-eventsub-message-type': type,
+    'twitch-eventsub-message-signature': await sign(TWITCH_SECRET, `${id}${stamp}${body}`),
+  };
 };
 
 beforeAll(async () => {
@@ -63,7 +88,13 @@ beforeAll(async () => {
   await putSecret(project, 'zoom', ZOOM_SECRET);
   await putSecret(project, 'twitch', TWITCH_SECRET);
   await putSecret(project, 'discord_public_key', DISCORD.secret);
-  discordKey = await crypto.subtle.importKey('pkcs8', Uint8Array.from(atob(DISCORD.signingKey!), (c) => c.charCodeAt(0)), { name: 'Ed25519' }, false, ['sign']);
+  discordKey = await crypto.subtle.importKey(
+    'pkcs8',
+    Uint8Array.from(atob(DISCORD.signingKey!), (c) => c.charCodeAt(0)),
+    { name: 'Ed25519' },
+    false,
+    ['sign'],
+  );
   const posted = [{ act: 'pstr', exe: { table: { name: 'events', access_group: 'public' }, data: '${body}' } }];
   await registerTicket(project, 'slack-events', { count: 5, condition: { preset: { id: 'slack', secretName: 'slack' } }, actions: posted });
   await registerTicket(project, 'zoom-events', { count: 5, condition: { preset: { id: 'zoom', secretName: 'zoom' } }, actions: posted });
@@ -176,7 +207,14 @@ describe('handshakes answered from the preset alone', () => {
   });
 
   it('discord: a signed interaction that is not a PING takes the normal path (the actions, a count)', async () => {
-    const command = JSON.stringify({ type: 2, id: '1170826040441561119', application_id: '1170824891374231552', data: { name: 'hello' }, token: 'interaction-token', version: 1 });
+    const command = JSON.stringify({
+      type: 2,
+      id: '1170826040441561119',
+      application_id: '1170824891374231552',
+      data: { name: 'hello' },
+      token: 'interaction-token',
+      version: 1,
+    });
     const res = await post('discord-app', command, await discordHeaders(command));
     expect(res.status).toBe(200);
     expect(res.json).toHaveProperty('tkid');

@@ -11,7 +11,8 @@ import { call, createProject, putSecret, registerTicket, type TestProject } from
 let project: TestProject;
 const register = (id: string, condition: Record<string, unknown>) =>
   call('PUT', `/v1/projects/${project.service_id}/tickets/${id}`, { token: project.owner_key, body: { condition, actions: [] } });
-const stored = async (id: string) => (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${id}`, { token: project.owner_key })).json.list[0];
+const stored = async (id: string) =>
+  (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${id}`, { token: project.owner_key })).json.list[0];
 
 beforeAll(async () => {
   project = await createProject();

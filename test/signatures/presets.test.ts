@@ -16,7 +16,9 @@ import { PROVIDER_BODIES, PROVIDER_SECRETS } from './provider-bodies';
 
 const { deliveries, squareConfirmed, paddle, providerLibraries, linear } = inject('providerDeliveries');
 // The HMAC presets of the template itself; those needing the extensions are test/signatures/extension-presets.test.ts's, the token ones token-presets.test.ts's.
-const SIGNED = SIGNATURE_PRESETS.filter((preset) => preset.signature && preset.signature.algorithm !== 'token' && !EXTENSION_PRESETS.some((extension) => extension.id === preset.id));
+const SIGNED = SIGNATURE_PRESETS.filter(
+  (preset) => preset.signature && preset.signature.algorithm !== 'token' && !EXTENSION_PRESETS.some((extension) => extension.id === preset.id),
+);
 const TIMED = SIGNED.filter((preset) => preset.signature!.timestamp);
 
 const tamper = (body: string) => body.replace('":', '" :');
@@ -36,16 +38,19 @@ describe('signature presets', () => {
     }
   });
 
-  it.each(SIGNED.map((preset) => [preset.id] as const))('%s: a delivery signed by the provider library verifies; a tampered body or another secret does not', async (id) => {
-    const config = presetSignature(id, 'provider_secret')!;
-    const body = PROVIDER_BODIES[id];
-    const secret = PROVIDER_SECRETS[id];
-    const headers = deliveries[id].fresh;
-    expect(tamper(body)).not.toBe(body);
-    expect(await verifySignature(config, signedRequest(body, headers), secret, NOW_MS)).toBe(true);
-    expect(await verifySignature(config, signedRequest(tamper(body), headers), secret, NOW_MS)).toBe(false);
-    expect(await verifySignature(config, signedRequest(body, headers), `${secret}x`, NOW_MS)).toBe(false);
-  });
+  it.each(SIGNED.map((preset) => [preset.id] as const))(
+    '%s: a delivery signed by the provider library verifies; a tampered body or another secret does not',
+    async (id) => {
+      const config = presetSignature(id, 'provider_secret')!;
+      const body = PROVIDER_BODIES[id];
+      const secret = PROVIDER_SECRETS[id];
+      const headers = deliveries[id].fresh;
+      expect(tamper(body)).not.toBe(body);
+      expect(await verifySignature(config, signedRequest(body, headers), secret, NOW_MS)).toBe(true);
+      expect(await verifySignature(config, signedRequest(tamper(body), headers), secret, NOW_MS)).toBe(false);
+      expect(await verifySignature(config, signedRequest(body, headers), `${secret}x`, NOW_MS)).toBe(false);
+    },
+  );
 
   it.each(TIMED.map((preset) => [preset.id] as const))('%s: a delivery signed an hour ago is refused as stale', async (id) => {
     const config = presetSignature(id, 'provider_secret')!;
@@ -56,14 +61,20 @@ describe('signature presets', () => {
     expect(await verifySignature(config, stale, PROVIDER_SECRETS[id], signedAtMs)).toBe(true);
   });
 
-  it.each(SIGNATURE_PRESETS.filter((p) => p.signature).map((preset) => [preset.id] as const))('%s: registers as a ticket condition unchanged (its stored form)', (id) => {
-    const config = presetSignature(id, 'provider_secret')!;
-    expect(normalizeSignature(config, 'condition.signature', [])).toEqual(config);
-  });
+  it.each(SIGNATURE_PRESETS.filter((p) => p.signature).map((preset) => [preset.id] as const))(
+    '%s: registers as a ticket condition unchanged (its stored form)',
+    (id) => {
+      const config = presetSignature(id, 'provider_secret')!;
+      expect(normalizeSignature(config, 'condition.signature', [])).toEqual(config);
+    },
+  );
 
-  it.each(Object.keys(providerLibraries).map((id) => [id] as const))("%s: the provider's own library accepts the delivery the preset verifies, and refuses it with a body value changed", (id) => {
-    expect(providerLibraries[id]).toMatchObject({ accepted: true, changedAccepted: false });
-  });
+  it.each(Object.keys(providerLibraries).map((id) => [id] as const))(
+    "%s: the provider's own library accepts the delivery the preset verifies, and refuses it with a body value changed",
+    (id) => {
+      expect(providerLibraries[id]).toMatchObject({ accepted: true, changedAccepted: false });
+    },
+  );
 
   it('the providers with an npm library that checks deliveries are each checked by it', () => {
     expect(Object.keys(providerLibraries).sort()).toEqual(['coinbase-commerce', 'linear', 'notion', 'shopify', 'slack', 'twitch', 'zoom']);
@@ -74,7 +85,14 @@ describe('signature presets', () => {
     const request = signedRequest(linear.body, { 'Linear-Signature': linear.signature });
     for (const id of ['linear', 'linear-with-timestamp']) {
       expect(await verifySignature(presetSignature(id, 'k')!, request, PROVIDER_SECRETS.linear, linear.nowMs)).toBe(true);
-      expect(await verifySignature(presetSignature(id, 'k')!, signedRequest(tamper(linear.body), { 'Linear-Signature': linear.signature }), PROVIDER_SECRETS.linear, linear.nowMs)).toBe(false);
+      expect(
+        await verifySignature(
+          presetSignature(id, 'k')!,
+          signedRequest(tamper(linear.body), { 'Linear-Signature': linear.signature }),
+          PROVIDER_SECRETS.linear,
+          linear.nowMs,
+        ),
+      ).toBe(false);
     }
     // Linear documents a minute: two minutes later only the preset that reads webhookTimestamp refuses it.
     expect(await verifySignature(presetSignature('linear-with-timestamp', 'k')!, request, PROVIDER_SECRETS.linear, linear.nowMs + 120_000)).toBe(false);
@@ -105,7 +123,9 @@ describe('published examples', () => {
     const headers = { 'X-Slack-Request-Timestamp': '1531420618', 'X-Slack-Signature': 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503' };
     const config = presetSignature('slack', 'k')!;
     expect(await verifySignature(config, signedRequest(body, headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(true);
-    expect(await verifySignature(config, signedRequest(body.replace('foobar', 'foobaz'), headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(false);
+    expect(await verifySignature(config, signedRequest(body.replace('foobar', 'foobaz'), headers), '8f742231b10e8888abcd99yyyzzz85a5', 1531420618_000)).toBe(
+      false,
+    );
   });
 
   it("github: the test values of GitHub's 'Validating webhook deliveries' verify", async () => {
@@ -122,7 +142,11 @@ describe('published examples', () => {
   const EXAMPLE = { id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: '1614265330', signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' };
   const EXAMPLE_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
   const svixNames = signedRequest('{"test": 2432232314}', { 'svix-id': EXAMPLE.id, 'svix-timestamp': EXAMPLE.timestamp, 'svix-signature': EXAMPLE.signature });
-  const webhookNames = signedRequest('{"test": 2432232314}', { 'webhook-id': EXAMPLE.id, 'webhook-timestamp': EXAMPLE.timestamp, 'webhook-signature': EXAMPLE.signature });
+  const webhookNames = signedRequest('{"test": 2432232314}', {
+    'webhook-id': EXAMPLE.id,
+    'webhook-timestamp': EXAMPLE.timestamp,
+    'webhook-signature': EXAMPLE.signature,
+  });
 
   it('svix (Clerk, Resend): the Svix example, sent with svix-* names, verifies with the svix preset', async () => {
     expect(await verifySignature(presetSignature('svix', 'k')!, svixNames, EXAMPLE_SECRET, 1614265330_000)).toBe(true);

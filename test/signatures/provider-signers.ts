@@ -51,7 +51,9 @@ import type { TestProject } from 'vitest/node';
 import { PROVIDER_BODIES, PROVIDER_SECRETS, ZOOM_URL_VALIDATION, type ProviderDeliveries } from './provider-bodies';
 
 const require = createRequire(import.meta.url);
-const squareHmac: (payload: string, key: string) => Promise<string> = require(path.join(path.dirname(require.resolve('square')), 'core/crypto/createHmacOverride.js')).createHmacOverride;
+const squareHmac: (payload: string, key: string) => Promise<string> = require(
+  path.join(path.dirname(require.resolve('square')), 'core/crypto/createHmacOverride.js'),
+).createHmacOverride;
 // Loaded by Node's own require, not Vite's module runner, which would resolve their form-data
 // dependency to its browser build. coinbase-commerce-node ships no types: typed here as used.
 const coinbase: { Webhook: { verifySigHeader(payload: string, sigHeader: string, secret: string): boolean } } = require('coinbase-commerce-node');
@@ -65,14 +67,20 @@ type Signer = (body: string, secret: string, ts: number) => Promise<Record<strin
 
 const SIGNERS: Record<string, Signer> = {
   stripe: async (body, secret, ts) => ({ 'Stripe-Signature': await Stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret, timestamp: ts }) }),
-  calendly: async (body, secret, ts) => ({ 'Calendly-Webhook-Signature': await Stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret, timestamp: ts }) }),
+  calendly: async (body, secret, ts) => ({
+    'Calendly-Webhook-Signature': await Stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret, timestamp: ts }),
+  }),
   github: async (body, secret) => ({ 'X-Hub-Signature-256': await octokitSign(secret, body) }),
   bitbucket: async (body, secret) => ({ 'X-Hub-Signature': await octokitSign(secret, body) }),
   jira: async (body, secret) => ({ 'X-Hub-Signature': await octokitSign(secret, body) }),
   notion: async (body, secret) => ({ 'X-Notion-Signature': await notionSign({ body, verificationToken: secret }) }),
   linear: async (body, secret) => ({ 'Linear-Signature': await bare(secret, body) }),
   'coinbase-commerce': async (body, secret) => ({ 'X-CC-Webhook-Signature': await bare(secret, body) }),
-  sentry: async (body, secret, ts) => ({ 'Sentry-Hook-Signature': await bare(secret, body), 'Sentry-Hook-Timestamp': String(ts), 'Sentry-Hook-Resource': 'issue' }),
+  sentry: async (body, secret, ts) => ({
+    'Sentry-Hook-Signature': await bare(secret, body),
+    'Sentry-Hook-Timestamp': String(ts),
+    'Sentry-Hook-Resource': 'issue',
+  }),
   slack: async (body, secret, ts) => ({ 'X-Slack-Request-Timestamp': String(ts), 'X-Slack-Signature': `v0=${await bare(secret, `v0:${ts}:${body}`)}` }),
   zoom: async (body, secret, ts) => ({ 'x-zm-request-timestamp': String(ts), 'x-zm-signature': `v0=${await bare(secret, `v0:${ts}:${body}`)}` }),
   twitch: async (body, secret, ts) => {
@@ -128,17 +136,36 @@ async function quietly<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const shopify = (secret: string) =>
-  shopifyApi({ apiKey: 'presets-test', apiSecretKey: secret, scopes: [], hostName: 'hooks.example.com', apiVersion: ApiVersion.October25, isEmbeddedApp: false, logger: { level: LogSeverity.Error, log: async () => {} } });
+  shopifyApi({
+    apiKey: 'presets-test',
+    apiSecretKey: secret,
+    scopes: [],
+    hostName: 'hooks.example.com',
+    apiVersion: ApiVersion.October25,
+    isEmbeddedApp: false,
+    logger: { level: LogSeverity.Error, log: async () => {} },
+  });
 
 /** The providers' own verifiers, run on the fresh deliveries of SIGNERS (Slack's judged at NOW_MS; the others check no time). */
 const LIBRARY_CHECKS: Record<string, LibraryCheck> = {
-  notion: { library: '@notionhq/client (verifyWebhookSignature)', accepts: (body, headers, secret) => notionVerify({ body, signature: header(headers, 'X-Notion-Signature'), verificationToken: secret }) },
+  notion: {
+    library: '@notionhq/client (verifyWebhookSignature)',
+    accepts: (body, headers, secret) => notionVerify({ body, signature: header(headers, 'X-Notion-Signature'), verificationToken: secret }),
+  },
   slack: {
     library: '@slack/bolt (verifySlackRequest)',
     accepts: async (body, headers, secret) => {
       const { NOW_MS } = await import('./helpers');
       try {
-        verifySlackRequest({ signingSecret: secret, body, headers: { 'x-slack-request-timestamp': Number(header(headers, 'X-Slack-Request-Timestamp')), 'x-slack-signature': header(headers, 'X-Slack-Signature') }, nowMilliseconds: NOW_MS });
+        verifySlackRequest({
+          signingSecret: secret,
+          body,
+          headers: {
+            'x-slack-request-timestamp': Number(header(headers, 'X-Slack-Request-Timestamp')),
+            'x-slack-signature': header(headers, 'X-Slack-Signature'),
+          },
+          nowMilliseconds: NOW_MS,
+        });
         return true;
       } catch {
         return false;
@@ -148,7 +175,10 @@ const LIBRARY_CHECKS: Record<string, LibraryCheck> = {
   shopify: {
     library: '@shopify/shopify-api (webhooks.validate)',
     accepts: async (body, headers, secret) => {
-      const result = await shopify(secret).webhooks.validate({ rawBody: body, rawRequest: new Request('https://hooks.example.com/tp/svc1/shopify', { method: 'POST', headers, body }) });
+      const result = await shopify(secret).webhooks.validate({
+        rawBody: body,
+        rawRequest: new Request('https://hooks.example.com/tp/svc1/shopify', { method: 'POST', headers, body }),
+      });
       return result.valid;
     },
   },
@@ -163,8 +193,15 @@ const LIBRARY_CHECKS: Record<string, LibraryCheck> = {
   twitch: {
     library: '@twurple/eventsub-http (the verifier its listener runs on each delivery)',
     accepts: async (body, headers, secret) => {
-      const verify = (EventSubMiddleware.prototype as unknown as { _verifyData(id: string, timestamp: string, body: string, signature: string): boolean })._verifyData;
-      return verify.call({ _secret: secret }, header(headers, 'Twitch-Eventsub-Message-Id'), header(headers, 'Twitch-Eventsub-Message-Timestamp'), body, header(headers, 'Twitch-Eventsub-Message-Signature'));
+      const verify = (EventSubMiddleware.prototype as unknown as { _verifyData(id: string, timestamp: string, body: string, signature: string): boolean })
+        ._verifyData;
+      return verify.call(
+        { _secret: secret },
+        header(headers, 'Twitch-Eventsub-Message-Id'),
+        header(headers, 'Twitch-Eventsub-Message-Timestamp'),
+        body,
+        header(headers, 'Twitch-Eventsub-Message-Signature'),
+      );
     },
   },
   'coinbase-commerce': {
@@ -183,7 +220,10 @@ const LIBRARY_CHECKS: Record<string, LibraryCheck> = {
 async function zoomValidation(): Promise<ProviderDeliveries['zoomValidation']> {
   const headers = await SIGNERS.zoom(ZOOM_URL_VALIDATION, PROVIDER_SECRETS.zoom, 1_760_000_000);
   const handle = new AwsLambdaReceiver({ webhooksSecretToken: PROVIDER_SECRETS.zoom }).start();
-  const answer = (await quietly(() => handle({ body: ZOOM_URL_VALIDATION, headers, isBase64Encoded: false } as never, {} as never))) as { statusCode: number; body: string };
+  const answer = (await quietly(() => handle({ body: ZOOM_URL_VALIDATION, headers, isBase64Encoded: false } as never, {} as never))) as {
+    statusCode: number;
+    body: string;
+  };
   return { status: answer.statusCode, answer: JSON.parse(answer.body) };
 }
 
@@ -216,22 +256,41 @@ export async function signDeliveries(fresh: number, stale: number): Promise<Prov
     deliveries[id] = { fresh: await signer(body, secret, fresh), stale: await signer(body, secret, stale) };
   }
   const squareConfirmed: Record<string, boolean> = {};
-  for (const [id, header, prefix] of [['shopify', 'X-Shopify-Hmac-Sha256', ''], ['woocommerce', 'X-WC-Webhook-Signature', ''], ['typeform', 'Typeform-Signature', 'sha256=']] as const) {
+  for (const [id, header, prefix] of [
+    ['shopify', 'X-Shopify-Hmac-Sha256', ''],
+    ['woocommerce', 'X-WC-Webhook-Signature', ''],
+    ['typeform', 'Typeform-Signature', 'sha256='],
+  ] as const) {
     squareConfirmed[id] = await squareAccepts(PROVIDER_BODIES[id], deliveries[id].fresh[header].slice(prefix.length), PROVIDER_SECRETS[id]);
   }
   // Paddle's validator checks against the real clock, so this header is signed now.
   const now = Math.floor(Date.now() / 1000);
   const paddleNow = (await SIGNERS.paddle(PROVIDER_BODIES.paddle, PROVIDER_SECRETS.paddle, now))['Paddle-Signature'];
-  const paddleConfirmed = await new Paddle('pdl_sdbx_apikey_test_presets').webhooks.isSignatureValid(PROVIDER_BODIES.paddle, PROVIDER_SECRETS.paddle, paddleNow);
+  const paddleConfirmed = await new Paddle('pdl_sdbx_apikey_test_presets').webhooks.isSignatureValid(
+    PROVIDER_BODIES.paddle,
+    PROVIDER_SECRETS.paddle,
+    paddleNow,
+  );
   const providerLibraries: ProviderDeliveries['providerLibraries'] = {};
   for (const [id, check] of Object.entries(LIBRARY_CHECKS)) {
     const body = PROVIDER_BODIES[id];
     const headers = deliveries[id].fresh;
-    providerLibraries[id] = { library: check.library, accepted: await check.accepts(body, headers, PROVIDER_SECRETS[id]), changedAccepted: await check.accepts(changedBody(body), headers, PROVIDER_SECRETS[id]) };
+    providerLibraries[id] = {
+      library: check.library,
+      accepted: await check.accepts(body, headers, PROVIDER_SECRETS[id]),
+      changedAccepted: await check.accepts(changedBody(body), headers, PROVIDER_SECRETS[id]),
+    };
   }
   const linear = await linearNow();
   providerLibraries.linear = { library: '@linear/sdk (LinearWebhookClient.verify)', accepted: linear.accepted, changedAccepted: linear.changedAccepted };
-  return { deliveries, squareConfirmed, paddle: { header: paddleNow, nowMs: now * 1000, confirmed: paddleConfirmed }, providerLibraries, linear, zoomValidation: await zoomValidation() };
+  return {
+    deliveries,
+    squareConfirmed,
+    paddle: { header: paddleNow, nowMs: now * 1000, confirmed: paddleConfirmed },
+    providerLibraries,
+    linear,
+    zoomValidation: await zoomValidation(),
+  };
 }
 
 export default async function setup(project: TestProject): Promise<void> {

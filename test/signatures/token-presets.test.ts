@@ -24,11 +24,29 @@ const POSTMARK_CREDENTIALS = 'postmark-hook:s3cret-hook-pass';
 // GitLab's push event (https://docs.gitlab.com/user/project/integrations/webhook_events/#push-events) with
 // the headers GitLab sends: X-Gitlab-Token is the secret token as written
 // (https://docs.gitlab.com/user/project/integrations/webhooks/#validate-payloads-by-using-a-secret-token).
-const GITLAB_PUSH = JSON.stringify({ object_kind: 'push', event_name: 'push', ref: 'refs/heads/main', checkout_sha: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7', project: { path_with_namespace: 'group/project' } });
-const gitlabHeaders = (token: string) => ({ 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-instance': 'https://gitlab.com', 'x-gitlab-token': token });
+const GITLAB_PUSH = JSON.stringify({
+  object_kind: 'push',
+  event_name: 'push',
+  ref: 'refs/heads/main',
+  checkout_sha: 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7',
+  project: { path_with_namespace: 'group/project' },
+});
+const gitlabHeaders = (token: string) => ({
+  'content-type': 'application/json',
+  'x-gitlab-event': 'Push Hook',
+  'x-gitlab-instance': 'https://gitlab.com',
+  'x-gitlab-token': token,
+});
 // Postmark's Delivery webhook (https://postmarkapp.com/developer/webhooks/delivery-webhook); the URL's
 // user:password arrive as HTTP basic auth (https://postmarkapp.com/developer/webhooks/webhooks-overview#protecting-your-webhook).
-const POSTMARK_DELIVERY = JSON.stringify({ RecordType: 'Delivery', ServerID: 23, MessageStream: 'outbound', MessageID: '883953f4-6105-42a2-a16a-77a8eac79483', Recipient: 'john@example.com', DeliveredAt: '2025-10-09T08:53:20Z' });
+const POSTMARK_DELIVERY = JSON.stringify({
+  RecordType: 'Delivery',
+  ServerID: 23,
+  MessageStream: 'outbound',
+  MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
+  Recipient: 'john@example.com',
+  DeliveredAt: '2025-10-09T08:53:20Z',
+});
 const basic = (credentials: string) => `Basic ${btoa(credentials)}`;
 
 describe('the token algorithm (engine)', () => {
@@ -48,9 +66,20 @@ describe('the token algorithm (engine)', () => {
   });
 
   it('postmark: Authorization: Basic of the stored user:password verifies; other credentials or another scheme do not', async () => {
-    expect(await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, { authorization: basic(POSTMARK_CREDENTIALS) }), POSTMARK_CREDENTIALS, NOW_MS)).toBe(true);
-    expect(await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, { authorization: basic('postmark-hook:wrong') }), POSTMARK_CREDENTIALS, NOW_MS)).toBe(false);
-    expect(await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, { authorization: `Bearer ${btoa(POSTMARK_CREDENTIALS)}` }), POSTMARK_CREDENTIALS, NOW_MS)).toBe(false);
+    expect(
+      await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, { authorization: basic(POSTMARK_CREDENTIALS) }), POSTMARK_CREDENTIALS, NOW_MS),
+    ).toBe(true);
+    expect(
+      await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, { authorization: basic('postmark-hook:wrong') }), POSTMARK_CREDENTIALS, NOW_MS),
+    ).toBe(false);
+    expect(
+      await verifySignature(
+        postmark,
+        signedRequest(POSTMARK_DELIVERY, { authorization: `Bearer ${btoa(POSTMARK_CREDENTIALS)}` }),
+        POSTMARK_CREDENTIALS,
+        NOW_MS,
+      ),
+    ).toBe(false);
     expect(await verifySignature(postmark, signedRequest(POSTMARK_DELIVERY, {}), POSTMARK_CREDENTIALS, NOW_MS)).toBe(false);
   });
 
@@ -86,11 +115,15 @@ describe('the token algorithm at registration', () => {
     expect(refusal({ ...base, signed: '${header:X-Gitlab-Event}' })).toMatch(/condition\.signature\.signed.*does not apply to algorithm token/);
     expect(refusal({ ...base, body_sha256: '${query:h}' })).toMatch(/condition\.signature\.body_sha256/);
     // A token in the body would be kept in the log with it.
-    expect(refusal({ secretName: 'k', field: 'token', algorithm: 'token', encoding: 'raw' })).toMatch(/condition\.signature\.field.*does not apply to algorithm token/);
+    expect(refusal({ secretName: 'k', field: 'token', algorithm: 'token', encoding: 'raw' })).toMatch(
+      /condition\.signature\.field.*does not apply to algorithm token/,
+    );
   });
 
   it('the raw encoding is refused on an HMAC signature (a signature is hex or base64, as the spec says)', () => {
-    expect(refusal({ secretName: 'k', header: 'X-Hub-Signature-256', encoding: 'raw' })).toMatch(/condition\.signature\.encoding.*raw applies only to algorithm token/);
+    expect(refusal({ secretName: 'k', header: 'X-Hub-Signature-256', encoding: 'raw' })).toMatch(
+      /condition\.signature\.encoding.*raw applies only to algorithm token/,
+    );
   });
 
   it('each token preset registers as a ticket condition unchanged (its stored form)', () => {
@@ -100,8 +133,10 @@ describe('the token algorithm at registration', () => {
 
 describe('token presets through the Worker', () => {
   let project: TestProject;
-  const consume = (ticketId: string, body: string, headers: Record<string, string>) => call('POST', `/tp/${project.service_id}/${ticketId}`, { raw: body, headers });
-  const listed = async (ticketId: string) => (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${ticketId}`, { token: project.owner_key })).text;
+  const consume = (ticketId: string, body: string, headers: Record<string, string>) =>
+    call('POST', `/tp/${project.service_id}/${ticketId}`, { raw: body, headers });
+  const listed = async (ticketId: string) =>
+    (await call('GET', `/v1/projects/${project.service_id}/tickets?ticket_id=${ticketId}`, { token: project.owner_key })).text;
   const logText = async (ticketId: string) => {
     await flushLogs(project.service_id, ticketId);
     return (await getTickets(project, { ticket_id: `#${ticketId}#` })).text;
@@ -148,7 +183,9 @@ describe('token presets through the Worker', () => {
     const failed = rows.find((row) => row.failed && row.request?.headers?.['x-gitlab-token'] !== undefined);
     expect(failed!.request.headers['x-gitlab-token']).toBe('[redacted]');
     expect(rows.find((row) => !row.failed)!.request.headers['x-gitlab-token']).toBe('[redacted]');
-    const diagnosis = await call('POST', `/v1/projects/${project.service_id}/tickets/gitlab-hook/log/${failed!.consume_id}/signature`, { token: project.owner_key });
+    const diagnosis = await call('POST', `/v1/projects/${project.service_id}/tickets/gitlab-hook/log/${failed!.consume_id}/signature`, {
+      token: project.owner_key,
+    });
     expect(diagnosis.status).toBe(200);
     expect(diagnosis.json.signature).toMatchObject({ verified: false, trace: { source: { header: 'X-Gitlab-Token', found: true } } });
     expect(diagnosis.text).not.toContain(GITLAB_TOKEN);
@@ -166,25 +203,42 @@ describe('token presets through the Worker', () => {
 
   it('postmark with a custom header instead: written by hand, the header compared raw with the Secret Key', async () => {
     await putSecret(project, 'postmark_header', 'pm-custom-header-value');
-    await registerTicket(project, 'postmark-custom', { condition: { signature: { secretName: 'postmark_header', header: 'X-Postmark-Hook', algorithm: 'token', encoding: 'raw' } }, actions: [] });
-    expect((await consume('postmark-custom', POSTMARK_DELIVERY, { 'content-type': 'application/json', 'x-postmark-hook': 'pm-custom-header-value' })).status).toBe(200);
-    expect((await consume('postmark-custom', POSTMARK_DELIVERY, { 'content-type': 'application/json', 'x-postmark-hook': 'pm-custom' })).json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'signature' } });
+    await registerTicket(project, 'postmark-custom', {
+      condition: { signature: { secretName: 'postmark_header', header: 'X-Postmark-Hook', algorithm: 'token', encoding: 'raw' } },
+      actions: [],
+    });
+    expect(
+      (await consume('postmark-custom', POSTMARK_DELIVERY, { 'content-type': 'application/json', 'x-postmark-hook': 'pm-custom-header-value' })).status,
+    ).toBe(200);
+    expect((await consume('postmark-custom', POSTMARK_DELIVERY, { 'content-type': 'application/json', 'x-postmark-hook': 'pm-custom' })).json).toMatchObject({
+      code: 'CONDITION_FAILED',
+      detail: { field: 'signature' },
+    });
     expect(await logText('postmark-custom')).not.toContain('pm-custom-header-value');
   });
 
   it('a token given in condition.preset is refused, naming the field, without repeating it', async () => {
-    const res = await call('PUT', `/v1/projects/${project.service_id}/tickets/gitlab-old-form`, { token: project.owner_key, body: { condition: { preset: { id: 'gitlab', token: 'glwht-inline-token' } }, actions: [] } });
+    const res = await call('PUT', `/v1/projects/${project.service_id}/tickets/gitlab-old-form`, {
+      token: project.owner_key,
+      body: { condition: { preset: { id: 'gitlab', token: 'glwht-inline-token' } }, actions: [] },
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('condition.preset.token') });
     expect(res.json.message).toContain('secretName');
     expect(res.text).not.toContain('glwht-inline-token');
-    const noKey = await call('PUT', `/v1/projects/${project.service_id}/tickets/gitlab-no-key`, { token: project.owner_key, body: { condition: { preset: { id: 'gitlab' } }, actions: [] } });
+    const noKey = await call('PUT', `/v1/projects/${project.service_id}/tickets/gitlab-no-key`, {
+      token: project.owner_key,
+      body: { condition: { preset: { id: 'gitlab' } }, actions: [] },
+    });
     expect(noKey.json).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('condition.preset.secretName') });
   });
 
   it('an older ticket with the token in a headers row works as before (plain condition data: CONDITION_FAILED { field: headers })', async () => {
     await registerTicket(project, 'gitlab-row', { condition: { headers: [{ key: 'X-Gitlab-Token', operator: '=', value: 'glwht-row-token' }] }, actions: [] });
     expect((await consume('gitlab-row', GITLAB_PUSH, gitlabHeaders('glwht-row-token'))).status).toBe(200);
-    expect((await consume('gitlab-row', GITLAB_PUSH, gitlabHeaders('glwht-guess'))).json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'headers' } });
+    expect((await consume('gitlab-row', GITLAB_PUSH, gitlabHeaders('glwht-guess'))).json).toMatchObject({
+      code: 'CONDITION_FAILED',
+      detail: { field: 'headers' },
+    });
   });
 });

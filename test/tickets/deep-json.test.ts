@@ -38,8 +38,16 @@ describe('registration refuses JSON nested deeper than the definition limit, nam
     ['a resp body', `{"actions":[{"act":"resp","exe":{"body":${DEEP}}}]}`, 'actions[0].exe.body'],
     ['pstr data', `{"actions":[{"act":"pstr","exe":{"table":{"name":"t","access_group":"public"},"data":${DEEP}}}]}`, 'actions[0].exe.data'],
     ['req data', `{"actions":[{"act":"req","exe":{"url":"https://example.com/","method":"POST","data":${DEEP}}}]}`, 'actions[0].exe.data'],
-    ['a setValueWhenMatch', `{"condition":{"body":[{"key":"a","operator":"=","value":"x","setValueWhenMatch":${DEEP}}]},"actions":[]}`, 'condition.body[0].setValueWhenMatch'],
-    ['5,000 nested Then chains (before the 50-action limit is checked)', `{"actions":${nestedThenChains(5_000, '[]')}}`, 'actions[0].exe.actions[0].exe.actions'],
+    [
+      'a setValueWhenMatch',
+      `{"condition":{"body":[{"key":"a","operator":"=","value":"x","setValueWhenMatch":${DEEP}}]},"actions":[]}`,
+      'condition.body[0].setValueWhenMatch',
+    ],
+    [
+      '5,000 nested Then chains (before the 50-action limit is checked)',
+      `{"actions":${nestedThenChains(5_000, '[]')}}`,
+      'actions[0].exe.actions[0].exe.actions',
+    ],
   ];
 
   it.each(cases)('%s 100,000 levels deep is INVALID_PARAMETER and stores nothing', async (_, text, field) => {
@@ -77,7 +85,9 @@ describe('registration refuses JSON nested deeper than the definition limit, nam
     expect([res.status, res.json.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(res.json.message).toContain('"attributes.profile[0]');
     const { env } = await import('cloudflare:workers');
-    const row = await env.DB.prepare('SELECT 1 FROM users WHERE service_id = ? AND user_id = ?').bind(project.service_id, '7b0a3c8e-1111-4222-8333-944455556666').first();
+    const row = await env.DB.prepare('SELECT 1 FROM users WHERE service_id = ? AND user_id = ?')
+      .bind(project.service_id, '7b0a3c8e-1111-4222-8333-944455556666')
+      .first();
     expect(row).toBeNull();
   });
 });

@@ -33,7 +33,12 @@ const exported = () => ({
   actions: [
     {
       act: 'req',
-      exe: { url: `${loopback()}/echo`, method: 'POST', data: { order: '${data[id]}' }, actions: [{ act: 'resp', exe: { body: { path: '${response[path]}' } } }] },
+      exe: {
+        url: `${loopback()}/echo`,
+        method: 'POST',
+        data: { order: '${data[id]}' },
+        actions: [{ act: 'resp', exe: { body: { path: '${response[path]}' } } }],
+      },
       condition: [{ key: 'method', operator: '=', value: 'POST' }],
     },
   ],
@@ -63,13 +68,17 @@ describe('renames of spec 9.3 on import', () => {
   });
 
   it('the older match (on the action or in exe) converts the same way', async () => {
-    const res = await importLegacy('req-match', { actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, match: [{ key: 'path', operator: '=', value: '/echo' }] } }] });
+    const res = await importLegacy('req-match', {
+      actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, match: [{ key: 'path', operator: '=', value: '/echo' }] } }],
+    });
     expect(res.status).toBe(201);
     expect((await listed('req-match')).actions[0].exe.actions).toEqual([{ act: 'cond', exe: { response: [{ key: 'path', operator: '=', value: '/echo' }] } }]);
   });
 
   it('the converted check judges the answer: a mismatch fails the run with CONDITION_FAILED', async () => {
-    await importLegacy('req-judged', { actions: [{ act: 'req', exe: { url: `${loopback()}/echo` }, condition: [{ key: 'path', operator: '=', value: '/elsewhere' }] }] });
+    await importLegacy('req-judged', {
+      actions: [{ act: 'req', exe: { url: `${loopback()}/echo` }, condition: [{ key: 'path', operator: '=', value: '/elsewhere' }] }],
+    });
     const res = await tp('req-judged', {});
     expect(res.status).toBe(400);
     expect(res.text).toBe("CONDITION_FAILED: The answer does not meet the cond rows on 'path'.");
@@ -83,7 +92,14 @@ describe('renames of spec 9.3 on import', () => {
     const ticket = await listed('request-listed');
     expect(ticket.condition).toEqual({});
     expect(ticket.actions).toEqual([
-      { act: 'req', exe: { url: `${loopback()}/echo`, method: 'GET', actions: [{ act: 'cond', exe: { response: [{ key: 'query', operator: '=', value: 'literal $${text}' }] } }] } },
+      {
+        act: 'req',
+        exe: {
+          url: `${loopback()}/echo`,
+          method: 'GET',
+          actions: [{ act: 'cond', exe: { response: [{ key: 'query', operator: '=', value: 'literal $${text}' }] } }],
+        },
+      },
       { act: 'resp', exe: { status: 200, body: { ok: true }, resume: 'stop' } },
     ]);
   });
@@ -107,7 +123,9 @@ describe('a listed request condition saved again', () => {
   it('is accepted by the normal registration and judges the same answer, now as a req action with a cond', async () => {
     await importLegacy('request-resaved', {
       rules_version: 2,
-      condition: { request: { url: `${loopback()}/echo`, params: { step: '${body[step]}' }, condition: [{ key: 'body[query]', operator: '=', value: '?step=go' }] } },
+      condition: {
+        request: { url: `${loopback()}/echo`, params: { step: '${body[step]}' }, condition: [{ key: 'body[query]', operator: '=', value: '?step=go' }] },
+      },
       actions: [{ act: 'resp', exe: { body: { ran: true } } }],
     });
     expect((await tp('request-resaved', { step: 'go' })).json).toEqual({ ran: true });
@@ -130,12 +148,16 @@ describe('refusals of the import (nothing stored)', () => {
   };
 
   it('${result} is refused with a message pointing to ${response}', async () => {
-    const message = await refused('uses-result', { actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, actions: [{ act: 'resp', exe: { body: '${result}' } }] } }] });
+    const message = await refused('uses-result', {
+      actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, actions: [{ act: 'resp', exe: { body: '${result}' } }] } }],
+    });
     expect(message).toContain('actions[0].exe.actions[0].exe.body: ${result} was removed: use ${response}');
   });
 
   it('a req check whose row reads the request cannot become a cond row: refused with the fix', async () => {
-    const message = await refused('unconvertible', { actions: [{ act: 'req', exe: { url: `${loopback()}/echo` }, condition: [{ key: 'path', operator: '=', value: '${body[path]}' }] }] });
+    const message = await refused('unconvertible', {
+      actions: [{ act: 'req', exe: { url: `${loopback()}/echo` }, condition: [{ key: 'path', operator: '=', value: '${body[path]}' }] }],
+    });
     expect(message).toBe(
       'actions[0].condition[0].value: cannot become a cond row: a cond action in the Then chain may read only ${response...} and ${placeholder[NAME]}; capture the value with a condition row (placeholder: NAME) and compare with ${placeholder[NAME]}',
     );
@@ -147,12 +169,18 @@ describe('refusals of the import (nothing stored)', () => {
   });
 
   it('both data and body rows are refused', async () => {
-    const message = await refused('both-rows', { condition: { data: [{ key: 'a', operator: '=', value: 1 }], body: [{ key: 'a', operator: '=', value: 1 }] }, actions: [] });
+    const message = await refused('both-rows', {
+      condition: { data: [{ key: 'a', operator: '=', value: 1 }], body: [{ key: 'a', operator: '=', value: 1 }] },
+      actions: [],
+    });
     expect(message).toContain('condition.data: data is the older name of body');
   });
 
   it('both signature.secret and secretName are refused', async () => {
-    const message = await refused('both-secret', { condition: { signature: { secret: 'hook-secret', secretName: 'hook-secret', header: 'X-Sig' } }, actions: [] });
+    const message = await refused('both-secret', {
+      condition: { signature: { secret: 'hook-secret', secretName: 'hook-secret', header: 'X-Sig' } },
+      actions: [],
+    });
     expect(message).toMatch(/^condition\.signature\.secret/);
   });
 

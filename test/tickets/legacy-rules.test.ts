@@ -136,7 +136,9 @@ describe('failures are answered as plain text under the previous rules', () => {
 
   it("an unexpected error answers 500 'Internal server error' as text on a legacy ticket and the JSON body on a current one", async () => {
     await putSecret(project, 'broken-key', 'value-1');
-    await bothWays('crash', { actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, method: 'POST', secretName: 'broken-key', headers: { 'x-api-key': '${CLIENT_SECRET}' } } }] });
+    await bothWays('crash', {
+      actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, method: 'POST', secretName: 'broken-key', headers: { 'x-api-key': '${CLIENT_SECRET}' } } }],
+    });
     await env.DB.prepare("UPDATE secret_keys SET value_enc = 'not-a-ciphertext' WHERE service_id = ? AND name = 'broken-key'").bind(project.service_id).run();
     const current = await tp('crash-cur', {});
     expect(current.status).toBe(400);
@@ -173,7 +175,10 @@ describe('the check-time request condition', () => {
   it('is refused by the current registration with the fix', async () => {
     const res = await call('PUT', `/v1/projects/${project.service_id}/tickets/request-cur`, { token: project.owner_key, body: withRequest() });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('condition.request: the check-time request condition was removed') });
+    expect(res.json).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: expect.stringContaining('condition.request: the check-time request condition was removed'),
+    });
   });
 
   it('a check-time request that fails answers its REQUEST_FAILED as text', async () => {
@@ -187,7 +192,18 @@ describe('the check-time request condition', () => {
 describe('a ticket without rules_version answers a req action with its body alone', () => {
   const ticket = (version?: number) => ({
     ...(version ? { rules_version: version } : {}),
-    actions: [{ act: 'req', exe: { url: `${loopback()}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, data: { n: 7 }, actions: [{ act: 'resp', exe: { body: { method: '${response[method]}' } } }] } }],
+    actions: [
+      {
+        act: 'req',
+        exe: {
+          url: `${loopback()}/echo`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          data: { n: 7 },
+          actions: [{ act: 'resp', exe: { body: { method: '${response[method]}' } } }],
+        },
+      },
+    ],
   });
 
   it('its Then chain reads ${response[key]} on the body; with rules_version 2 the same reference reads the whole response', async () => {

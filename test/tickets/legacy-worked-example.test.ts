@@ -47,7 +47,10 @@ const runnable = () => {
 };
 const importPath = (ticketId: string) => `/v1/projects/${project.service_id}/tickets/${ticketId}/legacy`;
 const longForm = (ticketId: string, body: unknown) =>
-  call('POST', `/publ/consume/${project.service_id}/${project.owner_id}/${ticketId}`, { body, headers: { 'cf-connecting-ip': '203.0.113.42', 'user-agent': 'worked-example' } });
+  call('POST', `/publ/consume/${project.service_id}/${project.owner_id}/${ticketId}`, {
+    body,
+    headers: { 'cf-connecting-ip': '203.0.113.42', 'user-agent': 'worked-example' },
+  });
 
 describe('the worked example of docs/migrating.md', () => {
   it('is the first legacy example of the page, as written here', () => {
@@ -62,7 +65,7 @@ describe('the worked example of docs/migrating.md', () => {
     expect((await longForm('shop-paid', order)).json).toEqual({ queued: 'POST' });
     const short = await call('POST', `/tp/${project.service_id}/shop-paid`, { body: order });
     expect(short.status).toBe(400);
-    expect(short.text).toBe("PLACEHOLDER_MISSING: ${placeholder[ORDER]} was never captured by the condition.");
+    expect(short.text).toBe('PLACEHOLDER_MISSING: ${placeholder[ORDER]} was never captured by the condition.');
     expect((await longForm('shop-paid', { total: 12 })).text).toBe("PATH_NOT_FOUND: The request has no body field 'status'.");
   });
 
@@ -74,11 +77,14 @@ describe('the worked example of docs/migrating.md', () => {
     expect(JSON.parse(block![1])).toEqual(listed);
   });
 
-  it("saved again as the page shows it, it runs by the current rules", async () => {
+  it('saved again as the page shows it, it runs by the current rules', async () => {
     const block = /<!-- example: saved again -->\n```json\n([\s\S]*?)```/.exec(migrating);
     const saved = JSON.parse(block![1]);
     saved.actions[0].exe.url = `${inject('loopbackOrigin')}/echo`;
-    expect((await call('PUT', `/v1/projects/${project.service_id}/tickets/shop-paid`, { token: project.owner_key, body: saved })).json).toMatchObject({ legacy: false, rules_version: 2 });
+    expect((await call('PUT', `/v1/projects/${project.service_id}/tickets/shop-paid`, { token: project.owner_key, body: saved })).json).toMatchObject({
+      legacy: false,
+      rules_version: 2,
+    });
     const short = await call('POST', `/tp/${project.service_id}/shop-paid`, { body: { status: 'paid', total: 12, order: { id: 'A-7' } } });
     expect(short.json).toEqual({ queued: 'POST' });
     expect((await longForm('shop-paid', { total: 12 })).json).toMatchObject({ code: 'CONDITION_FAILED', detail: { field: 'body', keys: ['status'] } });

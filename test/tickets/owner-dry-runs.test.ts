@@ -177,7 +177,16 @@ describe('POST …/tickets/{ticket_id}/check: the condition judged against a sam
 
   it('verifies a signature over the sample body exactly as sent (a string is the raw text)', async () => {
     await registerTicket(project, 'signed-sample', {
-      condition: { signature: { secretName: 'stripe', header: 'Stripe-Signature', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' } },
+      condition: {
+        signature: {
+          secretName: 'stripe',
+          header: 'Stripe-Signature',
+          separator: ',',
+          parts: ['t=${timestamp}', 'v1=${signature}'],
+          signed: '${timestamp}.${body}',
+          timestamp: '${timestamp}',
+        },
+      },
       actions: [],
     });
     const payload = JSON.stringify({ id: 'evt_1', type: 'charge.succeeded' });

@@ -128,9 +128,25 @@ describe('ticket registry', () => {
 
 describe('getTickets listing', () => {
   it('the owner sees every field; a signed-in user sees the public subset', async () => {
-    await registerTicket(project, 'listed', { description: 'pub', count: 5, limit_per_user: 2, time_to_live: Date.now() + 86_400_000, condition: { method: 'POST' }, actions: [] });
+    await registerTicket(project, 'listed', {
+      description: 'pub',
+      count: 5,
+      limit_per_user: 2,
+      time_to_live: Date.now() + 86_400_000,
+      condition: { method: 'POST' },
+      actions: [],
+    });
     const owner = await list(project.owner_key, '?ticket_id=listed');
-    expect(owner.json.list[0]).toMatchObject({ ticket_id: 'listed', description: 'pub', count: 5, limit_per_user: 2, condition: { method: 'POST' }, actions: [], legacy: false, rules_version: 2 });
+    expect(owner.json.list[0]).toMatchObject({
+      ticket_id: 'listed',
+      description: 'pub',
+      count: 5,
+      limit_per_user: 2,
+      condition: { method: 'POST' },
+      actions: [],
+      legacy: false,
+      rules_version: 2,
+    });
     const user = await mintUser(project);
     const seen = await list(user.id_token, '?ticket_id=listed');
     expect(Object.keys(seen.json.list[0]).sort()).toEqual(['count', 'description', 'ticket_id', 'time_to_live', 'timestamp']);

@@ -62,8 +62,7 @@ const reference = (place: Place) =>
     ...(place.inErr ? [fc.constantFrom('${error[code]}', '${error[message]}')] : []),
   );
 /** A template: literal text with references at `place`; never empty. */
-const template = (place: Place) =>
-  fc.array(fc.oneof(text, reference(place)), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('') || 'x');
+const template = (place: Place) => fc.array(fc.oneof(text, reference(place)), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('') || 'x');
 
 const jsonOf = (place: Place): fc.Arbitrary<unknown> =>
   fc.letrec<{ value: unknown }>((tie) => ({
@@ -121,7 +120,9 @@ const condition = fc
       signature,
       ip: matchPart,
       user_agent: matchPart,
-      headers: fc.array(fc.record({ key: fc.constantFrom('X-Kind', 'Content-Type'), operator, value: fc.oneof(word, fc.array(word, { maxLength: 2 })) }), { maxLength: 2 }),
+      headers: fc.array(fc.record({ key: fc.constantFrom('X-Kind', 'Content-Type'), operator, value: fc.oneof(word, fc.array(word, { maxLength: 2 })) }), {
+        maxLength: 2,
+      }),
       body: fc.array(conditionRow, { maxLength: 3 }),
       params: fc.array(conditionRow, { maxLength: 3 }),
       user: fc.array(fc.record({ key: word, operator, value: fc.oneof(scalar, fc.array(scalar, { minLength: 1, maxLength: 2 })) }), { maxLength: 2 }),
@@ -140,7 +141,10 @@ const exeOf = (place: Place): Record<string, fc.Arbitrary<Record<string, unknown
     { group: fc.oneof(fc.integer({ min: 1, max: 99 }), fc.constant('admin'), reference(place)), user_id: template(place) },
     { requiredKeys: ['group'] },
   ),
-  acsr: fc.record({ record_id: template(place), user_id: fc.oneof(template(place), fc.array(template(place), { minLength: 1, maxLength: 2 })) }, { requiredKeys: ['record_id'] }),
+  acsr: fc.record(
+    { record_id: template(place), user_id: fc.oneof(template(place), fc.array(template(place), { minLength: 1, maxLength: 2 })) },
+    { requiredKeys: ['record_id'] },
+  ),
   pstr: fc
     .record(
       {
@@ -155,7 +159,9 @@ const exeOf = (place: Place): Record<string, fc.Arbitrary<Record<string, unknown
             referencing_limit: fc.oneof(fc.nat(10), fc.constant(null)),
             prevent_multiple_referencing: fc.boolean(),
             only_granted_can_reference: fc.boolean(),
-            referencing_index_restrictions: fc.array(fc.record({ name: word, value: indexValue, condition: operator }, { requiredKeys: ['name'] }), { maxLength: 2 }),
+            referencing_index_restrictions: fc.array(fc.record({ name: word, value: indexValue, condition: operator }, { requiredKeys: ['name'] }), {
+              maxLength: 2,
+            }),
           },
           { requiredKeys: [] },
         ),
@@ -178,7 +184,8 @@ const exeOf = (place: Place): Record<string, fc.Arbitrary<Record<string, unknown
       { requiredKeys: ['path'] },
     )
     .map(({ path, ...exe }) => {
-      const withSecret = exe.secretName !== undefined && exe.headers !== undefined ? { ...exe, headers: { ...exe.headers, Authorization: 'Bearer ${CLIENT_SECRET}' } } : exe;
+      const withSecret =
+        exe.secretName !== undefined && exe.headers !== undefined ? { ...exe, headers: { ...exe.headers, Authorization: 'Bearer ${CLIENT_SECRET}' } } : exe;
       return { url: `https://api.example.com/${path}`, ...withSecret };
     }),
   mail: fc.record(
@@ -208,7 +215,12 @@ function action(place: Place, depth: number, inThenChain: boolean): fc.Arbitrary
   return fc.constantFrom(...kinds).chain((act) => {
     const exe =
       act === 'cond'
-        ? fc.record({ response: fc.array(conditionRow.map((row) => (row.value === undefined ? row : { ...row, value: '${response[status]}' })), { maxLength: 2 }) })
+        ? fc.record({
+            response: fc.array(
+              conditionRow.map((row) => (row.value === undefined ? row : { ...row, value: '${response[status]}' })),
+              { maxLength: 2 },
+            ),
+          })
         : exeOf(place)[act];
     const then = THEN_KINDS.includes(act) && depth > 0 ? chain({ ...place, inThen: true }, depth - 1, true) : fc.constant([]);
     const err = depth > 0 ? chain({ ...place, inErr: true }, depth - 1, false) : fc.constant([]);
@@ -267,7 +279,16 @@ describe('round trip of the ticket registry', () => {
     const legacy: StoredTicket = {
       ticket_id: 'rt-legacy',
       condition: {
-        signature: { secretName: 'sig-a', header: 'X-Sig', algorithm: 'sha256', encoding: 'hex', parts: ['${signature}'], signed: '${body}', tolerance: 300, secret_encoding: 'raw' },
+        signature: {
+          secretName: 'sig-a',
+          header: 'X-Sig',
+          algorithm: 'sha256',
+          encoding: 'hex',
+          parts: ['${signature}'],
+          signed: '${body}',
+          tolerance: 300,
+          secret_encoding: 'raw',
+        },
       },
       actions: [],
       timestamp: now,
@@ -288,6 +309,9 @@ describe('round trip of the ticket registry', () => {
   it('a tolerance other than the old default is still refused without a timestamp', async () => {
     const res = await put('rt-tolerance', { condition: { signature: { secretName: 'sig-a', header: 'X-Sig', tolerance: 60 } }, actions: [] });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringMatching(/^condition.signature.tolerance: applies only with timestamp/) });
+    expect(res.json).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: expect.stringMatching(/^condition.signature.tolerance: applies only with timestamp/),
+    });
   });
 });

@@ -9,7 +9,8 @@ import type { Env } from './env';
 export const streaming = new Hono<{ Bindings: Env }>();
 
 /** The destination's stream with the bench's query (tag, pieces, gap), as the gateway would be sent it. */
-const streamRequest = (env: Env, query: string) => new Request(new URL(`/stream?${query}`, env.API_URL), { headers: { authorization: `Bearer ${env.API_KEY}` } });
+const streamRequest = (env: Env, query: string) =>
+  new Request(new URL(`/stream?${query}`, env.API_URL), { headers: { authorization: `Bearer ${env.API_KEY}` } });
 
 const queryOf = (url: string) => new URL(url).searchParams;
 

@@ -54,7 +54,8 @@ async function readTicketFiles(args: string[]): Promise<TicketFile[]> {
     else problems.push(parsed.problem);
   }
   problems.push(...duplicateIds(tickets));
-  if (problems.length) throw usageError(`The ticket files have ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; nothing was applied.`, problems);
+  if (problems.length)
+    throw usageError(`The ticket files have ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; nothing was applied.`, problems);
   if (tickets.length === 0) throw usageError(`No ticket files (*.json) in ${args.join(', ')}.`);
   return tickets;
 }
@@ -98,7 +99,10 @@ async function planAll(session: Session, tickets: TicketFile[], prune: boolean):
   if (prune) {
     const onServer = await session.api.all<{ ticket_id: string }>(session.paths.tickets);
     const byId = new Map(onServer.map((t) => [t.ticket_id, t]));
-    for (const id of pruned([...byId.keys()], tickets.map((t) => t.ticketId))) {
+    for (const id of pruned(
+      [...byId.keys()],
+      tickets.map((t) => t.ticketId),
+    )) {
       steps.push({ change: 'delete', ticket_id: id, file: null, current: byId.get(id), proposed: null });
     }
   }
@@ -117,7 +121,11 @@ async function applySteps(ctx: Ctx, session: Session, steps: PlanStep[], tickets
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
       const done = applied.length ? `applied before it: ${applied.map((a) => `${a.change} ${a.ticket_id}`).join(', ')}` : 'nothing was applied';
-      throw failure(`Applying stopped at ${step.ticket_id} (${done}).`, [{ where: step.file ?? step.ticket_id, code: err.code, message: err instanceof ServiceError ? err.serviceMessage : err.message }], err.code);
+      throw failure(
+        `Applying stopped at ${step.ticket_id} (${done}).`,
+        [{ where: step.file ?? step.ticket_id, code: err.code, message: err instanceof ServiceError ? err.serviceMessage : err.message }],
+        err.code,
+      );
     }
     applied.push({ ticket_id: step.ticket_id, change: step.change });
     if (!ctx.io.json) ctx.io.out(`${{ create: 'created', update: 'changed', delete: 'deleted' }[step.change]} ${step.ticket_id}`);

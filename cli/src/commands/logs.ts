@@ -32,13 +32,15 @@ const pause = (ms: number, signal: AbortSignal) =>
 export function registerLogs(program: Command, context: Context): void {
   program
     .command('logs <ticket_id>')
-    .description("Print a ticket's newest consumptions (oldest first), after the minutes of the last hour it was limited; --follow keeps printing new ones until Ctrl+C")
+    .description(
+      "Print a ticket's newest consumptions (oldest first), after the minutes of the last hour it was limited; --follow keeps printing new ones until Ctrl+C",
+    )
     .option('-f, --follow', 'keep polling and print new consumptions as they arrive')
     .option('--interval <ms>', 'time between polls with --follow', '2000')
     .option('--limit <n>', 'how many of the newest consumptions to print first (1 to 100)', '20')
     .option('--consumption <consume_id>', "print one consumption's action rows instead")
     .option('--signature <consume_id>', "why did this consumption's signature fail? its kept request checked again, and the presets that verify it")
-    .option('--secret-name <name>', 'with --signature: the Secret Key to check and infer the preset with (default: the ticket signature\'s)')
+    .option('--secret-name <name>', "with --signature: the Secret Key to check and infer the preset with (default: the ticket signature's)")
     .action(async (ticketId: string, options: LogsOptions, cmd: Command) => {
       const ctx = context(cmd);
       const interval = wholeNumber(options.interval, '--interval', 100, 3_600_000);

@@ -1,5 +1,12 @@
 import type { Command } from 'commander';
-import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, presetSignature, unknownPresetMessage, type SignaturePreset } from '../../../schemas/signature-presets';
+import {
+  HANDSHAKE_NOTES,
+  SIGNATURE_PRESETS,
+  findPreset,
+  presetSignature,
+  unknownPresetMessage,
+  type SignaturePreset,
+} from '../../../schemas/signature-presets';
 import type { Ctx } from '../context';
 import { usageError } from '../errors';
 
@@ -25,7 +32,8 @@ export function registerPresets(program: Command, context: Context): void {
       if (options.secretName !== undefined) {
         if (id === undefined) throw usageError('--secret-name needs a preset id: svc presets <id> --secret-name <name>.');
         const preset = findPreset(id)!;
-        if (!preset.signature) throw usageError(`The ${id} preset verifies no signature, so it takes no Secret Key: register it with condition.preset { "id": "${id}" }.`);
+        if (!preset.signature)
+          throw usageError(`The ${id} preset verifies no signature, so it takes no Secret Key: register it with condition.preset { "id": "${id}" }.`);
         const condition = { signature: presetSignature(id, options.secretName), ...(preset.handshake ? { handshake: preset.handshake } : {}) };
         return ctx.io.json ? ctx.io.printJson(condition) : ctx.io.out(JSON.stringify(condition, null, 2));
       }

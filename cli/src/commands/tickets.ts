@@ -84,25 +84,31 @@ export function registerTickets(program: Command, context: Context): void {
     .option('--query <name=value>', 'a query parameter (repeatable; a repeated name makes a list)', collect)
     .option('--user <user_id>', 'consume as this project user (as on /tpa)')
     .option('--ip <address>', 'the caller IP address (default 127.0.0.1)')
-    .action(async (ticketId: string, options: { data?: string; dataFile?: string; method?: string; header?: string[]; query?: string[]; user?: string; ip?: string }, cmd: Command) => {
-      const ctx = context(cmd);
-      if (options.data !== undefined && options.dataFile !== undefined) throw usageError('Pass --data or --data-file, not both.');
-      let data = options.data;
-      if (options.dataFile !== undefined) {
-        try {
-          data = await readFile(options.dataFile, 'utf8');
-        } catch (err) {
-          throw usageError(`Cannot read --data-file ${options.dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    .action(
+      async (
+        ticketId: string,
+        options: { data?: string; dataFile?: string; method?: string; header?: string[]; query?: string[]; user?: string; ip?: string },
+        cmd: Command,
+      ) => {
+        const ctx = context(cmd);
+        if (options.data !== undefined && options.dataFile !== undefined) throw usageError('Pass --data or --data-file, not both.');
+        let data = options.data;
+        if (options.dataFile !== undefined) {
+          try {
+            data = await readFile(options.dataFile, 'utf8');
+          } catch (err) {
+            throw usageError(`Cannot read --data-file ${options.dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+          }
         }
-      }
-      const body = checkBody({ ...options, data });
-      const { api, paths } = await ctx.session();
-      const answer = await api.request<CheckAnswer>('POST', paths.check(ticketId), { body });
-      if (ctx.io.json) ctx.io.printJson(answer);
-      else if (answer.passed) ctx.io.out(`${ctx.io.color.green('passed')}  ${answer.message}`);
-      else ctx.io.out(`${ctx.io.color.red('failed')}  ${answer.status} at ${answer.error.stage}  ${answer.error.code}: ${answer.error.message}`);
-      if (!answer.passed) process.exitCode = EXIT_FAILED;
-    });
+        const body = checkBody({ ...options, data });
+        const { api, paths } = await ctx.session();
+        const answer = await api.request<CheckAnswer>('POST', paths.check(ticketId), { body });
+        if (ctx.io.json) ctx.io.printJson(answer);
+        else if (answer.passed) ctx.io.out(`${ctx.io.color.green('passed')}  ${answer.message}`);
+        else ctx.io.out(`${ctx.io.color.red('failed')}  ${answer.status} at ${answer.error.stage}  ${answer.error.code}: ${answer.error.message}`);
+        if (!answer.passed) process.exitCode = EXIT_FAILED;
+      },
+    );
 
   registerApply(tickets, context);
 }

@@ -44,7 +44,5 @@ export const hasChanges = (steps: readonly PlanStep[]) => steps.some((step) => s
 
 /** The plan as --json prints it: each step without the definitions of unchanged tickets. */
 export function planJson(steps: readonly PlanStep[]) {
-  return steps.map((step) =>
-    step.change === 'none' ? { ticket_id: step.ticket_id, file: step.file, change: step.change } : step,
-  );
+  return steps.map((step) => (step.change === 'none' ? { ticket_id: step.ticket_id, file: step.file, change: step.change } : step));
 }

@@ -24,7 +24,10 @@ export function parseTicketFile(file: string, text: string): Parsed {
   if (!isObject(value)) return { ok: false, problem: { where: file, code: 'INVALID_FILE', message: 'Invalid "(root)": a ticket file holds one JSON object.' } };
   const field = value.ticket_id;
   if (field !== undefined && (typeof field !== 'string' || field === '')) {
-    return { ok: false, problem: { where: file, code: 'INVALID_FILE', message: 'Invalid "ticket_id": must be a non-empty string (or absent: the file name is the id).' } };
+    return {
+      ok: false,
+      problem: { where: file, code: 'INVALID_FILE', message: 'Invalid "ticket_id": must be a non-empty string (or absent: the file name is the id).' },
+    };
   }
   const ticketId = typeof field === 'string' ? field : path.basename(file).replace(/\.json$/i, '');
   return { ok: true, ticket: { file, ticketId, body: value } };

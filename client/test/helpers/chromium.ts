@@ -32,7 +32,10 @@ async function packagedChromium(): Promise<BrowserBinary> {
   const libraries = await inflate(path.join(bin, 'al2023.tar.br'));
   const inherited = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const libraryPath = [path.join(libraries, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  return { executablePath, env: { ...inherited, LD_LIBRARY_PATH: libraryPath, FONTCONFIG_PATH: process.env.FONTCONFIG_PATH ?? path.join(path.dirname(executablePath), 'fonts') } };
+  return {
+    executablePath,
+    env: { ...inherited, LD_LIBRARY_PATH: libraryPath, FONTCONFIG_PATH: process.env.FONTCONFIG_PATH ?? path.join(path.dirname(executablePath), 'fonts') },
+  };
 }
 
 /** Chromium, headless, as every browser test of this suite runs it. */

@@ -10,7 +10,11 @@ interface LocalWorker {
   stop(): Promise<void>;
 }
 // scripts/local-worker.mjs is plain JavaScript; this is the part of its signature the tests use.
-const startLocalWorker = startLocalWorkerJs as unknown as (options: { persistTo: string; vars: Record<string, string>; timeoutMs: number }) => Promise<LocalWorker>;
+const startLocalWorker = startLocalWorkerJs as unknown as (options: {
+  persistTo: string;
+  vars: Record<string, string>;
+  timeoutMs: number;
+}) => Promise<LocalWorker>;
 
 /** A running `wrangler dev` as the tests reach it. */
 export interface WorkerAddress {
@@ -35,7 +39,13 @@ export async function startFreshWorker(): Promise<WorkerAddress & { stop(): Prom
     persistTo,
     timeoutMs: 120_000,
     // SVC_STRICT_LIMITS: each invocation counted against Cloudflare's limits (docs/limits.md).
-    vars: { DEV_IDENTITY: 'true', ALLOW_PRIVATE_DESTINATIONS: 'true', OPERATOR_TOKEN: operatorToken, SECRETS_KEY: randomBytes(32).toString('base64'), SVC_STRICT_LIMITS: '1' },
+    vars: {
+      DEV_IDENTITY: 'true',
+      ALLOW_PRIVATE_DESTINATIONS: 'true',
+      OPERATOR_TOKEN: operatorToken,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      SVC_STRICT_LIMITS: '1',
+    },
   });
   // Last resort if the test process ends without stop(): wrangler runs in its own process group.
   const killOnExit = () => {

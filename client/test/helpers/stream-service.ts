@@ -79,7 +79,8 @@ export class StreamService {
   /** Sends a piece frame to the room without storing anything. */
   push(request: ScriptedRequest, seq: number, txt: string): void {
     for (const member of this.members) {
-      if (request.group && member.group === request.group) member.socket.send(JSON.stringify({ type: 'piece', group: request.group, id: request.id, seq, txt }));
+      if (request.group && member.group === request.group)
+        member.socket.send(JSON.stringify({ type: 'piece', group: request.group, id: request.id, seq, txt }));
     }
   }
 
@@ -121,7 +122,14 @@ export class StreamService {
 
   private envelope(request: ScriptedRequest): ForwardStatusEnvelope {
     const open = request.status === 'pending' || request.status === 'running';
-    const envelope: ForwardStatusEnvelope = { id: request.id, status: request.status, queue_name: request.queue, in_queue: open ? 1 : 0, created: 1000, updated: 1000 };
+    const envelope: ForwardStatusEnvelope = {
+      id: request.id,
+      status: request.status,
+      queue_name: request.queue,
+      in_queue: open ? 1 : 0,
+      created: 1000,
+      updated: 1000,
+    };
     if (request.error) envelope.error = request.error;
     return envelope;
   }
@@ -149,14 +157,21 @@ export class StreamService {
     }
     if (request.finalized) return json(res, 200, request.finalized.body);
     const since = Number(sinceText);
-    if (!request.streamed) return json(res, 200, { ...this.envelope(request), response_body: request.response_body, stream: false, chunks: [], last_seq: since, more: false });
+    if (!request.streamed)
+      return json(res, 200, { ...this.envelope(request), response_body: request.response_body, stream: false, chunks: [], last_seq: since, more: false });
     if (this.degradedReads > 0) {
       this.degradedReads--;
       return json(res, 200, { ...this.envelope(request), stream: true, chunks: [], last_seq: since, more: true } satisfies StreamedEnvelope);
     }
     const after = request.pieces.slice(since);
     const chunks = after.slice(0, this.pageSize).map((txt, i) => ({ seq: since + i + 1, txt }));
-    const answer: StreamedEnvelope = { ...this.envelope(request), stream: true, chunks, last_seq: chunks.at(-1)?.seq ?? since, more: after.length > this.pageSize };
+    const answer: StreamedEnvelope = {
+      ...this.envelope(request),
+      stream: true,
+      chunks,
+      last_seq: chunks.at(-1)?.seq ?? since,
+      more: after.length > this.pageSize,
+    };
     return json(res, 200, answer);
   }
 

@@ -15,7 +15,14 @@ import { ProjectPage } from '../pages/ProjectPage';
 import { TemplatesPage } from '../pages/TemplatesPage';
 import { SignIn } from './SignIn';
 
-type Route = { page: 'tickets' } | { page: 'new' } | { page: 'edit'; id: string } | { page: 'logs'; id: string } | { page: 'secrets' } | { page: 'forwarding' } | { page: SettingsPage };
+type Route =
+  | { page: 'tickets' }
+  | { page: 'new' }
+  | { page: 'edit'; id: string }
+  | { page: 'logs'; id: string }
+  | { page: 'secrets' }
+  | { page: 'forwarding' }
+  | { page: SettingsPage };
 /** The settings pages, each a hash route of its own name. */
 const SETTINGS_PAGES = ['templates', 'newsletters', 'project'] as const;
 type SettingsPage = (typeof SETTINGS_PAGES)[number];

@@ -26,7 +26,9 @@ export function FloodPanel({ api, ticketId, refresh }: { api: OwnerApi; ticketId
   return (
     <section id="flood" class="flood" aria-labelledby="flood-title">
       <h3 id="flood-title">Being limited</h3>
-      <p class="hint">Requests refused by the flood limits (429, at least this many) and failures or dry runs counted instead of kept, per minute of the last hour.</p>
+      <p class="hint">
+        Requests refused by the flood limits (429, at least this many) and failures or dry runs counted instead of kept, per minute of the last hour.
+      </p>
       <table>
         <thead>
           <tr>

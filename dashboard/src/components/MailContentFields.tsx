@@ -3,7 +3,17 @@ import { placeholdersOf } from '../logic/placeholders';
 import type { MailContent } from '../settings-types';
 
 /** `filledFrom` says where the placeholders' values come from (src/mail/compose.ts fills both kinds). */
-export function MailContentFields({ idPrefix, value, filledFrom, onChange }: { idPrefix: string; value: MailContent; filledFrom: string; onChange(next: MailContent): void }) {
+export function MailContentFields({
+  idPrefix,
+  value,
+  filledFrom,
+  onChange,
+}: {
+  idPrefix: string;
+  value: MailContent;
+  filledFrom: string;
+  onChange(next: MailContent): void;
+}) {
   const names = placeholdersOf(value.subject, value.html, value.text);
   const hintId = `${idPrefix}-placeholders`;
   return (
@@ -21,11 +31,23 @@ export function MailContentFields({ idPrefix, value, filledFrom, onChange }: { i
       </div>
       <div class="field">
         <label for={`${idPrefix}-html`}>HTML body (values filled into it are HTML-escaped)</label>
-        <textarea id={`${idPrefix}-html`} rows={6} aria-describedby={hintId} value={value.html} onInput={(e) => onChange({ ...value, html: e.currentTarget.value })} />
+        <textarea
+          id={`${idPrefix}-html`}
+          rows={6}
+          aria-describedby={hintId}
+          value={value.html}
+          onInput={(e) => onChange({ ...value, html: e.currentTarget.value })}
+        />
       </div>
       <div class="field">
         <label for={`${idPrefix}-text`}>text body</label>
-        <textarea id={`${idPrefix}-text`} rows={4} aria-describedby={hintId} value={value.text} onInput={(e) => onChange({ ...value, text: e.currentTarget.value })} />
+        <textarea
+          id={`${idPrefix}-text`}
+          rows={4}
+          aria-describedby={hintId}
+          value={value.text}
+          onInput={(e) => onChange({ ...value, text: e.currentTarget.value })}
+        />
       </div>
       <p id={hintId} class="hint">
         {`Placeholders are written \${name} (letters, digits, _), ${filledFrom}; $\${name} writes a literal \${name}. `}

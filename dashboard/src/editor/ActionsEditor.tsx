@@ -55,13 +55,7 @@ function ActionEditor({ path, index, depth, remove }: { path: readonly Segment[]
         Action {index + 1}: {act}
       </legend>
       {/* Changing the kind keeps exe as is: the registry names any field the new kind does not take. */}
-      <Field
-        path={[...path, 'act']}
-        label="kind"
-        kind="select"
-        options={KIND_OPTIONS}
-        hint={form ? undefined : 'Unknown kind: fix it in JSON mode.'}
-      />
+      <Field path={[...path, 'act']} label="kind" kind="select" options={KIND_OPTIONS} hint={form ? undefined : 'Unknown kind: fix it in JSON mode.'} />
       {form?.fields.map((field) => (
         <Field key={field.key.join('.')} path={[...exe, ...field.key]} label={field.label} kind={field.kind} options={field.options} hint={field.hint} />
       ))}

@@ -11,7 +11,16 @@ export function ConditionForm() {
   return (
     <fieldset class="condition">
       <legend>Condition</legend>
-      <Field path={[C, 'method']} label="method" kind="select" options={[['', '(any)'], ['GET', 'GET'], ['POST', 'POST']]} />
+      <Field
+        path={[C, 'method']}
+        label="method"
+        kind="select"
+        options={[
+          ['', '(any)'],
+          ['GET', 'GET'],
+          ['POST', 'POST'],
+        ]}
+      />
       <SignatureForm />
       {(['ip', 'user_agent'] as const).map((part) => (
         <fieldset class="match" key={part}>

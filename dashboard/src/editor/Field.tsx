@@ -92,7 +92,13 @@ export function Field({ path, label, kind = 'text', options = [], hint }: FieldP
       input = <input {...common} value={looseText(value)} onInput={(e) => set(path, parseLoose(e.currentTarget.value))} />;
       break;
     default:
-      input = <input {...common} value={typeof value === 'string' ? value : looseText(value)} onInput={(e) => set(path, e.currentTarget.value === '' ? undefined : e.currentTarget.value)} />;
+      input = (
+        <input
+          {...common}
+          value={typeof value === 'string' ? value : looseText(value)}
+          onInput={(e) => set(path, e.currentTarget.value === '' ? undefined : e.currentTarget.value)}
+        />
+      );
   }
 
   return (

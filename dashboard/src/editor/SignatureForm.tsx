@@ -53,7 +53,11 @@ const ALGORITHM_OPTIONS = [
   ['token', 'token (the header holds the Secret Key itself)'],
 ] as const;
 /** raw is offered only with algorithm token: a signature is written in hex or base64. */
-const ENCODING_OPTIONS = [['', '(hex)'], ['hex', 'hex'], ['base64', 'base64']] as const;
+const ENCODING_OPTIONS = [
+  ['', '(hex)'],
+  ['hex', 'hex'],
+  ['base64', 'base64'],
+] as const;
 
 export function SignatureForm() {
   const { def, set } = useContext(EditorContext);
@@ -96,18 +100,37 @@ export function SignatureForm() {
       {preset && <PresetFacts preset={preset} />}
       {signature && (
         <>
-          <Field path={[...PATH, 'secretName']} label="secretName (the Secret Key holding the secret)" hint={preset ? `It holds ${preset.secret}.` : undefined} />
+          <Field
+            path={[...PATH, 'secretName']}
+            label="secretName (the Secret Key holding the secret)"
+            hint={preset ? `It holds ${preset.secret}.` : undefined}
+          />
           <details open={chosen === 'custom'}>
             <summary>Signature fields{preset ? ` (set by the ${preset.name} preset)` : ''}</summary>
             <Field path={[...PATH, 'header']} label="header" />
             <Field path={[...PATH, 'algorithm']} label="algorithm" kind="select" options={ALGORITHM_OPTIONS} />
-            <Field path={[...PATH, 'encoding']} label="encoding" kind="select" options={signature.algorithm === 'token' ? [...ENCODING_OPTIONS, ['raw', 'raw (the token as sent)']] : ENCODING_OPTIONS} />
+            <Field
+              path={[...PATH, 'encoding']}
+              label="encoding"
+              kind="select"
+              options={signature.algorithm === 'token' ? [...ENCODING_OPTIONS, ['raw', 'raw (the token as sent)']] : ENCODING_OPTIONS}
+            />
             <Field path={[...PATH, 'separator']} label="separator" />
             <Field path={[...PATH, 'parts']} label="parts" kind="json" hint='["t=${timestamp}", "v1=${signature}"]' />
             <Field path={[...PATH, 'signed']} label="signed" />
             <Field path={[...PATH, 'timestamp']} label="timestamp" />
             <Field path={[...PATH, 'tolerance']} label="tolerance (s)" kind="number" />
-            <Field path={[...PATH, 'secret_encoding']} label="secret_encoding" kind="select" options={[['', '(raw)'], ['raw', 'raw'], ['base64', 'base64'], ['hex', 'hex']]} />
+            <Field
+              path={[...PATH, 'secret_encoding']}
+              label="secret_encoding"
+              kind="select"
+              options={[
+                ['', '(raw)'],
+                ['raw', 'raw'],
+                ['base64', 'base64'],
+                ['hex', 'hex'],
+              ]}
+            />
             <Field path={[...PATH, 'secret_prefix']} label="secret_prefix" />
             <Field path={[...PATH, 'field']} label="field (extension: a body field carrying the signature, instead of header)" />
             <Field path={[...PATH, 'public_url']} label="public_url (extension: the URL the provider calls, behind a proxy or custom domain)" />

@@ -31,7 +31,18 @@ export const ACTION_KINDS: Record<ActKind, ActionKindForm> = {
     retry: true,
     fields: [
       { key: ['url'], label: 'url', kind: 'text', hint: 'http:// or https://; references allowed after the host.' },
-      { key: ['method'], label: 'method', kind: 'select', options: [['', '(GET)'], ['GET', 'GET'], ['POST', 'POST'], ['PUT', 'PUT'], ['DELETE', 'DELETE']] },
+      {
+        key: ['method'],
+        label: 'method',
+        kind: 'select',
+        options: [
+          ['', '(GET)'],
+          ['GET', 'GET'],
+          ['POST', 'POST'],
+          ['PUT', 'PUT'],
+          ['DELETE', 'DELETE'],
+        ],
+      },
       { key: ['secretName'], label: 'secretName (Secret Key for ${CLIENT_SECRET})', kind: 'text' },
       { key: ['headers'], label: 'headers', kind: 'json', hint: '{ "Name": "value" }' },
       { key: ['data'], label: 'data', kind: 'json', hint: JSON_HINT },

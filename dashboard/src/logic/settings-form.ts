@@ -28,7 +28,10 @@ export function settingsBody(form: SettingsForm): Record<string, unknown> {
   return {
     name: form.name,
     identity: form.useIdentity ? { issuer: form.issuer, audience: form.audience, jwks_url: form.jwks_url } : null,
-    secure_request_destinations: form.destinations.split('\n').map((d) => d.trim()).filter(Boolean),
+    secure_request_destinations: form.destinations
+      .split('\n')
+      .map((d) => d.trim())
+      .filter(Boolean),
     ...(form.key ? { secure_request_key: form.key } : {}),
   };
 }

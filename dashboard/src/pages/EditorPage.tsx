@@ -74,13 +74,13 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
   const currentDefinition = (): Definition | null => {
     if (mode === 'form') return def;
     const tooLarge = tooLargeMessage(byteLength(jsonText));
-    if (tooLarge) return setJsonIssue(tooLarge), null;
+    if (tooLarge) return (setJsonIssue(tooLarge), null);
     try {
       const parsed = JSON.parse(jsonText) as unknown;
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return setJsonIssue('The definition must be a JSON object.'), null;
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return (setJsonIssue('The definition must be a JSON object.'), null);
       return parsed as Definition;
     } catch (err) {
-      return setJsonIssue(`The definition is not valid JSON: ${(err as Error).message}`), null;
+      return (setJsonIssue(`The definition is not valid JSON: ${(err as Error).message}`), null);
     }
   };
 
@@ -134,7 +134,8 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
     const definition = currentDefinition();
     if (!definition) return;
     if (mode === 'json') setDef(definition);
-    if (!TICKET_ID_PATTERN.test(ticketId)) return setRefusal({ field: 'ticket_id', message: 'ticket_id: an id is 1 to 64 letters, digits, _ or -, starting with a letter or digit' });
+    if (!TICKET_ID_PATTERN.test(ticketId))
+      return setRefusal({ field: 'ticket_id', message: 'ticket_id: an id is 1 to 64 letters, digits, _ or -, starting with a letter or digit' });
     const issue = await registryRefusal(ticketId, definition);
     if (issue) return fail(new ApiError(400, issue.code, issue.message, issue.field, issue));
     setBusy(true);
@@ -230,7 +231,10 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
               }}
             />
             <p id="json-issue" class={jsonIssue ? 'field-error' : 'hint'} role="status">
-              {jsonIssue ?? (jsonChecked ? "The registry's rules find nothing to refuse (the service still checks the names of Secret Keys, templates and newsletters)." : 'Checking…')}
+              {jsonIssue ??
+                (jsonChecked
+                  ? "The registry's rules find nothing to refuse (the service still checks the names of Secret Keys, templates and newsletters)."
+                  : 'Checking…')}
             </p>
           </div>
         )}

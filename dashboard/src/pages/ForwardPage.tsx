@@ -99,7 +99,12 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
           <input {...field('queue')} />
         </div>
         <div class="field inline">
-          <input id="fwd-queue_exact" type="checkbox" checked={draft.queue_exact} onChange={(e) => setDraft({ ...draft, queue_exact: e.currentTarget.checked })} />
+          <input
+            id="fwd-queue_exact"
+            type="checkbox"
+            checked={draft.queue_exact}
+            onChange={(e) => setDraft({ ...draft, queue_exact: e.currentTarget.checked })}
+          />
           <label for="fwd-queue_exact">Exact queue</label>
         </div>
         {choice('stream', 'Streamed', ['true', 'false'], { true: 'streamed only', false: 'not streamed' })}

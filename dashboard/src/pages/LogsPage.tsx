@@ -106,7 +106,14 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
       <FloodPanel api={api} ticketId={ticketId} refresh={reads} />
       <ol class="log" aria-label="Consumptions, newest first">
         {rows.map((row) => (
-          <LogRow key={row.log_key} api={api} ticketId={ticketId} row={row} open={open === row.log_key} toggle={() => setOpen(open === row.log_key ? null : row.log_key)} />
+          <LogRow
+            key={row.log_key}
+            api={api}
+            ticketId={ticketId}
+            row={row}
+            open={open === row.log_key}
+            toggle={() => setOpen(open === row.log_key ? null : row.log_key)}
+          />
         ))}
       </ol>
       {rows.length === 0 && <p class="hint">No log rows{outcome ? ` with outcome ${OUTCOME_TEXT[outcome]}` : ''}.</p>}

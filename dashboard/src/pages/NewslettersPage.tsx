@@ -47,7 +47,11 @@ export function NewslettersPage({ api }: { api: OwnerApi }) {
     setGroup(next);
   };
   const edit = (newsletter: Newsletter) => {
-    setForm({ group: String(newsletter.group), message_id: newsletter.message_id, content: { subject: newsletter.subject, html: newsletter.html, text: newsletter.text } });
+    setForm({
+      group: String(newsletter.group),
+      message_id: newsletter.message_id,
+      content: { subject: newsletter.subject, html: newsletter.html, text: newsletter.text },
+    });
     document.getElementById('newsletter-message-id')?.focus();
   };
   const save = async (event: Event) => {
@@ -110,7 +114,13 @@ export function NewslettersPage({ api }: { api: OwnerApi }) {
         </div>
         <div class="field">
           <label for="newsletter-message-id">message id (1 to 64 letters, digits, _ or -)</label>
-          <input id="newsletter-message-id" required pattern="[A-Za-z0-9_-]{1,64}" value={form.message_id} onInput={(e) => setForm({ ...form, message_id: e.currentTarget.value })} />
+          <input
+            id="newsletter-message-id"
+            required
+            pattern="[A-Za-z0-9_-]{1,64}"
+            value={form.message_id}
+            onInput={(e) => setForm({ ...form, message_id: e.currentTarget.value })}
+          />
         </div>
         <MailContentFields
           idPrefix="newsletter"

@@ -8,7 +8,6 @@ import { ApiError, errorText, type OwnerApi, type OwnerProject } from '../api';
 import { type SettingsForm, formOf, inputOfField, settingsBody } from '../logic/settings-form';
 import { StatusLine, type Status } from '../components/StatusLine';
 
-
 /** `onSaved` gets the project as saved (the header shows its name). */
 export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (project: OwnerProject) => void }) {
   const [project, setProject] = useState<OwnerProject | null>(null);
@@ -52,8 +51,7 @@ export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (projec
         {refused.text}
       </p>
     );
-  const invalid = (input: keyof SettingsForm, id: string) =>
-    refused?.input === input ? { 'aria-invalid': true, 'aria-describedby': `${id}-err` } : {};
+  const invalid = (input: keyof SettingsForm, id: string) => (refused?.input === input ? { 'aria-invalid': true, 'aria-describedby': `${id}-err` } : {});
   const text = (input: 'name' | 'issuer' | 'audience' | 'jwks_url', id: string, label: string, disabled = false) =>
     form && (
       <div class="field">
@@ -115,7 +113,14 @@ export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (projec
             </p>
             <div class="field">
               <label for="settings-key">new key (write-only: never shown; blank keeps the stored one)</label>
-              <input id="settings-key" type="password" autocomplete="new-password" value={form.key} onInput={(e) => set({ key: e.currentTarget.value })} {...invalid('key', 'settings-key')} />
+              <input
+                id="settings-key"
+                type="password"
+                autocomplete="new-password"
+                value={form.key}
+                onInput={(e) => set({ key: e.currentTarget.value })}
+                {...invalid('key', 'settings-key')}
+              />
               {fieldError('key', 'settings-key')}
             </div>
             <div class="field">

@@ -18,7 +18,14 @@ interface SecretKeyInfo {
 }
 
 const LIMITS = ['per_caller_per_minute', 'per_key_per_minute', 'queued_per_caller'] as const;
-const EMPTY = { name: '', value: '', destinations: '', access_group: '0', locked: false, limits: { per_caller_per_minute: '', per_key_per_minute: '', queued_per_caller: '' } };
+const EMPTY = {
+  name: '',
+  value: '',
+  destinations: '',
+  access_group: '0',
+  locked: false,
+  limits: { per_caller_per_minute: '', per_key_per_minute: '', queued_per_caller: '' },
+};
 
 export function SecretsPage({ api }: { api: OwnerApi }) {
   const [list, setList] = useState<SecretKeyInfo[]>([]);
@@ -48,7 +55,10 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
     const limits = Object.fromEntries(LIMITS.filter((l) => form.limits[l] !== '').map((l) => [l, Number(form.limits[l])]));
     const body = {
       value: form.value,
-      destinations: form.destinations.split('\n').map((d) => d.trim()).filter(Boolean),
+      destinations: form.destinations
+        .split('\n')
+        .map((d) => d.trim())
+        .filter(Boolean),
       access_group: Number(form.access_group),
       locked: form.locked,
       limits,
@@ -104,7 +114,11 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
                 <td data-label="destinations">{key.destinations.length ? key.destinations.join(', ') : 'any'}</td>
                 <td data-label="access group">{key.access_group}</td>
                 <td data-label="locked">{key.locked ? 'yes' : 'no'}</td>
-                <td data-label="limits">{LIMITS.filter((l) => key.limits[l] !== undefined).map((l) => `${l}: ${key.limits[l]}`).join(', ') || 'none'}</td>
+                <td data-label="limits">
+                  {LIMITS.filter((l) => key.limits[l] !== undefined)
+                    .map((l) => `${l}: ${key.limits[l]}`)
+                    .join(', ') || 'none'}
+                </td>
                 <td data-label="updated">{when(key.updated)}</td>
                 <td>
                   <button type="button" onClick={() => edit(key)} aria-label={`Replace ${key.name}`}>
@@ -131,13 +145,20 @@ export function SecretsPage({ api }: { api: OwnerApi }) {
           <label for="secret-destinations">destinations (one url a line; none = any public url)</label>
           <textarea id="secret-destinations" rows={3} value={form.destinations} onInput={(e) => setForm({ ...form, destinations: e.currentTarget.value })} />
         </div>
-        {input('secret-group', 'access group (0..99)', form.access_group, (access_group) => setForm({ ...form, access_group }), { type: 'number', min: 0, max: 99 })}
+        {input('secret-group', 'access group (0..99)', form.access_group, (access_group) => setForm({ ...form, access_group }), {
+          type: 'number',
+          min: 0,
+          max: 99,
+        })}
         <div class="field inline">
           <input id="secret-locked" type="checkbox" checked={form.locked} onChange={(e) => setForm({ ...form, locked: e.currentTarget.checked })} />
           <label for="secret-locked">locked (a signed-in caller of the access group only)</label>
         </div>
         {LIMITS.map((l) =>
-          input(`secret-${l}`, `limit ${l.replaceAll('_', ' ')}`, form.limits[l], (v) => setForm({ ...form, limits: { ...form.limits, [l]: v } }), { type: 'number', min: 1 }),
+          input(`secret-${l}`, `limit ${l.replaceAll('_', ' ')}`, form.limits[l], (v) => setForm({ ...form, limits: { ...form.limits, [l]: v } }), {
+            type: 'number',
+            min: 1,
+          }),
         )}
         <button type="submit">Save secret key</button>
       </form>

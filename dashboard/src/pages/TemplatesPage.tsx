@@ -101,7 +101,12 @@ export function TemplatesPage({ api }: { api: OwnerApi }) {
           <label for="template-id">template id (1 to 64 letters, digits, _ or -)</label>
           <input id="template-id" required pattern="[A-Za-z0-9_-]{1,64}" value={templateId} onInput={(e) => setTemplateId(e.currentTarget.value)} />
         </div>
-        <MailContentFields idPrefix="template" value={content} filledFrom="filled from the mail action's placeholders (${service_name} and ${email} always)" onChange={setContent} />
+        <MailContentFields
+          idPrefix="template"
+          value={content}
+          filledFrom="filled from the mail action's placeholders (${service_name} and ${email} always)"
+          onChange={setContent}
+        />
         <button type="submit">Save mail template</button>
       </form>
       <StatusLine id="templates-status" status={status} />

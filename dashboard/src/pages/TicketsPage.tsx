@@ -89,12 +89,20 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
               const s = stats[ticket.ticket_id];
               return (
                 <tr key={ticket.ticket_id} data-ticket={ticket.ticket_id}>
-                  <td data-label="ticket_id" class="id">{ticket.ticket_id}</td>
-                  <td data-label="description" class="description">{ticket.description}</td>
+                  <td data-label="ticket_id" class="id">
+                    {ticket.ticket_id}
+                  </td>
+                  <td data-label="description" class="description">
+                    {ticket.description}
+                  </td>
                   <td data-label="count left">{ticket.count ?? 'unlimited'}</td>
                   <td data-label="expires">{when(ticket.time_to_live)}</td>
-                  <td data-label="last consumption" class="last">{s === undefined ? '…' : s === 'error' ? 'could not read the log' : when(s.lastConsumption, 'none')}</td>
-                  <td data-label="failure rate" class="rate">{s === undefined ? '…' : s === 'error' ? '—' : failureRateText(s)}</td>
+                  <td data-label="last consumption" class="last">
+                    {s === undefined ? '…' : s === 'error' ? 'could not read the log' : when(s.lastConsumption, 'none')}
+                  </td>
+                  <td data-label="failure rate" class="rate">
+                    {s === undefined ? '…' : s === 'error' ? '—' : failureRateText(s)}
+                  </td>
                   <td class="row-actions">
                     <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/edit`} aria-label={`Edit ${ticket.ticket_id}`}>
                       Edit

@@ -64,7 +64,10 @@ describe('escape reader', () => {
   it("reads '+' as a space with plusIsSpace (form encoding), one layer like %20, and as itself", () => {
     const form = { plusIsSpace: true };
     expect(readingsOf('+', 0, form)).toEqual([['+', 1]]);
-    expect(readingsOf('+', 1, form)).toEqual([[' ', 1], ['+', 1]]);
+    expect(readingsOf('+', 1, form)).toEqual([
+      [' ', 1],
+      ['+', 1],
+    ]);
     // '+' written as %2B (form encoding, then percent-encoding): a space needs two layers.
     expect(readingsOf('%2B', 1, form)).not.toContainEqual([' ', 3]);
     expect(readingsOf('%2B', 2, form)).toContainEqual([' ', 3]);

@@ -68,7 +68,10 @@ const formNoise = fc.string({ unit: fc.constantFrom('|', '^', '`'), maxLength: 6
 // copy escaped four times cannot hold a shallower copy of the secret in its escape syntax.
 const syntaxFreeChar = fc.constantFrom(...'ghijklmnopqrstvwyzGHIJKLMNOPQRSTVWYZ!-_.,:@()~* éß€😀'.match(/./gsu)!);
 const noise = fc.string({ unit: fc.constantFrom('|', '^', '`', '='), maxLength: 6 });
-const pickerFrom = (g: fc.GeneratorValue): Pick => (options) => options[g(fc.integer, { min: 0, max: options.length - 1 })];
+const pickerFrom =
+  (g: fc.GeneratorValue): Pick =>
+  (options) =>
+    options[g(fc.integer, { min: 0, max: options.length - 1 })];
 
 describe('secret redaction', () => {
   it('replaces every copy written as it is and leaves the rest byte for byte', async () => {
@@ -131,24 +134,38 @@ describe('secret redaction', () => {
 
   it('property: a copy escaped 1 to 3 times with schemes mixed per character is found', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: anyChar, minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), noise, noise, fc.gen(), async (secret, layers, before, after, g) => {
-        const pick = pickerFrom(g);
-        let copy = secret;
-        for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
-        expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: anyChar, minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 3 }),
+        noise,
+        noise,
+        fc.gen(),
+        async (secret, layers, before, after, g) => {
+          const pick = pickerFrom(g);
+          let copy = secret;
+          for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
+          expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('property: a copy form-encoded by URLSearchParams, then escaped 0 to 2 more times, is found', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: formChar, minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 2 }), formNoise, formNoise, fc.gen(), async (secret, layers, before, after, g) => {
-        const pick = pickerFrom(g);
-        let copy = formEncode(secret);
-        for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
-        expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: formChar, minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 2 }),
+        formNoise,
+        formNoise,
+        fc.gen(),
+        async (secret, layers, before, after, g) => {
+          const pick = pickerFrom(g);
+          let copy = formEncode(secret);
+          for (let i = 0; i < layers; i++) copy = escapeLayer(copy, pick, false);
+          expect(await redact(before + copy + after, secret)).toBe(before + REDACTED + after);
+        },
+      ),
       { numRuns: 300 },
     );
   });

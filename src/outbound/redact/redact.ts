@@ -159,8 +159,7 @@ export function longestCopyFrom(reader: EscapeReader, secret: number[], start: n
   return Math.max(...positions);
 }
 
-export const isLowSurrogateOfPair = (text: string, pos: number) =>
-  pos > 0 && /[\uDC00-\uDFFF]/.test(text[pos]) && /[\uD800-\uDBFF]/.test(text[pos - 1]);
+export const isLowSurrogateOfPair = (text: string, pos: number) => pos > 0 && /[\uDC00-\uDFFF]/.test(text[pos]) && /[\uD800-\uDBFF]/.test(text[pos - 1]);
 
 /** Where a copy sits in a text: [start, end). */
 export interface Span {

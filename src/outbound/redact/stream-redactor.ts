@@ -99,7 +99,6 @@ async function firstOpenStart(reader: EscapeReader, secret: number[], spans: Spa
   return best;
 }
 
-
 /** One per stream; await each push before the next. */
 export class StreamRedactor {
   private held = '';

@@ -25,16 +25,13 @@ import {
 import { HTML_NAMED_REFERENCES } from './html-names';
 
 /** Every prefix of a known reference name: a name that is no such prefix can never end in a reference. */
-const NAME_PREFIXES: ReadonlySet<string> = new Set(
-  [...HTML_NAMED_REFERENCES.keys()].flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1))),
-);
+const NAME_PREFIXES: ReadonlySet<string> = new Set([...HTML_NAMED_REFERENCES.keys()].flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1))));
 
 /** Thrown inside the walk of one escape when a step needs a character past the end. */
 const CUT_SHORT = Symbol('cut short');
 
 /** How many continuation bytes a UTF-8 lead byte announces (0 for ASCII and invalid leads). */
-const continuationBytes = (lead: number) =>
-  lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+const continuationBytes = (lead: number) => (lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0);
 
 export class UnfinishedEscapes {
   private readonly end: number;

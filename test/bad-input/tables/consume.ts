@@ -61,16 +61,32 @@ function platformCases(route: ConsumeRoute): BadInputCase[] {
     ];
   }
   const cases: BadInputCase[] = [
-    ...LOOKALIKES.map(([transform, words]): BadInputCase => ({
+    ...LOOKALIKES.map(
+      ([transform, words]): BadInputCase => ({
+        ...target,
+        ...body,
+        input: `the project's service id ${words}`,
+        params: { ...target.params, service_id: (w) => transform(w.project.service_id) },
+        expect: noService,
+      }),
+    ),
+    {
       ...target,
       ...body,
-      input: `the project's service id ${words}`,
-      params: { ...target.params, service_id: (w) => transform(w.project.service_id) },
+      input: 'the service id in upper case',
+      params: { ...target.params, service_id: (w) => w.project.service_id.toUpperCase() },
       expect: noService,
-    })),
-    { ...target, ...body, input: 'the service id in upper case', params: { ...target.params, service_id: (w) => w.project.service_id.toUpperCase() }, expect: noService },
+    },
     { ...target, ...body, input: 'a service id of 10,000 characters', params: { ...target.params, service_id: 's'.repeat(10_000) }, expect: noService },
-    ...BROKEN_ESCAPES.map(([id, words]): BadInputCase => ({ ...target, ...body, input: `a service id with ${words}`, params: { ...target.params, service_id: id }, expect: noService })),
+    ...BROKEN_ESCAPES.map(
+      ([id, words]): BadInputCase => ({
+        ...target,
+        ...body,
+        input: `a service id with ${words}`,
+        params: { ...target.params, service_id: id },
+        expect: noService,
+      }),
+    ),
     ...[
       ...LOOKALIKES.map(([transform, words]): [PathParam, string] => [transform(TICKETS.plain), `an existing ticket's id ${words}`]),
       [`${fullwidth('#')}${TICKETS.plain}`, "an id starting with a fullwidth '＃'"],
@@ -83,18 +99,26 @@ function platformCases(route: ConsumeRoute): BadInputCase[] {
       ...BROKEN_ESCAPES.map(([id, words]): [PathParam, string] => [id, `an id with ${words}`]),
     ].map(([id, input]): BadInputCase => ({ ...target, ...body, input, params: { ...target.params, ticket_id: id }, expect: noTicket })),
     { ...target, ...body, input: 'an X-Svc-Ticket header', headers: { 'x-svc-ticket': TICKETS.plain }, expect: refusedAtTicket('INVALID_REQUEST') },
-    { ...target, ...body, input: 'an X-Svc-Ticket header holding control characters', headers: { 'x-svc-ticket': '\u0001\u007f' }, expect: refusedAtTicket('INVALID_REQUEST') },
+    {
+      ...target,
+      ...body,
+      input: 'an X-Svc-Ticket header holding control characters',
+      headers: { 'x-svc-ticket': '\u0001\u007f' },
+      expect: refusedAtTicket('INVALID_REQUEST'),
+    },
     { ...target, ...body, input: `10,000 query keys (more than ${MAX_QUERY_KEYS})`, query: tenThousandKeys, expect: tooManyKeys },
   ];
   if (route.long) {
     cases.push(
-      ...LOOKALIKES.map(([transform, words]): BadInputCase => ({
-        ...target,
-        ...body,
-        input: `the owner id ${words}`,
-        params: { ...target.params, owner_id: (w) => transform(w.project.owner_id) },
-        expect: noTicket,
-      })),
+      ...LOOKALIKES.map(
+        ([transform, words]): BadInputCase => ({
+          ...target,
+          ...body,
+          input: `the owner id ${words}`,
+          params: { ...target.params, owner_id: (w) => transform(w.project.owner_id) },
+          expect: noTicket,
+        }),
+      ),
       { ...target, ...body, input: "another project's owner id", params: { ...target.params, owner_id: (w) => w.other.owner_id }, expect: noTicket },
     );
   }
@@ -176,34 +200,40 @@ function conditionCases(route: ConsumeRoute): BadInputCase[] {
   const base = { route: `${route.method} ${route.path}`, auth };
   const logged = (ticket: string) => ({ logged: { ticket, code: 'CONDITION_FAILED' as const, check: route.check } });
   if (route.method === 'GET') {
-    return BAD_QUERIES.map(([input, query]): BadInputCase => ({
-      ...base,
-      params: { ticket_id: TICKETS.lookup },
-      input,
-      ...(query ? { query } : {}),
-      expect: conditionFailed('params', ['order']),
-      trace: logged(TICKETS.lookup),
-    }));
+    return BAD_QUERIES.map(
+      ([input, query]): BadInputCase => ({
+        ...base,
+        params: { ticket_id: TICKETS.lookup },
+        input,
+        ...(query ? { query } : {}),
+        expect: conditionFailed('params', ['order']),
+        trace: logged(TICKETS.lookup),
+      }),
+    );
   }
   return [
-    ...BAD_BODIES.map(([input, body]): BadInputCase => ({
-      ...base,
-      params: { ticket_id: TICKETS.guarded },
-      input,
-      headers: GOOD_HEADERS,
-      body,
-      expect: conditionFailed('body', ['order']),
-      trace: logged(TICKETS.guarded),
-    })),
-    ...BAD_HEADERS.map(([input, headers]): BadInputCase => ({
-      ...base,
-      params: { ticket_id: TICKETS.guarded },
-      input,
-      headers,
-      body: { json: { order: 'A1' } },
-      expect: conditionFailed('headers', ['x-token']),
-      trace: logged(TICKETS.guarded),
-    })),
+    ...BAD_BODIES.map(
+      ([input, body]): BadInputCase => ({
+        ...base,
+        params: { ticket_id: TICKETS.guarded },
+        input,
+        headers: GOOD_HEADERS,
+        body,
+        expect: conditionFailed('body', ['order']),
+        trace: logged(TICKETS.guarded),
+      }),
+    ),
+    ...BAD_HEADERS.map(
+      ([input, headers]): BadInputCase => ({
+        ...base,
+        params: { ticket_id: TICKETS.guarded },
+        input,
+        headers,
+        body: { json: { order: 'A1' } },
+        expect: conditionFailed('headers', ['x-token']),
+        trace: logged(TICKETS.guarded),
+      }),
+    ),
     {
       ...base,
       params: { ticket_id: TICKETS.quiet },

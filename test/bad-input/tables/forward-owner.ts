@@ -48,9 +48,16 @@ const idCases = (): BadInputCase[] => {
     id('a full id with a lower-case method', 'post:1a:AAAAAAAAAAAAAAAA:https://a.example/'),
     id('a full id with an ftp url', 'POST:1a:AAAAAAAAAAAAAAAA:ftp://a.example/'),
     id('an id of 10,000 characters', 'a'.repeat(10_000)),
-    ...BROKEN_ESCAPES.map(([raw, words]): BadInputCase => ({ ...one, input: `an id with ${words}`, params: { id: raw }, expect: invalidParameter('id', true) })),
+    ...BROKEN_ESCAPES.map(
+      ([raw, words]): BadInputCase => ({ ...one, input: `an id with ${words}`, params: { id: raw }, expect: invalidParameter('id', true) }),
+    ),
     { ...one, input: 'the public id of no request', expect: { status: 404, code: 'NOT_FOUND' } },
-    { ...one, input: 'the full id of no request', params: { id: 'GET:1a:AAAAAAAAAAAAAAAA:https://a.example/x?y=1' }, expect: { status: 404, code: 'NOT_FOUND' } },
+    {
+      ...one,
+      input: 'the full id of no request',
+      params: { id: 'GET:1a:AAAAAAAAAAAAAAAA:https://a.example/x?y=1' },
+      expect: { status: 404, code: 'NOT_FOUND' },
+    },
   ];
 };
 

@@ -58,12 +58,14 @@ const headerCases = (): BadInputCase[] =>
       ['x a', 'v', 'a header name with a space'],
       ['x-a', 'x'.repeat(8193), 'a header value over 8192 characters'],
     ] as const
-  ).map(([name, value, input]): BadInputCase => ({
-    ...dispatch,
-    input,
-    body: { json: { ...dispatchBase, headers: { [name]: value } } },
-    expect: invalidParameter(headerField(name), true),
-  }));
+  ).map(
+    ([name, value, input]): BadInputCase => ({
+      ...dispatch,
+      input,
+      body: { json: { ...dispatchBase, headers: { [name]: value } } },
+      expect: invalidParameter(headerField(name), true),
+    }),
+  );
 
 const dispatchCases = (): BadInputCase[] => [
   ...BAD_CREDENTIALS.map(([auth, input, expected]): BadInputCase => ({ ...dispatch, auth, input, body: { json: dispatchBase }, expect: expected })),
@@ -99,7 +101,12 @@ const dispatchCases = (): BadInputCase[] => [
       queue: ['', described('q'.repeat(MAX_QUEUE_NAME + 1), `over ${MAX_QUEUE_NAME} characters`), described('q\u0001', 'with a control character'), 5],
       poll: [-1, '1', true],
       expires: [0, 1.5, described(365 * 24 * 3600 + 1, 'over a year'), '60'],
-      svcHeaders: ['yes', 1, described({ user: 'yes' }, 'as { user: "yes" }', 'svcHeaders.user'), described({ admin: true }, 'with an unknown member', 'svcHeaders.admin')],
+      svcHeaders: [
+        'yes',
+        1,
+        described({ user: 'yes' }, 'as { user: "yes" }', 'svcHeaders.user'),
+        described({ admin: true }, 'with an unknown member', 'svcHeaders.admin'),
+      ],
       check: ['yes', 1],
       stream: ['yes', 1, null],
       realtime: ['yes', 1],
@@ -108,8 +115,18 @@ const dispatchCases = (): BadInputCase[] => [
   ),
   ...headerCases(),
   // 1e999 is JSON text, but it parses to Infinity, which JSON.stringify would send on as null.
-  { ...dispatch, input: 'data with a number out of range (1e999)', body: `{"url":${JSON.stringify(url)},"data":{"n":[1e999]}}`, expect: invalidParameter('data', true) },
-  { ...dispatch, input: 'params with a number out of range (-1e999)', body: `{"url":${JSON.stringify(url)},"method":"GET","params":{"n":-1e999}}`, expect: invalidParameter('params', true) },
+  {
+    ...dispatch,
+    input: 'data with a number out of range (1e999)',
+    body: `{"url":${JSON.stringify(url)},"data":{"n":[1e999]}}`,
+    expect: invalidParameter('data', true),
+  },
+  {
+    ...dispatch,
+    input: 'params with a number out of range (-1e999)',
+    body: `{"url":${JSON.stringify(url)},"method":"GET","params":{"n":-1e999}}`,
+    expect: invalidParameter('params', true),
+  },
   { ...dispatch, input: 'data with GET', body: { json: { ...dispatchBase, method: 'GET' } }, expect: invalidParameter('data', true) },
   { ...dispatch, input: 'data with HEAD', body: { json: { ...dispatchBase, method: 'HEAD' } }, expect: invalidParameter('data', true) },
   {
@@ -241,9 +258,24 @@ const finalizeCases = (): BadInputCase[] => [
     },
     true,
   ),
-  { ...finalizeTarget, input: 'data with a number out of range (1e999)', body: `{"id":"${PUBLIC_ID}","url":${JSON.stringify(url)},"method":"POST","data":1e999}`, expect: invalidParameter('data', true) },
-  { ...finalizeTarget, input: 'data over 1 MiB as JSON', body: { json: { ...finalizeBase, data: 'x'.repeat(1_048_577) } }, expect: invalidParameter('data', true) },
-  { ...finalizeTarget, input: 'data of 10 MB', body: { json: { ...finalizeBase, data: 'x'.repeat(10 * 1024 * 1024) } }, expect: invalidParameter('body', true) },
+  {
+    ...finalizeTarget,
+    input: 'data with a number out of range (1e999)',
+    body: `{"id":"${PUBLIC_ID}","url":${JSON.stringify(url)},"method":"POST","data":1e999}`,
+    expect: invalidParameter('data', true),
+  },
+  {
+    ...finalizeTarget,
+    input: 'data over 1 MiB as JSON',
+    body: { json: { ...finalizeBase, data: 'x'.repeat(1_048_577) } },
+    expect: invalidParameter('data', true),
+  },
+  {
+    ...finalizeTarget,
+    input: 'data of 10 MB',
+    body: { json: { ...finalizeBase, data: 'x'.repeat(10 * 1024 * 1024) } },
+    expect: invalidParameter('body', true),
+  },
   { ...finalizeTarget, input: 'the address of no request', body: { json: finalizeBase }, expect: NOT_FINALIZED },
   { ...finalizeTarget, input: 'the full id of no request', body: { json: { id: `POST:${PUBLIC_ID}:${url}`, data: 1 } }, expect: NOT_FINALIZED },
 ];
@@ -251,7 +283,13 @@ const finalizeCases = (): BadInputCase[] => [
 /** A poll's cursor: a whole number of 0 or more. */
 const sinceCases = (): BadInputCase[] =>
   ['-1', '1.5', 'abc', '', '1e3', '0x10', '9'.repeat(30), '%00'].map(
-    (since): BadInputCase => ({ route: `GET ${P}/forward/request`, auth: 'none', input: `since ${JSON.stringify(since)}`, query: `${address}&since=${since}`, expect: invalidParameter('since', true) }),
+    (since): BadInputCase => ({
+      route: `GET ${P}/forward/request`,
+      auth: 'none',
+      input: `since ${JSON.stringify(since)}`,
+      query: `${address}&since=${since}`,
+      expect: invalidParameter('since', true),
+    }),
   );
 
 export const forwardCases = (): BadInputCase[] => [
@@ -270,8 +308,18 @@ export const forwardCases = (): BadInputCase[] => [
 export const forwardControls = (): BadInputCase[] => [
   { ...dispatch, input: 'a valid dispatch', body: { json: { ...dispatchBase, url: `${origin}${FORWARD_CONTROL_PATH}` } }, expect: { status: 200 } },
   { ...dispatch, input: 'a valid dry run', body: { json: { ...dispatchBase, check: true } }, expect: { status: 200 } },
-  { ...historyTarget, input: 'a page of the history', query: `${historyQuery}&limit=5&queue=a&queue_exact=true&status=resolved&compact=true`, expect: { status: 200 } },
+  {
+    ...historyTarget,
+    input: 'a page of the history',
+    query: `${historyQuery}&limit=5&queue=a&queue_exact=true&status=resolved&compact=true`,
+    expect: { status: 200 },
+  },
   { ...queue, input: 'a queue count', query: 'queue=q', expect: { status: 200 } },
-  { ...dispatch, input: 'a valid streamed dispatch', body: { json: { ...dispatchBase, url: `${origin}${FORWARD_CONTROL_PATH}`, stream: true, realtime: true } }, expect: { status: 200 } },
+  {
+    ...dispatch,
+    input: 'a valid streamed dispatch',
+    body: { json: { ...dispatchBase, url: `${origin}${FORWARD_CONTROL_PATH}`, stream: true, realtime: true } },
+    expect: { status: 200 },
+  },
   { ...finalizeTarget, input: 'a valid finalize', body: { json: finalizeBase }, expect: { status: 200 } },
 ];

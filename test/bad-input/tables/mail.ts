@@ -61,7 +61,13 @@ const BAD_GROUPS: Array<[string, string]> = [
 ];
 
 const groupCases = (target: Target, extra: Partial<BadInputCase> = {}): BadInputCase[] =>
-  BAD_GROUPS.map(([group, words]) => ({ ...target, ...extra, input: `a group of ${words}`, params: { ...target.params, group }, expect: invalidParameter('group', true) }));
+  BAD_GROUPS.map(([group, words]) => ({
+    ...target,
+    ...extra,
+    input: `a group of ${words}`,
+    params: { ...target.params, group },
+    expect: invalidParameter('group', true),
+  }));
 
 const newsletters: Target = { route: `GET ${P}/newsletters`, auth: 'owner' };
 const newsletter = (method: string): Target => ({
@@ -72,12 +78,14 @@ const newsletter = (method: string): Target => ({
 
 const newsletterCases = (): BadInputCase[] => [
   ...credentialCases(newsletters, undefined, OWNER_ROUTE_CREDENTIALS),
-  ...BAD_GROUPS.map(([group, words]): BadInputCase => ({
-    ...newsletters,
-    input: `a group filter of ${words}`,
-    query: `group=${encodeURIComponent(group)}`,
-    expect: invalidParameter('group', true),
-  })),
+  ...BAD_GROUPS.map(
+    ([group, words]): BadInputCase => ({
+      ...newsletters,
+      input: `a group filter of ${words}`,
+      query: `group=${encodeURIComponent(group)}`,
+      expect: invalidParameter('group', true),
+    }),
+  ),
   ignoredQueryKeysCase(newsletters),
   ...credentialCases(newsletter('GET'), undefined, OWNER_ROUTE_CREDENTIALS),
   ...groupCases(newsletter('GET')),
@@ -167,7 +175,13 @@ export const mailControls = (): BadInputCase[] => [
   { ...newsletter('PUT'), input: 'a valid newsletter', body: { json: mailBase }, expect: { status: 200 } },
   { ...newsletter('GET'), input: 'the newsletter', expect: { status: 200 } },
   { ...newsletters, input: 'the newsletters of a group', query: 'group=public', expect: { status: 200 } },
-  { ...subscriber('PUT'), params: { group: 'public', email: 'new@example.com' }, input: 'a valid subscriber', body: { json: { user_id: null } }, expect: { status: 200 } },
+  {
+    ...subscriber('PUT'),
+    params: { group: 'public', email: 'new@example.com' },
+    input: 'a valid subscriber',
+    body: { json: { user_id: null } },
+    expect: { status: 200 },
+  },
   { ...subscribers, input: 'a page of subscribers', query: 'limit=5', expect: { status: 200 } },
   { ...outbox, input: 'a page of the outbox', query: 'limit=5', expect: { status: 200 } },
   { ...subscriber('DELETE'), input: 'the subscriber', expect: { status: 200 } },

@@ -21,4 +21,6 @@ const registerFresh = {
 export const mcpCases = (): BadInputCase[] => credentialCases(mcp, registerFresh, MCP_CREDENTIALS);
 
 /** The valid call the cases above each break (controls.test.ts checks it is accepted). */
-export const mcpControls = (): BadInputCase[] => [{ ...mcp, auth: 'owner', input: 'a tools/call with the owner key', body: registerFresh, expect: { status: 200 } }];
+export const mcpControls = (): BadInputCase[] => [
+  { ...mcp, auth: 'owner', input: 'a tools/call with the owner key', body: registerFresh, expect: { status: 200 } },
+];

@@ -12,7 +12,14 @@ const ownerProject: Target = { route: 'GET /v1/owner', auth: 'owner' };
 const settings: Target = { route: 'PATCH /v1/projects/{service_id}/settings', auth: 'owner' };
 
 const identity = { issuer: 'https://idp.example', audience: 'aud', jwks_url: 'https://idp.example/jwks' };
-const changeBase = { name: 'renamed', active: false, plan: 'standard', identity, secure_request_key: 'k', secure_request_destinations: ['https://api.example/v1'] };
+const changeBase = {
+  name: 'renamed',
+  active: false,
+  plan: 'standard',
+  identity,
+  secure_request_key: 'k',
+  secure_request_destinations: ['https://api.example/v1'],
+};
 const settingsBase = { name: 'renamed', identity, secure_request_key: 'k', secure_request_destinations: ['https://api.example/v1'] };
 const noSuchProject = { status: 400, code: 'INVALID_SERVICE' } as const;
 
@@ -31,7 +38,13 @@ const settingsWrongValues: Record<string, Array<unknown>> = {
   identity: ['https://idp.example', [], 5],
   'identity.issuer': [1, '', 'svc-dev:x'],
   'identity.audience': [[], ''],
-  'identity.jwks_url': ['http://idp.example/jwks', 'https://', 7, described('https://idp.example/\u0000', 'as a URL with a NUL character'), described('https://idp.example/\u202e/jwks', 'as a URL with a right-to-left override')],
+  'identity.jwks_url': [
+    'http://idp.example/jwks',
+    'https://',
+    7,
+    described('https://idp.example/\u0000', 'as a URL with a NUL character'),
+    described('https://idp.example/\u202e/jwks', 'as a URL with a right-to-left override'),
+  ],
   secure_request_key: [7, '', described('x'.repeat(4097), 'over 4096 characters')],
   // The Secret Key Destinations rules (secrets-and-users.ts), under the project's field name.
   secure_request_destinations: [
@@ -41,7 +54,10 @@ const settingsWrongValues: Record<string, Array<unknown>> = {
     described(['api.example'], 'as a URL without a scheme', 'secure_request_destinations[0]'),
     described(['https://api.example/\u0000'], 'as a URL with a NUL character', 'secure_request_destinations[0]'),
     described(['https://api.example/\u202ex'], 'as a URL with a right-to-left override', 'secure_request_destinations[0]'),
-    described(Array.from({ length: 101 }, (_, i) => `https://api${i}.example/`), 'as 101 URLs'),
+    described(
+      Array.from({ length: 101 }, (_, i) => `https://api${i}.example/`),
+      'as 101 URLs',
+    ),
     described([`https://api.example/${'x'.repeat(2048)}`], 'as a URL over 2048 characters', 'secure_request_destinations[0]'),
     described(['https://name@api.example/'], 'as a URL with a user name', 'secure_request_destinations[0]'),
     described(['https://api.example/v1?key=1'], 'as a URL with a query', 'secure_request_destinations[0]'),
@@ -75,22 +91,46 @@ export const projectCases = (): BadInputCase[] => [
     },
     true,
   ),
-  { ...change, input: 'an unknown field inside identity', body: { json: { identity: { ...identity, extra: 1 } } }, expect: invalidParameter('identity.extra', true) },
+  {
+    ...change,
+    input: 'an unknown field inside identity',
+    body: { json: { identity: { ...identity, extra: 1 } } },
+    expect: invalidParameter('identity.extra', true),
+  },
   // A project that only looks like the world's must not be the one disabled.
   ...lookalikeCases(change, 'service_id', "the project's service id", (w) => w.project.service_id, noSuchProject, { body: { json: { active: false } } }),
-  { ...change, input: 'the service id in upper case', params: { service_id: (w) => w.project.service_id.toUpperCase() }, body: { json: { active: false } }, expect: noSuchProject },
-  { ...change, input: 'a service id of 10,000 characters', params: { service_id: 'a'.repeat(10_000) }, body: { json: { active: false } }, expect: noSuchProject },
+  {
+    ...change,
+    input: 'the service id in upper case',
+    params: { service_id: (w) => w.project.service_id.toUpperCase() },
+    body: { json: { active: false } },
+    expect: noSuchProject,
+  },
+  {
+    ...change,
+    input: 'a service id of 10,000 characters',
+    params: { service_id: 'a'.repeat(10_000) },
+    body: { json: { active: false } },
+    expect: noSuchProject,
+  },
 
   ...credentialCases(settings, { json: { name: 'would-be' } }, OWNER_ROUTE_CREDENTIALS),
   ...bodyShapeCases(settings, PLATFORM_BODY, { name: 'n' }, 'name'),
   ...wrongValueCases(settings, settingsBase, settingsWrongValues, true),
-  { ...settings, input: 'an unknown field inside identity', body: { json: { identity: { ...identity, extra: 1 } } }, expect: invalidParameter('identity.extra', true) },
-  // Billing and suspension stay the operator's: refused as unknown fields, the message says who changes them.
-  ...(['plan', 'active'] as const).map((field): BadInputCase => ({
+  {
     ...settings,
-    input: `"${field}" (the operator changes it)`,
-    body: { json: { name: 'n', [field]: field === 'plan' ? 'premium' : true } },
-    expect: { ...invalidParameter(field, true), message: /^Unknown field "(plan|active)": plan and active are changed by the operator/ },
-  })),
+    input: 'an unknown field inside identity',
+    body: { json: { identity: { ...identity, extra: 1 } } },
+    expect: invalidParameter('identity.extra', true),
+  },
+  // Billing and suspension stay the operator's: refused as unknown fields, the message says who changes them.
+  ...(['plan', 'active'] as const).map(
+    (field): BadInputCase => ({
+      ...settings,
+      input: `"${field}" (the operator changes it)`,
+      body: { json: { name: 'n', [field]: field === 'plan' ? 'premium' : true } },
+      expect: { ...invalidParameter(field, true), message: /^Unknown field "(plan|active)": plan and active are changed by the operator/ },
+    }),
+  ),
   ...lookalikeCases(settings, 'service_id', "the project's service id", (w) => w.project.service_id, noSuchProject, { body: { json: { name: 'n' } } }),
 ];

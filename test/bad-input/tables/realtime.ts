@@ -35,7 +35,13 @@ export const realtimeCases = (): BadInputCase[] => [
   { ...socket, headers: { upgrade: 'h2c' }, input: 'an Upgrade to another protocol', expect: noUpgrade },
   ...HEADER_CREDENTIALS.map(([auth, input]): BadInputCase => ({ ...socket, auth, input, expect: authRequired })),
   ...QUERY_TOKENS.map(([token, input]): BadInputCase => ({ ...socket, input, query: tokenQuery(token), expect: authRequired })),
-  { ...socket, auth: 'user', input: 'a bad token on the URL beside a valid one in the header (the URL wins)', query: tokenQuery('not-a-token'), expect: authRequired },
+  {
+    ...socket,
+    auth: 'user',
+    input: 'a bad token on the URL beside a valid one in the header (the URL wins)',
+    query: tokenQuery('not-a-token'),
+    expect: authRequired,
+  },
   ...lookalikeCases(socket, 'service_id', "the project's service id", (w) => w.project.service_id, noSuchProject),
   { ...socket, input: 'a service id of 10,000 characters', params: { service_id: 'a'.repeat(10_000) }, expect: noSuchProject },
 ];

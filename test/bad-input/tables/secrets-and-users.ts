@@ -14,7 +14,13 @@ const notFound = { status: 404, code: 'NOT_FOUND' } as const;
 /** Path-parameter names of resources: 1 to 64 letters, digits, _ or - (RESOURCE_NAME_PATTERN). */
 export function resourceNameCases(target: Target, param: string, existing: string, extra: Partial<BadInputCase> = {}): BadInputCase[] {
   const refused = invalidParameter(param, true);
-  const named = (input: string, value: PathParam): BadInputCase => ({ ...target, ...extra, input, params: { ...target.params, [param]: value }, expect: refused });
+  const named = (input: string, value: PathParam): BadInputCase => ({
+    ...target,
+    ...extra,
+    input,
+    params: { ...target.params, [param]: value },
+    expect: refused,
+  });
   return [
     ...lookalikeCases(target, param, `the name of an existing resource ("${existing}")`, existing, refused, extra),
     named(`a ${param} of 65 characters`, 'n'.repeat(65)),
@@ -37,7 +43,13 @@ const devUserCases = (): BadInputCase[] => [
     devUsers,
     devUserBase,
     {
-      email: [1, 'not-an-address', described(cyrillic('new@example.com'), 'as an address with a Cyrillic lookalike letter'), described(`${'x'.repeat(250)}@e.co`, 'over 254 characters'), null],
+      email: [
+        1,
+        'not-an-address',
+        described(cyrillic('new@example.com'), 'as an address with a Cyrillic lookalike letter'),
+        described(`${'x'.repeat(250)}@e.co`, 'over 254 characters'),
+        null,
+      ],
       attributes: ['plan=gold', [], 5, described({ big: 'x'.repeat(8193) }, 'as an object over 8192 characters as JSON')],
       access_group: [0, 100, '5', 1.5, null],
       user_id: ['not-a-uuid', 5, described(fullwidth('00000000-0000-4000-8000-000000000001'), 'as a uuid in fullwidth digits')],
@@ -51,12 +63,14 @@ const devUserCases = (): BadInputCase[] => [
     [fullwidth('plan'), 'a key in fullwidth letters'],
     ['k\u0000', 'a key with a NUL character'],
     ['k'.repeat(65), 'a key of 65 characters'],
-  ].map(([key, words]): BadInputCase => ({
-    ...devUsers,
-    input: `an attribute with ${words}`,
-    body: { json: { attributes: { [key]: 1 } } },
-    expect: { ...invalidParameter(`attributes.${key}`, true), message: /reserved claim name/ },
-  })),
+  ].map(
+    ([key, words]): BadInputCase => ({
+      ...devUsers,
+      input: `an attribute with ${words}`,
+      body: { json: { attributes: { [key]: 1 } } },
+      expect: { ...invalidParameter(`attributes.${key}`, true), message: /reserved claim name/ },
+    }),
+  ),
 ];
 
 // --- secret keys ---
@@ -94,7 +108,10 @@ const secretCases = (): BadInputCase[] => [
         described(['https://api.example/\u0001x'], 'as a URL with a control character', 'destinations[0]'),
         described(['https://api.example/\u202ex'], 'as a URL with a right-to-left override', 'destinations[0]'),
         described(['https://api.example/ x'], 'as a URL with a space', 'destinations[0]'),
-        described(Array.from({ length: 101 }, (_, i) => `https://api${i}.example/`), 'as 101 URLs'),
+        described(
+          Array.from({ length: 101 }, (_, i) => `https://api${i}.example/`),
+          'as 101 URLs',
+        ),
         described([`https://api.example/${'x'.repeat(2048)}`], 'as a URL over 2048 characters', 'destinations[0]'),
         described(['https://name@api.example/'], 'as a URL with a user name', 'destinations[0]'),
         described(['https://:pw@api.example/'], 'as a URL with a password', 'destinations[0]'),

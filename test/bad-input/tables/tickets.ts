@@ -39,7 +39,14 @@ const BAD_TICKET_ID_TEXTS = BAD_TICKET_IDS.filter((entry): entry is [string, str
 // --- register ---
 
 const register = (ticketId: PathParam): Target => ({ route: `PUT ${P}/tickets/{ticket_id}`, params: { ticket_id: ticketId }, auth: 'owner' });
-const signature = { secretName: SECRET, header: 'Stripe-Signature', separator: ',', parts: ['t=${timestamp}', 'v1=${signature}'], signed: '${timestamp}.${body}', timestamp: '${timestamp}' };
+const signature = {
+  secretName: SECRET,
+  header: 'Stripe-Signature',
+  separator: ',',
+  parts: ['t=${timestamp}', 'v1=${signature}'],
+  signed: '${timestamp}.${body}',
+  timestamp: '${timestamp}',
+};
 /** A valid replacement of the world's 'plain' ticket: each case breaks one thing, and 'plain' must keep its count of 5. */
 const ticketBase = {
   description: 'replaced',
@@ -47,7 +54,10 @@ const ticketBase = {
   limit_per_user: 1,
   time_to_live: null,
   condition: { method: 'POST', params: [{ key: 'q', operator: '=', value: 1 }], signature },
-  actions: [{ act: 'mail', exe: { template: TEMPLATE, to: 'a@example.com' } }, { act: 'nlsd', exe: { group: 'public', newsletter: NEWSLETTER } }],
+  actions: [
+    { act: 'mail', exe: { template: TEMPLATE, to: 'a@example.com' } },
+    { act: 'nlsd', exe: { group: 'public', newsletter: NEWSLETTER } },
+  ],
 };
 const withCondition = (condition: Record<string, unknown>) => ({ json: { ...ticketBase, condition } });
 const withActions = (actions: unknown[]) => ({ json: { ...ticketBase, actions } });
@@ -73,14 +83,18 @@ const registerCases = (): BadInputCase[] => [
       'condition.params.0.key': [1, null],
       'condition.params.0.operator': ['~', '==', described(fullwidth('='), "as a fullwidth '＝'")],
       'condition.params.0.value': [{}, described([{}], 'as a list holding an object')],
-      'condition.signature.secretName': [
-        ...LOOKALIKES.map(([transform, words]) => described(transform(SECRET), `naming an existing secret key ${words}`)),
-        5,
-      ],
+      'condition.signature.secretName': [...LOOKALIKES.map(([transform, words]) => described(transform(SECRET), `naming an existing secret key ${words}`)), 5],
       actions: [{}, 'none', null],
       'actions.0.act': [described(fullwidth('mail'), 'in fullwidth letters'), described(cyrillic('mail'), 'with a Cyrillic lookalike letter'), 'email', 1],
-      'actions.0.exe.template': [described(cyrillic(TEMPLATE), 'naming an existing template with a Cyrillic lookalike letter'), described(fullwidth(TEMPLATE), 'naming an existing template in fullwidth letters'), 7],
-      'actions.1.exe.newsletter': [described(fullwidth(NEWSLETTER), 'naming an existing newsletter in fullwidth letters'), described(`${NEWSLETTER}\u0000`, 'naming an existing newsletter with a NUL character')],
+      'actions.0.exe.template': [
+        described(cyrillic(TEMPLATE), 'naming an existing template with a Cyrillic lookalike letter'),
+        described(fullwidth(TEMPLATE), 'naming an existing template in fullwidth letters'),
+        7,
+      ],
+      'actions.1.exe.newsletter': [
+        described(fullwidth(NEWSLETTER), 'naming an existing newsletter in fullwidth letters'),
+        described(`${NEWSLETTER}\u0000`, 'naming an existing newsletter with a NUL character'),
+      ],
       'actions.0.exe.to': ['', 5],
       'actions.0.exe.placeholders': [
         described(Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`p${i}`, 'v'])), `with ${MAX_MAIL_PLACEHOLDERS + 1} placeholders`),
@@ -94,7 +108,10 @@ const registerCases = (): BadInputCase[] => [
       'condition.signature.header': [described('X'.repeat(257), 'over 256 characters'), 'bad header', described('X-Sig\u0000', 'with a NUL character')],
       'condition.signature.separator': ['', described('123456789', 'of 9 characters')],
       'condition.signature.parts': [
-        described(Array.from({ length: 11 }, (_, i) => `p${i}=\${signature}`), 'with 11 parts'),
+        described(
+          Array.from({ length: 11 }, (_, i) => `p${i}=\${signature}`),
+          'with 11 parts',
+        ),
         described(['x'.repeat(257)], 'with a part over 256 characters', 'condition.signature.parts[0]'),
       ],
       'condition.signature.signed': [described('x'.repeat(513), 'over 512 characters'), ''],
@@ -104,7 +121,12 @@ const registerCases = (): BadInputCase[] => [
     false,
   ),
   // Refused on the newsletter: none is stored under a group of that name.
-  { ...register(PLAIN), input: "an nlsd group of 'public' in fullwidth letters", body: withActions([{ act: 'nlsd', exe: { group: fullwidth('public'), newsletter: NEWSLETTER } }]), expect: refused('actions[0].exe.newsletter') },
+  {
+    ...register(PLAIN),
+    input: "an nlsd group of 'public' in fullwidth letters",
+    body: withActions([{ act: 'nlsd', exe: { group: fullwidth('public'), newsletter: NEWSLETTER } }]),
+    expect: refused('actions[0].exe.newsletter'),
+  },
   { ...register(PLAIN), input: 'a resp status of 99', body: withActions([{ act: 'resp', exe: { status: 99 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'a resp status of 600', body: withActions([{ act: 'resp', exe: { status: 600 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'an acsg group of 0', body: withActions([{ act: 'acsg', exe: { group: 0 } }]), expect: refused('actions[0].exe.group') },
@@ -113,19 +135,54 @@ const registerCases = (): BadInputCase[] => [
   // the url as a browser does (removed, or percent-encoded in the path), tested in src/outbound/url.test.ts.
   { ...register(PLAIN), input: 'a req url in fullwidth letters', body: req(fullwidth('https://api.example/')), expect: refused('actions[0].exe.url') },
   { ...register(PLAIN), input: 'an action that is a number', body: { json: { ...ticketBase, actions: [1] } }, expect: refused('actions[0]') },
-  { ...register(PLAIN), input: 'an unknown field in an action', body: { json: { ...ticketBase, actions: [{ ...ticketBase.actions[0], extra: 1 }] } }, expect: refused('actions[0].extra') },
+  {
+    ...register(PLAIN),
+    input: 'an unknown field in an action',
+    body: { json: { ...ticketBase, actions: [{ ...ticketBase.actions[0], extra: 1 }] } },
+    expect: refused('actions[0].extra'),
+  },
   {
     ...register(PLAIN),
     input: `${MAX_ACTIONS_PER_TICKET + 1} actions`,
     body: { json: { ...ticketBase, actions: Array.from({ length: MAX_ACTIONS_PER_TICKET + 1 }, () => ({ act: 'acsg', exe: { group: 2 } })) } },
     expect: { ...refused('actions'), message: new RegExp(`at most ${MAX_ACTIONS_PER_TICKET} actions`) },
   },
-  { ...register(PLAIN), input: 'a header row with a null value', body: withCondition({ headers: [{ key: 'x-token', operator: '=', value: null }] }), expect: refused('condition.headers[0].value') },
-  { ...register(PLAIN), input: 'a header row keyed by a fullwidth header name', body: withCondition({ headers: [{ key: fullwidth('X-Token'), operator: '=', value: 'v' }] }), expect: refused('condition.headers[0].key') },
-  { ...register(PLAIN), input: 'a header row keyed with a NUL character', body: withCondition({ headers: [{ key: 'x-to\u0000ken', operator: '=', value: 'v' }] }), expect: refused('condition.headers[0].key') },
-  { ...register(PLAIN), input: 'body rows on a GET ticket', body: withCondition({ method: 'GET', body: [{ key: 'a', operator: '=', value: 1 }] }), expect: refused('condition.body') },
-  { ...register(PLAIN), input: 'a user row with a null value', body: withCondition({ user: [{ key: 'email_verified', operator: '=', value: null }] }), expect: refused('condition.user[0].value') },
-  { ...register(PLAIN), input: 'the removed request condition', body: withCondition({ request: { url: 'https://api.example/' } }), expect: refused('condition.request') },
+  {
+    ...register(PLAIN),
+    input: 'a header row with a null value',
+    body: withCondition({ headers: [{ key: 'x-token', operator: '=', value: null }] }),
+    expect: refused('condition.headers[0].value'),
+  },
+  {
+    ...register(PLAIN),
+    input: 'a header row keyed by a fullwidth header name',
+    body: withCondition({ headers: [{ key: fullwidth('X-Token'), operator: '=', value: 'v' }] }),
+    expect: refused('condition.headers[0].key'),
+  },
+  {
+    ...register(PLAIN),
+    input: 'a header row keyed with a NUL character',
+    body: withCondition({ headers: [{ key: 'x-to\u0000ken', operator: '=', value: 'v' }] }),
+    expect: refused('condition.headers[0].key'),
+  },
+  {
+    ...register(PLAIN),
+    input: 'body rows on a GET ticket',
+    body: withCondition({ method: 'GET', body: [{ key: 'a', operator: '=', value: 1 }] }),
+    expect: refused('condition.body'),
+  },
+  {
+    ...register(PLAIN),
+    input: 'a user row with a null value',
+    body: withCondition({ user: [{ key: 'email_verified', operator: '=', value: null }] }),
+    expect: refused('condition.user[0].value'),
+  },
+  {
+    ...register(PLAIN),
+    input: 'the removed request condition',
+    body: withCondition({ request: { url: 'https://api.example/' } }),
+    expect: refused('condition.request'),
+  },
 ];
 
 // --- legacy import ---
@@ -143,14 +200,49 @@ const legacyCases = (): BadInputCase[] => [
   ...missingFieldCases(importLegacy(PLAIN), legacyBase, ['actions'], false),
   ...wrongValueCases(importLegacy(PLAIN), legacyBase, { rules_version: [1, 3, '2', true, {}], 'condition.data': [{}, 'a=1'] }, false),
   { ...importLegacy(PLAIN), input: 'both data and body rows', body: legacyWith({ condition: { data: [], body: [] } }), expect: refused('condition.data') },
-  { ...importLegacy(PLAIN), input: '${result} in a Then chain', body: reqCheck({}, { actions: [{ act: 'resp', exe: { body: '${result}' } }] }), expect: refused('actions[0].exe.actions[0].exe.body') },
-  { ...importLegacy(PLAIN), input: 'a req check given as condition and match', body: reqCheck({ condition: [], match: [] }), expect: refused('actions[0].match') },
+  {
+    ...importLegacy(PLAIN),
+    input: '${result} in a Then chain',
+    body: reqCheck({}, { actions: [{ act: 'resp', exe: { body: '${result}' } }] }),
+    expect: refused('actions[0].exe.actions[0].exe.body'),
+  },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a req check given as condition and match',
+    body: reqCheck({ condition: [], match: [] }),
+    expect: refused('actions[0].match'),
+  },
   { ...importLegacy(PLAIN), input: 'a req check that is not a list', body: reqCheck({ condition: { key: 'a' } }), expect: refused('actions[0].condition') },
-  { ...importLegacy(PLAIN), input: 'a req check reading the request', body: reqCheck({ condition: [{ key: 'a', operator: '=', value: '${body[a]}' }] }), expect: refused('actions[0].condition[0].value') },
-  { ...importLegacy(PLAIN), input: 'a request condition without url', body: legacyWith({ condition: { request: {} } }), expect: refused('condition.request.url') },
-  { ...importLegacy(PLAIN), input: 'a request condition with an ftp url', body: legacyWith({ condition: { request: { url: 'ftp://files.example/' } } }), expect: refused('condition.request.url') },
-  { ...importLegacy(PLAIN), input: 'a request condition with an unknown field', body: legacyWith({ condition: { request: { url: 'https://api.example/', retry: true } } }), expect: refused('condition.request.retry') },
-  { ...importLegacy(PLAIN), input: 'a request condition naming a missing secret key', body: legacyWith({ condition: { request: { url: 'https://api.example/', secretName: 'nope' } } }), expect: refused('condition.request.secretName') },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a req check reading the request',
+    body: reqCheck({ condition: [{ key: 'a', operator: '=', value: '${body[a]}' }] }),
+    expect: refused('actions[0].condition[0].value'),
+  },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a request condition without url',
+    body: legacyWith({ condition: { request: {} } }),
+    expect: refused('condition.request.url'),
+  },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a request condition with an ftp url',
+    body: legacyWith({ condition: { request: { url: 'ftp://files.example/' } } }),
+    expect: refused('condition.request.url'),
+  },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a request condition with an unknown field',
+    body: legacyWith({ condition: { request: { url: 'https://api.example/', retry: true } } }),
+    expect: refused('condition.request.retry'),
+  },
+  {
+    ...importLegacy(PLAIN),
+    input: 'a request condition naming a missing secret key',
+    body: legacyWith({ condition: { request: { url: 'https://api.example/', secretName: 'nope' } } }),
+    expect: refused('condition.request.secretName'),
+  },
 ];
 
 // --- delete ---
@@ -211,9 +303,21 @@ const listCases = (): BadInputCase[] => [
     ['ok,failed', 'two outcomes in one'],
     [encodeURIComponent(fullwidth('ok')), 'in fullwidth letters'],
     ['ok%00', 'with a NUL character'],
-  ].map(([value, words]): BadInputCase => ({ ...list, input: `a log listing "outcome" ${words}`, query: logQuery(`outcome=${value}`), expect: invalidParameter('outcome', true) })),
+  ].map(
+    ([value, words]): BadInputCase => ({
+      ...list,
+      input: `a log listing "outcome" ${words}`,
+      query: logQuery(`outcome=${value}`),
+      expect: invalidParameter('outcome', true),
+    }),
+  ),
   { ...list, input: '"outcome" on a listing of tickets', query: 'outcome=ok', expect: invalidParameter('outcome', true) },
-  { ...list, input: '"outcome" on a listing of action rows', query: `ticket_id=${encodeURIComponent(`@${PLAIN}#abc#`)}&outcome=failed`, expect: invalidParameter('outcome', true) },
+  {
+    ...list,
+    input: '"outcome" on a listing of action rows',
+    query: `ticket_id=${encodeURIComponent(`@${PLAIN}#abc#`)}&outcome=failed`,
+    expect: invalidParameter('outcome', true),
+  },
   ...[
     [`#${PLAIN}`, 'a log id without its closing #'],
     [`#${fullwidth(PLAIN)}#`, 'a log id of a fullwidth ticket id'],
@@ -268,8 +372,15 @@ const consumed: Target = { route: `GET ${P}/consumed`, auth: 'user' };
 const consumedCases = (): BadInputCase[] => [
   ...credentialCases(consumed, undefined, LISTING_CREDENTIALS),
   ...pagingCases(consumed),
-  ...BAD_TICKET_ID_TEXTS.map(([id, input]): BadInputCase => ({ ...consumed, input, query: `ticket_id=${encodeURIComponent(id)}`, expect: invalidParameter('ticket_id', true) })),
-  { ...consumed, input: '10,000 query keys around a ticket id of 65 characters', query: `${tenThousandKeys}&ticket_id=${'t'.repeat(65)}`, expect: invalidParameter('ticket_id', true) },
+  ...BAD_TICKET_ID_TEXTS.map(
+    ([id, input]): BadInputCase => ({ ...consumed, input, query: `ticket_id=${encodeURIComponent(id)}`, expect: invalidParameter('ticket_id', true) }),
+  ),
+  {
+    ...consumed,
+    input: '10,000 query keys around a ticket id of 65 characters',
+    query: `${tenThousandKeys}&ticket_id=${'t'.repeat(65)}`,
+    expect: invalidParameter('ticket_id', true),
+  },
   ignoredQueryKeysCase(consumed, { list: [], endOfList: true }),
 ];
 
@@ -292,7 +403,14 @@ const flood = (ticketId: PathParam): Target => ({ route: `GET ${P}/tickets/{tick
 const floodCases = (): BadInputCase[] => [
   ...credentialCases(flood(PLAIN), undefined, OWNER_ROUTE_CREDENTIALS),
   ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...flood(id), input, expect: invalidParameter('ticket_id', true) })),
-  ...['yesterday', '-1', '1.5', '1e3', '', '9'.repeat(30), 'true'].map((from): BadInputCase => ({ ...flood(PLAIN), input: `from=${JSON.stringify(from)}`, query: `from=${encodeURIComponent(from)}`, expect: invalidParameter('from', true) })),
+  ...['yesterday', '-1', '1.5', '1e3', '', '9'.repeat(30), 'true'].map(
+    (from): BadInputCase => ({
+      ...flood(PLAIN),
+      input: `from=${JSON.stringify(from)}`,
+      query: `from=${encodeURIComponent(from)}`,
+      expect: invalidParameter('from', true),
+    }),
+  ),
   ignoredQueryKeysCase(flood(PLAIN), { ticket_id: PLAIN, minutes: [] }),
 ];
 
@@ -311,7 +429,12 @@ const planCases = (): BadInputCase[] => [
   ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...plan(id), input, body: { json: ticketBase }, expect: refused('ticket_id') })),
   ...bodyShapeCases(plan(PLAIN), REGISTRATION_BODY, ticketBase, 'description'),
   ...missingFieldCases(plan(PLAIN), ticketBase, ['actions'], false),
-  ...wrongValueCases(plan(PLAIN), ticketBase, { count: ['three', -1], 'condition.method': ['PUT'], 'condition.signature.secretName': [described('no-such-key', 'naming no secret key')] }, false),
+  ...wrongValueCases(
+    plan(PLAIN),
+    ticketBase,
+    { count: ['three', -1], 'condition.method': ['PUT'], 'condition.signature.secretName': [described('no-such-key', 'naming no secret key')] },
+    false,
+  ),
 ];
 
 const checkCases = (): BadInputCase[] => [
@@ -333,18 +456,29 @@ const checkCases = (): BadInputCase[] => [
     true,
   ),
   { ...check(PLAIN), input: 'a GET sample with a body', body: { json: { method: 'GET', body: 'x' } }, expect: invalidParameter('body', true) },
-  { ...check(PLAIN), input: 'a sample carrying X-Svc-Ticket', body: { json: { headers: { 'X-Svc-Ticket': 'x' } } }, expect: invalidParameter('headers.x-svc-ticket', true) },
+  {
+    ...check(PLAIN),
+    input: 'a sample carrying X-Svc-Ticket',
+    body: { json: { headers: { 'X-Svc-Ticket': 'x' } } },
+    expect: invalidParameter('headers.x-svc-ticket', true),
+  },
 ];
 
 // --- recheck and replay of a logged consumption ---
 
 const replayTargets = (consumeId: PathParam, ticketId: PathParam = PLAIN): Target[] =>
-  (['recheck', 'replay', 'signature'] as const).map((action) => ({ route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`, params: { ticket_id: ticketId, consume_id: consumeId }, auth: 'owner' }));
+  (['recheck', 'replay', 'signature'] as const).map((action) => ({
+    route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/${action}`,
+    params: { ticket_id: ticketId, consume_id: consumeId },
+    auth: 'owner',
+  }));
 
 const replayCases = (): BadInputCase[] =>
   replayTargets('aaaaaaaa').flatMap((target): BadInputCase[] => [
     ...credentialCases(target, undefined, OWNER_ROUTE_CREDENTIALS),
-    ...BAD_TICKET_IDS.map(([id, input]): BadInputCase => ({ ...target, params: { ...target.params, ticket_id: id }, input, expect: invalidParameter('ticket_id', true) })),
+    ...BAD_TICKET_IDS.map(
+      ([id, input]): BadInputCase => ({ ...target, params: { ...target.params, ticket_id: id }, input, expect: invalidParameter('ticket_id', true) }),
+    ),
     ...[
       ['not an id', 'a consume id with spaces'],
       ['a'.repeat(33), 'a consume id of 33 characters'],
@@ -355,7 +489,11 @@ const replayCases = (): BadInputCase[] =>
   ]);
 
 /** The signature diagnosis also reads a body: { secretName? }, refused before the log is read. */
-const diagnosisTarget: Target = { route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`, params: { ticket_id: PLAIN, consume_id: 'aaaaaaaa' }, auth: 'owner' };
+const diagnosisTarget: Target = {
+  route: `POST ${P}/tickets/{ticket_id}/log/{consume_id}/signature`,
+  params: { ticket_id: PLAIN, consume_id: 'aaaaaaaa' },
+  auth: 'owner',
+};
 const diagnosisCases = (): BadInputCase[] => [
   ...bodyShapeCases(diagnosisTarget, { ...PLATFORM_BODY, emptyIsValid: true }, { secretName: SECRET }, 'secretName'),
   ...wrongValueCases(diagnosisTarget, { secretName: SECRET }, { secretName: [1, '', null, described('k'.repeat(129), 'of 129 characters')] }, true),
