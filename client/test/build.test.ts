@@ -26,7 +26,7 @@ function stage(files: Record<string, string>) {
 describe('the client build', () => {
   it('ships the JavaScript of exactly the schemas/ modules the client runs, and no zod', () => {
     const schemas = readdirSync(path.join(DIST, 'schemas')).filter((f) => f.endsWith('.js'));
-    expect(schemas.sort()).toEqual(['field-issue.js', 'forward-rules.js', 'paths.js', 'secure-rules.js']);
+    expect(schemas.sort()).toEqual(['encoding.js', 'field-issue.js', 'forward-rules.js', 'paths.js', 'secure-rules.js']);
   });
 
   it('follows run-time imports from module to module, with or without .js', () => {

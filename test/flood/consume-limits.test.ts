@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { countRows } from '../logs/log-helpers';
-import { burst, consumeFrom, freshWindow, setFloodLimits } from './support';
+import { burst, burstInOneWindow, consumeFrom, freshWindow, setFloodLimits } from './support';
 
 const remaining = async (project: TestProject, ticketId: string) =>
   (await call('GET', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key })).json.count;
@@ -87,12 +87,9 @@ describe('flood limits of the consume routes (issue 26)', () => {
     await registerTicket(project, 'counted', { count: 10, actions: [] });
     const neighbour = await createProject();
     await registerTicket(neighbour, 'counted', { actions: [] });
-    await freshWindow(9_500);
-    const t0 = Date.now();
     // 1000 requests from 20 addresses (50 each, far under a caller's 500), at an id no ticket can have (refused without its object).
-    const statuses = await burst(1000, (i) => consumeFrom(project, 'no.such.ticket', `192.0.2.${100 + (i % 20)}`));
+    const statuses = await burstInOneWindow(1000, (i) => consumeFrom(project, 'no.such.ticket', `192.0.2.${100 + (i % 20)}`));
     expect(new Set(statuses)).toEqual(new Set([400]));
-    expect(Date.now() - t0, 'the burst fits in one window of the simulation').toBeLessThan(9_500);
     const refused = await consumeFrom(project, 'counted', '203.0.113.200');
     expect(refused.status).toBe(429);
     expect(refused.json).toEqual({

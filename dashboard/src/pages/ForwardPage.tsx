@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
 import { when } from '../components/when';
 import { StatusLine, type Status } from '../components/StatusLine';
+import { useListing } from '../components/use-listing';
 
 const PAGE = 25;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
@@ -43,16 +44,14 @@ function queryOf(filters: Filters): Record<string, string> {
 export function ForwardPage({ api }: { api: OwnerApi }) {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [items, setItems] = useState<ForwardItem[]>([]);
-  const [next, setNext] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
 
+  const listing = useListing<ForwardItem>((startKey) => listForwardRequests(api, queryOf(filters), startKey));
+  const { rows: items, next } = listing;
   const load = async (startKey: string | null) => {
     try {
-      const page = await listForwardRequests(api, queryOf(filters), startKey);
-      setItems((current) => (startKey ? [...current, ...page.list] : page.list));
-      setNext(page.endOfList ? null : page.startKey);
+      await listing.load(startKey);
       if (!startKey) setStatus({ text: `Read ${new Date().toLocaleTimeString()}.` });
     } catch (err) {
       setStatus({ text: errorText(err), error: true });

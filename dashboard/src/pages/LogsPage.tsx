@@ -11,6 +11,7 @@ import { FloodPanel } from '../components/FloodPanel';
 import { when } from '../components/when';
 import { outcomeOf, type Outcome } from '../logic/ticket-stats';
 import { StatusLine, type Status } from '../components/StatusLine';
+import { useListing } from '../components/use-listing';
 
 const LIVE_MS = 3000;
 const PAGE = 25;
@@ -20,8 +21,6 @@ const OUTCOME_TEXT: Record<Outcome, string> = { ok: 'ok', failed: 'failed', chec
 const msOf = (local: string) => (local ? String(new Date(local).getTime()) : '');
 
 export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string }) {
-  const [rows, setRows] = useState<OwnerLogRow[]>([]);
-  const [next, setNext] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<'' | Outcome>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
@@ -39,11 +38,11 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
     if (startKey) q.set('startKey', startKey);
     return `/tickets?${q}`;
   };
+  const listing = useListing<OwnerLogRow>((startKey) => api.project<DatabaseResponse<OwnerLogRow>>('GET', query(startKey)));
+  const { rows, next } = listing;
   const load = async (startKey: string | null) => {
     try {
-      const page = await api.project<DatabaseResponse<OwnerLogRow>>('GET', query(startKey));
-      setRows((current) => (startKey ? [...current, ...page.list] : page.list));
-      setNext(page.endOfList ? null : page.startKey);
+      await listing.load(startKey);
       if (!startKey) {
         setStatus({ text: `Read ${new Date().toLocaleTimeString()}.` });
         setReads((n) => n + 1);

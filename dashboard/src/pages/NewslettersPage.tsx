@@ -10,6 +10,7 @@ import { MailContentFields } from '../components/MailContentFields';
 import { when } from '../components/when';
 import type { MailContent, Newsletter, Subscriber } from '../settings-types';
 import { StatusLine, type Status } from '../components/StatusLine';
+import { useListing } from '../components/use-listing';
 
 const EMPTY_FORM = { group: 'public', message_id: '', content: { subject: '', html: '', text: '' } as MailContent };
 const SUBSCRIBERS_PAGE = 50;
@@ -184,16 +185,16 @@ function NewsletterTable({ newsletters, edit, remove }: { newsletters: Newslette
 
 /** The subscribers of one group, a page at a time (a group may have many). */
 function Subscribers({ api, group }: { api: OwnerApi; group: string }) {
-  const [rows, setRows] = useState<Subscriber[]>([]);
-  const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = async (startKey: string | null) => {
+  const listing = useListing<Subscriber>((startKey) => {
     const q = new URLSearchParams({ limit: String(SUBSCRIBERS_PAGE) });
     if (startKey) q.set('startKey', startKey);
+    return api.project<DatabaseResponse<Subscriber>>('GET', `/subscribers/${encodeURIComponent(group)}?${q}`);
+  });
+  const { rows, next } = listing;
+  const load = async (startKey: string | null) => {
     try {
-      const page = await api.project<DatabaseResponse<Subscriber>>('GET', `/subscribers/${encodeURIComponent(group)}?${q}`);
-      setRows((current) => (startKey ? [...current, ...page.list] : page.list));
-      setNext(page.endOfList ? null : page.startKey);
+      await listing.load(startKey);
       setError(null);
     } catch (err) {
       setError(errorText(err));

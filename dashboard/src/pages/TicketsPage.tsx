@@ -9,16 +9,18 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { when } from '../components/when';
 import { STATS_ROWS, failureRateText, ticketStats, type TicketStats } from '../logic/ticket-stats';
 import { StatusLine, type Status } from '../components/StatusLine';
+import { useListing } from '../components/use-listing';
 
 const logId = (ticketId: string) => encodeURIComponent(`#${ticketId}#`);
 
 export function TicketsPage({ api }: { api: OwnerApi }) {
-  const [tickets, setTickets] = useState<ListedTicket[]>([]);
+  const listing = useListing<ListedTicket>((startKey) =>
+    api.project<DatabaseResponse<ListedTicket>>('GET', `/tickets${startKey ? `?startKey=${encodeURIComponent(startKey)}` : ''}`),
+  );
+  const { rows: tickets, next, loading } = listing;
   const [stats, setStats] = useState<Record<string, TicketStats | 'error'>>({});
-  const [next, setNext] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
 
   const readStats = (list: ListedTicket[]) => {
     for (const ticket of list) {
@@ -30,18 +32,13 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
   };
 
   const load = async (startKey: string | null) => {
-    setLoading(true);
     try {
-      const page = await api.project<DatabaseResponse<ListedTicket>>('GET', `/tickets${startKey ? `?startKey=${encodeURIComponent(startKey)}` : ''}`);
-      setTickets((current) => (startKey ? [...current, ...page.list] : page.list));
+      const page = await listing.load(startKey);
       if (!startKey) setStats({});
-      setNext(page.endOfList ? null : page.startKey);
       readStats(page.list);
       setStatus(startKey ? null : { text: `${page.list.length}${page.endOfList ? '' : '+'} tickets, read ${new Date().toLocaleTimeString()}.` });
     } catch (err) {
       setStatus({ text: errorText(err), error: true });
-    } finally {
-      setLoading(false);
     }
   };
   useEffect(() => void load(null), []);
