@@ -22,8 +22,10 @@ import { mailOutboxRouter } from './routes/mail-outbox';
 import { subscribersRouter } from './routes/subscribers';
 import { mcpHandler } from './mcp/handler';
 import { openApiDocument } from './openapi/document';
-import { ROUTES } from './openapi/catalogue';
 import pkg from '../package.json';
+import * as answer from '../schemas/answers';
+import { ok } from './openapi/route-parts';
+import { route } from './openapi/route';
 
 /** The Hono app: every route of the Worker. */
 export const app = createRouter();
@@ -35,9 +37,27 @@ app.use('/v1/*', async (c, next) => {
   await next();
 });
 
-app.get('/v1/health', (c) => c.json({ ok: true }));
-let openApi: Record<string, unknown> | undefined;
-app.get('/openapi.json', (c) => c.json((openApi ??= openApiDocument(ROUTES, pkg.version))));
+const getHealthRoute = route({
+  operationId: 'getHealth',
+  tag: 'platform',
+  auth: 'none',
+  noRefusals: true,
+  summary: 'Liveness check.',
+  success: ok('Alive.', answer.healthAnswer),
+});
+
+app.get('/v1/health', ...getHealthRoute.middleware, (c) => c.json({ ok: true }));
+let openApi: Promise<Record<string, unknown>> | undefined;
+const getOpenApiRoute = route({
+  operationId: 'getOpenApi',
+  tag: 'platform',
+  auth: 'none',
+  noRefusals: true,
+  summary: 'This document.',
+  success: ok('This document.', answer.openApiAnswer),
+});
+
+app.get('/openapi.json', ...getOpenApiRoute.middleware, async (c) => c.json(await (openApi ??= openApiDocument(app, pkg.version))));
 app.route('/', projectsRouter);
 app.route('/', ownerResourcesRouter);
 app.route('/', ticketRoutes);
@@ -58,7 +78,18 @@ app.route('/', mailOutboxRouter);
 app.route('/', subscribersRouter);
 // The MCP server (src/mcp/): its tools call the owner routes above through app.fetch, in-process.
 const mcp = mcpHandler((request, env, ctx) => app.fetch(request, env, ctx));
-app.post('/mcp', mcp);
+const mcpRoute = route({
+  operationId: 'mcp',
+  tag: 'automation',
+  auth: 'owner-key',
+  body: answer.jsonRpcRequest,
+  summary:
+    'The MCP server (Streamable HTTP, stateless, JSON answers; send Accept: application/json, text/event-stream): tools over the owner routes of the project the owner key names, and the ticket schema and signature guide as resources. ' +
+    'GET and DELETE are 405; a body over 1 MiB is 413; both with a JSON-RPC error body. See docs/automation.md.',
+  success: ok('The JSON-RPC answer (202 with no body for notifications only).', answer.jsonRpcAnswer),
+});
+
+app.post('/mcp', ...mcpRoute.middleware, mcp);
 app.all('/mcp', mcp);
 
 app.notFound(() => renderError(new SvcHttpError('NOT_FOUND', 'No such route.', { status: 404 })));

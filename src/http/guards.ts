@@ -15,6 +15,12 @@ type SignedInCaller = Exclude<Caller, { kind: 'anonymous' }>;
 /** What a guarded route's handler reads: c.get('project') and c.get('caller'). */
 type GuardedEnv<C extends Caller> = { Bindings: Env; Variables: { project: Project; caller: C } };
 
+/** Whom a guard admits, in the OpenAPI document's words (src/openapi/route.ts): a route's declaration names its guard once. */
+export type GuardAuth = 'owner' | 'owner-or-id-token' | 'anyone' | 'operator';
+export type Guard<E extends { Bindings: Env } = GuardedEnv<Caller>> = MiddlewareHandler<E> & { readonly auth: GuardAuth };
+
+const ADMITS: Record<'owner' | 'user' | 'visitor', GuardAuth> = { owner: 'owner', user: 'owner-or-id-token', visitor: 'anyone' };
+
 /**
  * The one guard of project routes, first on each route: loads the active project of `:service_id`
  * (INVALID_SERVICE / SERVICE_DISABLED, 400) and lets in
@@ -25,14 +31,14 @@ type GuardedEnv<C extends Caller> = { Bindings: Env; Variables: { project: Proje
  * Before all that, the caller's address is counted (src/http/flood.ts): in the owner routes' limit for
  * 'owner', else in the callers' limit.
  */
-export function guard(who: 'owner', refusal: string): MiddlewareHandler<GuardedEnv<OwnerCaller>>;
-export function guard(who: 'user', refusal: string): MiddlewareHandler<GuardedEnv<SignedInCaller>>;
-export function guard(who: 'visitor'): MiddlewareHandler<GuardedEnv<Caller>>;
+export function guard(who: 'owner', refusal: string): Guard<GuardedEnv<OwnerCaller>>;
+export function guard(who: 'user', refusal: string): Guard<GuardedEnv<SignedInCaller>>;
+export function guard(who: 'visitor'): Guard<GuardedEnv<Caller>>;
 export function guard(
   who: 'owner' | 'user' | 'visitor',
   refusal = '',
-): MiddlewareHandler<GuardedEnv<OwnerCaller>> | MiddlewareHandler<GuardedEnv<SignedInCaller>> | MiddlewareHandler<GuardedEnv<Caller>> {
-  return createMiddleware<GuardedEnv<Caller>>(async (c, next) => {
+): Guard<GuardedEnv<OwnerCaller>> | Guard<GuardedEnv<SignedInCaller>> | Guard<GuardedEnv<Caller>> {
+  const middleware = createMiddleware<GuardedEnv<Caller>>(async (c, next) => {
     const serviceId = c.req.param('service_id') ?? '';
     await takeRouteFlood(c.env, who === 'owner' ? 'FLOOD_OWNER' : 'FLOOD_CALLER', serviceId, c.req.raw.headers);
     // Public routes read the project through a short cache, as the consume path does.
@@ -44,10 +50,14 @@ export function guard(
     c.set('caller', caller);
     await next();
   });
+  return Object.assign(middleware, { auth: ADMITS[who] });
 }
 
 /** The guard of the operator routes: Authorization: Bearer OPERATOR_TOKEN, else 401 UNAUTHORIZED (see requireOperator). */
-export const operatorOnly = createMiddleware<{ Bindings: Env }>(async (c, next) => {
-  requireOperator(c.env, c.req.header('authorization'));
-  await next();
-});
+export const operatorOnly: Guard<{ Bindings: Env }> = Object.assign(
+  createMiddleware<{ Bindings: Env }>(async (c, next) => {
+    requireOperator(c.env, c.req.header('authorization'));
+    await next();
+  }),
+  { auth: 'operator' as const },
+);

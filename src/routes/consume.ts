@@ -14,6 +14,9 @@ import { OWNER_KEY_PREFIX, verifyOwnerKey } from '../platform/projects';
 import type { ProjectUser } from '../platform/types';
 import type { Env } from '../env';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { anyJson, ok, receipt } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 interface RouteKind {
   mode: ConsumeInput['mode'];
@@ -31,12 +34,93 @@ const anonymous: RouteKind = { mode: 'consume', signed: false };
 const signedIn: RouteKind = { mode: 'consume', signed: true };
 const dryRun: RouteKind = { mode: 'check', signed: false };
 
-consumeRoutes.post('/tp/:service/:ticket', (c) => consume(c, anonymous));
-consumeRoutes.get('/tg/:service/:ticket', (c) => consume(c, anonymous));
-consumeRoutes.on(['GET', 'POST'], '/tpa/:service/:ticket', (c) => consume(c, signedIn));
-consumeRoutes.on(['GET', 'POST'], '/publ/check/:service/:owner/:ticket', (c) => consume(c, dryRun));
-consumeRoutes.on(['GET', 'POST'], '/publ/consume/:service/:owner/:ticket', (c) => consume(c, anonymous));
-consumeRoutes.on(['GET', 'POST'], '/auth/consume/:service/:owner/:ticket', (c) => consume(c, signedIn));
+const consumeTicketRoute = route({
+  operationId: 'consumeTicket',
+  tag: 'consume',
+  auth: 'none',
+  body: anyJson,
+  summary: 'Consume a ticket: JSON body (or raw text); the query string is read too. Answers { tkid, hash } or a resp body.',
+  success: receipt,
+});
+const consumeTicketByQueryRoute = route({
+  operationId: 'consumeTicketByQuery',
+  tag: 'consume',
+  auth: 'none',
+  summary: 'Consume a ticket with the query string as data.',
+  success: receipt,
+});
+const consumeTicketSignedInRoute = route({
+  operationId: 'consumeTicketSignedIn',
+  tag: 'consume',
+  auth: 'id-token',
+  body: anyJson,
+  summary: 'Consume as the signed-in user (POST only).',
+  success: receipt,
+});
+const refuseSignedInGetRoute = route({
+  operationId: 'refuseSignedInGet',
+  tag: 'consume',
+  auth: 'id-token',
+  summary: 'Refused: signed-in consumption is POST only (INVALID_PARAMETER).',
+  success: ok('Never: the answer is always 400.', answer.receiptAnswer),
+});
+const checkTicketRoute = route({
+  operationId: 'checkTicket',
+  tag: 'consume',
+  auth: 'none',
+  summary: 'Dry run: evaluates the whole condition, runs no action, uses no count.',
+  success: receipt,
+});
+const checkTicketWithBodyRoute = route({
+  operationId: 'checkTicketWithBody',
+  tag: 'consume',
+  auth: 'none',
+  body: anyJson,
+  summary: 'Dry run with a body.',
+  success: receipt,
+});
+const consumeTicketByQueryLongRoute = route({
+  operationId: 'consumeTicketByQueryLong',
+  tag: 'consume',
+  auth: 'none',
+  summary: 'Older long form of /tg.',
+  success: receipt,
+});
+const consumeTicketLongRoute = route({
+  operationId: 'consumeTicketLong',
+  tag: 'consume',
+  auth: 'none',
+  body: anyJson,
+  summary: 'Older long form of /tp.',
+  success: receipt,
+});
+const consumeTicketSignedInLongRoute = route({
+  operationId: 'consumeTicketSignedInLong',
+  tag: 'consume',
+  auth: 'id-token',
+  body: anyJson,
+  summary: 'Older long form of /tpa.',
+  success: receipt,
+});
+const refuseSignedInGetLongRoute = route({
+  operationId: 'refuseSignedInGetLong',
+  tag: 'consume',
+  auth: 'id-token',
+  summary: 'Refused: signed-in consumption is POST only.',
+  success: ok('Never: the answer is always 400.', answer.receiptAnswer),
+});
+
+// GET and POST of one path are registered apart: each is an operation of its own in the document.
+consumeRoutes.post('/tp/:service_id/:ticket_id', ...consumeTicketRoute.middleware, (c) => consume(c, anonymous));
+consumeRoutes.get('/tg/:service_id/:ticket_id', ...consumeTicketByQueryRoute.middleware, (c) => consume(c, anonymous));
+consumeRoutes.post('/tpa/:service_id/:ticket_id', ...consumeTicketSignedInRoute.middleware, (c) => consume(c, signedIn));
+consumeRoutes.get('/tpa/:service_id/:ticket_id', ...refuseSignedInGetRoute.middleware, (c) => consume(c, signedIn));
+consumeRoutes.get('/publ/check/:service_id/:owner_id/:ticket_id', ...checkTicketRoute.middleware, (c) => consume(c, dryRun));
+consumeRoutes.post('/publ/check/:service_id/:owner_id/:ticket_id', ...checkTicketWithBodyRoute.middleware, (c) => consume(c, dryRun));
+consumeRoutes.get('/publ/consume/:service_id/:owner_id/:ticket_id', ...consumeTicketByQueryLongRoute.middleware, (c) => consume(c, anonymous));
+consumeRoutes.post('/publ/consume/:service_id/:owner_id/:ticket_id', ...consumeTicketLongRoute.middleware, (c) => consume(c, anonymous));
+consumeRoutes.post('/auth/consume/:service_id/:owner_id/:ticket_id', ...consumeTicketSignedInLongRoute.middleware, (c) => consume(c, signedIn));
+consumeRoutes.get('/auth/consume/:service_id/:owner_id/:ticket_id', ...refuseSignedInGetLongRoute.middleware, (c) => consume(c, signedIn));
 
 /** Every answer of a consume route that is an error carries stage, unexpected errors included. */
 async function consume(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
@@ -53,9 +137,9 @@ async function consume(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
 }
 
 async function consumeOnce(c: Context<AppEnv>, kind: RouteKind): Promise<Response> {
-  const serviceId = c.req.param('service') ?? '';
-  const ticketId = c.req.param('ticket') ?? '';
-  const ownerId = c.req.param('owner');
+  const serviceId = c.req.param('service_id') ?? '';
+  const ticketId = c.req.param('ticket_id') ?? '';
+  const ownerId = c.req.param('owner_id');
   // A miss in the project's ticket ids waits for a directory read that starts after this.
   const arrived = markNow();
   refuseLoop(c.req.raw.headers, 'ticket');

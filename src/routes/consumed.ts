@@ -5,11 +5,24 @@ import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../wire/paging';
 import { listConsumed } from '../ticket-log/log-queries';
 import { consumedRowsOf } from './ticket-log-source';
+import * as answer from '../../schemas/answers';
+import { PAGING, ok, textParameter } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 /** getConsumedTickets: the signed-in caller's own consumptions made on the signed-in endpoint. */
 export const consumedRoutes = createRouter();
 
-consumedRoutes.get(`${PROJECT_PATH}/consumed`, guard('user', 'Sign in to list your consumed tickets: send an id token.'), async (c) => {
+const getConsumedTicketsRoute = route({
+  operationId: 'getConsumedTickets',
+  tag: 'tickets',
+  guard: guard('user', 'Sign in to list your consumed tickets: send an id token.'),
+  auth: 'id-token',
+  query: { ticket_id: textParameter('Only this ticket.'), ...PAGING },
+  summary: "getConsumedTickets: the caller's own signed-in consumptions.",
+  success: ok('A page of consumptions.', answer.listingOf(answer.consumedAnswer)),
+});
+
+consumedRoutes.get(`${PROJECT_PATH}/consumed`, ...getConsumedTicketsRoute.middleware, async (c) => {
   const caller = c.get('caller');
   // The owner is no user of the project and cannot consume on the signed-in endpoint: an empty list.
   const userId = caller.kind === 'owner' ? caller.owner_id : caller.user.user_id;

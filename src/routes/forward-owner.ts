@@ -13,6 +13,11 @@ import { pageRequest } from '../wire/paging';
 import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
 import { findOwnerRequest, listOwnerHistory } from '../forward/owner-fan-out';
 import { forwardQueueStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { z } from 'zod';
+import { FORWARD_METHODS, FORWARD_STATUSES } from '../../schemas/forward-rules';
+import { PAGING, ok, textParameter } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 export const forwardOwnerRoutes = createRouter();
 
@@ -29,13 +34,44 @@ async function requestIdOf(raw: string): Promise<{ id: string; method?: string; 
   return full.value;
 }
 
-forwardOwnerRoutes.get(REQUESTS_PATH, owner, async (c) => {
+const listProjectForwardRequestsRoute = route({
+  operationId: 'listProjectForwardRequests',
+  tag: 'forward',
+  guard: owner,
+  query: {
+    url: textParameter('Only requests to this url, as written.'),
+    method: { description: 'Only this method.', schema: z.enum(FORWARD_METHODS) },
+    caller: textParameter("Only this caller's: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+    queue: textParameter('Only queues starting with this (exactly this with queue_exact).'),
+    queue_exact: { description: 'Match queue exactly.', schema: z.boolean() },
+    queue_exclude: textParameter('Leave out this queue.'),
+    status: { description: 'Only this status.', schema: z.enum(FORWARD_STATUSES) },
+    stream: { description: 'Only streamed requests (true) or only the others (false).', schema: z.boolean() },
+    from: { description: 'Created at or after, ms since the epoch.', schema: z.int().min(0) },
+    to: { description: 'Created at or before, ms since the epoch.', schema: z.int().min(0) },
+    compact: { description: 'Short texts instead of bodies.', schema: z.boolean() },
+    ...PAGING,
+  },
+  summary: "Every caller's forwarded requests of the project, newest first.",
+  success: ok('A page of requests, each with its caller.', answer.listingOf(answer.ownerForwardItemAnswer)),
+});
+
+forwardOwnerRoutes.get(REQUESTS_PATH, ...listProjectForwardRequestsRoute.middleware, async (c) => {
   const parsed = await checked(() => parseOrRefuse(ownerForwardQuerySchema, c.req.query()));
   if (!parsed.ok) throw fieldRefusal(parsed.issue);
   return c.json(await listOwnerHistory(c.env.DB, c.get('project').service_id, parsed.value, pageRequest(c.req), (owner) => forwardQueueStub(c.env, owner)));
 });
 
-forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, owner, async (c) => {
+const getProjectForwardRequestRoute = route({
+  operationId: 'getProjectForwardRequest',
+  tag: 'forward',
+  guard: owner,
+  notFound: true,
+  summary: "One forwarded request in full, whoever made it (id: 'stamp:entropy' or the full id, URL-encoded); a streamed request's text.",
+  success: ok('The request.', answer.ownerForwardRequestAnswer),
+});
+
+forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, ...getProjectForwardRequestRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
   const found = await findOwnerRequest(c.env.DB, serviceId, await requestIdOf(c.req.param('id')), (owner) => forwardQueueStub(c.env, owner));
   if (!found) throw new SvcHttpError('NOT_FOUND', 'Request not found.', { status: 404 });

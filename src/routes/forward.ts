@@ -23,6 +23,12 @@ import { readJsonBody } from '../platform/validation';
 import type { Env } from '../env';
 import type { Caller, Project } from '../platform/types';
 import { forwardQueueStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { z } from 'zod';
+import { FORWARD_METHODS, FORWARD_STATUSES } from '../../schemas/forward-rules';
+import { PAGING, ok, textParameter } from '../openapi/route-parts';
+import { forwardDispatchSchema } from '../../schemas/forward';
+import { route, type QueryParameter } from '../openapi/route';
 
 /** Request forwarding (spec 4.3): signed-in users and visitors alike; each reaches only their own requests. */
 export const forwardRoutes = createRouter();
@@ -62,7 +68,24 @@ async function objectBody(c: Parameters<typeof readJsonBody>[0], maxBytes: numbe
   return body;
 }
 
-forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
+/** How a caller names one of its requests: the query of the poll, finalize, cancel and withdraw routes. */
+const ADDRESS: Record<string, QueryParameter> = {
+  id: textParameter("The request's id: 'stamp:entropy' (with url and method) or a full id '<METHOD>:<stamp>:<entropy>:<url>'."),
+  url: textParameter('The url the request was made to, as written (needed with a stamp:entropy id).'),
+  method: { description: 'The method it was made with (needed with a stamp:entropy id).', schema: z.enum(FORWARD_METHODS) },
+};
+
+const forwardRequestRoute = route({
+  operationId: 'forwardRequest',
+  tag: 'forward',
+  guard: anyone,
+  body: forwardDispatchSchema,
+  tooMany: true,
+  summary: 'Send a request for the caller (directly, or queued with a queue name or poll > 0), a Secret Key filled in for $CLIENT_SECRET.',
+  success: ok('The relayed answer, the status object of a queued request, or a dry run.', answer.forwardDispatchAnswer),
+});
+
+forwardRoutes.post(FORWARD_PATH, ...forwardRequestRoute.middleware, async (c) => {
   const body = await objectBody(c, MAX_DISPATCH_BYTES);
   const dispatch = await checkForwardDispatch(body);
   if (!dispatch.ok) throw fieldRefusal(dispatch.issue);
@@ -86,7 +109,23 @@ forwardRoutes.post(FORWARD_PATH, anyone, async (c) => {
   return new Response(answer.body, { status: 200, headers });
 });
 
-forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => {
+const pollForwardRequestRoute = route({
+  operationId: 'pollForwardRequest',
+  tag: 'forward',
+  guard: anyone,
+  query: {
+    ...ADDRESS,
+    since: {
+      description: 'A cursor: also answer the stored pieces of a streamed request after this seq (a whole number, 0 or more).',
+      schema: z.int().min(0),
+    },
+  },
+  notFound: true,
+  summary: "The status of one of the caller's requests, with its result once settled (and, with since, its stored pieces).",
+  success: ok('The status object.', answer.forwardStatusAnswer),
+});
+
+forwardRoutes.get(`${FORWARD_PATH}/request`, ...pollForwardRequestRoute.middleware, async (c) => {
   const cursor = c.req.query('since');
   const address = await addressOf(c);
   if (cursor === undefined) return c.json(await pollRequest(await placesOf(c), address));
@@ -97,7 +136,16 @@ forwardRoutes.get(`${FORWARD_PATH}/request`, anyone, async (c) => {
   return new Response(answer.json, { headers: { 'content-type': 'application/json' } });
 });
 
-forwardRoutes.post(`${FORWARD_PATH}/request/finalize`, anyone, async (c) => {
+const finalizeForwardRequestRoute = route({
+  operationId: 'finalizeForwardRequest',
+  tag: 'forward',
+  guard: anyone,
+  body: forwardFinalizeSchema,
+  summary: "Keep data as a settled streamed request's response and release its pieces.",
+  success: ok('Whether it was finalized, and why not.', answer.finalizeAnswer),
+});
+
+forwardRoutes.post(`${FORWARD_PATH}/request/finalize`, ...finalizeForwardRequestRoute.middleware, async (c) => {
   // The kept version, its address and the JSON around them.
   const body = await objectBody(c, MAX_FINALIZE_DATA_BYTES + MAX_FORWARD_URL + 1024);
   const parsed = await checked(() => parseOrRefuse(forwardFinalizeSchema, body));
@@ -106,11 +154,42 @@ forwardRoutes.post(`${FORWARD_PATH}/request/finalize`, anyone, async (c) => {
   return c.json(await finalizeRequest(await placesOf(c), address, JSON.stringify(parsed.value.data ?? null)));
 });
 
-forwardRoutes.delete(`${FORWARD_PATH}/request`, anyone, async (c) => c.json(await cancelRequest(await placesOf(c), await addressOf(c))));
+const cancelForwardRequestRoute = route({
+  operationId: 'cancelForwardRequest',
+  tag: 'forward',
+  guard: anyone,
+  query: ADDRESS,
+  summary: 'Remove a pending request or end a running one.',
+  success: ok('Whether it was removed, and why not.', answer.removalAnswer),
+});
 
-forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, anyone, async (c) => c.json(await withdrawRequest(await placesOf(c), await addressOf(c))));
+forwardRoutes.delete(`${FORWARD_PATH}/request`, ...cancelForwardRequestRoute.middleware, async (c) =>
+  c.json(await cancelRequest(await placesOf(c), await addressOf(c))),
+);
 
-forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
+const withdrawForwardRequestRoute = route({
+  operationId: 'withdrawForwardRequest',
+  tag: 'forward',
+  guard: anyone,
+  query: ADDRESS,
+  summary: 'Remove a request only while it still waits in its queue (a client stopped polling it).',
+  success: ok('Whether it was removed, and why not.', answer.removalAnswer),
+});
+
+forwardRoutes.post(`${FORWARD_PATH}/request/withdraw`, ...withdrawForwardRequestRoute.middleware, async (c) =>
+  c.json(await withdrawRequest(await placesOf(c), await addressOf(c))),
+);
+
+const forwardRequestQueueCountRoute = route({
+  operationId: 'forwardRequestQueueCount',
+  tag: 'forward',
+  guard: anyone,
+  query: { queue: textParameter('The queue name.') },
+  summary: "How many of the caller's requests wait or run in a queue.",
+  success: ok('The count.', answer.queueCountAnswer),
+});
+
+forwardRoutes.get(`${FORWARD_PATH}/queue`, ...forwardRequestQueueCountRoute.middleware, async (c) => {
   const queue = c.req.query('queue') ?? '';
   const problem = queue === '' ? 'is required' : queueNameRefusal(queue);
   if (problem !== undefined) throw fieldRefusal({ code: 'INVALID_PARAMETER', message: `queue: ${problem}`, field: 'queue' });
@@ -118,7 +197,25 @@ forwardRoutes.get(`${FORWARD_PATH}/queue`, anyone, async (c) => {
   return c.json({ queue_name: queue, in_queue: await places.queues.queueCount(queue) });
 });
 
-forwardRoutes.get(`${FORWARD_PATH}/history`, anyone, async (c) => {
+const forwardRequestHistoryRoute = route({
+  operationId: 'forwardRequestHistory',
+  tag: 'forward',
+  guard: anyone,
+  query: {
+    url: textParameter('The url, as written.'),
+    method: { description: 'The method.', schema: z.enum(FORWARD_METHODS) },
+    queue: textParameter('Only queues starting with this (exactly this with queue_exact).'),
+    queue_exact: { description: 'Match queue exactly.', schema: z.boolean() },
+    queue_exclude: textParameter('Leave out this queue.'),
+    status: { description: 'Only this status.', schema: z.enum(FORWARD_STATUSES) },
+    compact: { description: 'Short texts instead of bodies.', schema: z.boolean() },
+    ...PAGING,
+  },
+  summary: "The caller's requests to a url and method, newest first.",
+  success: ok('A page of requests.', answer.listingOf(answer.requestHistoryAnswer)),
+});
+
+forwardRoutes.get(`${FORWARD_PATH}/history`, ...forwardRequestHistoryRoute.middleware, async (c) => {
   const parsed = await checked(() => parseOrRefuse(forwardHistoryQuerySchema, c.req.query()));
   if (!parsed.ok) throw fieldRefusal(parsed.issue);
   const places = await placesOf(c);

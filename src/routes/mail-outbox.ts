@@ -5,6 +5,9 @@ import { pageOf, pageRequest } from '../wire/paging';
 import { type OutboxPosition, listOutbox } from '../mail/outbox-transport';
 import { listBatches, loadSend } from '../mail/newsletter-sends';
 import { newsletterGroupValue } from '../platform/newsletter-groups';
+import * as answer from '../../schemas/answers';
+import { PAGING, ok, textParameter } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 /**
  * Owner routes of mail delivery: the local outbox (GET /mail-outbox, what the default transport
@@ -20,7 +23,16 @@ const isPosition = (value: unknown): value is OutboxPosition =>
   typeof (value as OutboxPosition).created === 'number' &&
   typeof (value as OutboxPosition).message_key === 'string';
 
-mailOutboxRouter.get(`${PROJECT_PATH}/mail-outbox`, owner, async (c) => {
+const listMailOutboxRoute = route({
+  operationId: 'listMailOutbox',
+  tag: 'mail',
+  guard: owner,
+  query: { ...PAGING, to: textParameter('Only mail to this address.') },
+  summary: 'The local mail outbox (mail sent while no HTTP provider is configured).',
+  success: ok('A page of mail, newest first.', answer.listingOf(answer.outboxMailAnswer)),
+});
+
+mailOutboxRouter.get(`${PROJECT_PATH}/mail-outbox`, ...listMailOutboxRoute.middleware, async (c) => {
   const to = c.req.query('to') || undefined;
   const serviceId = c.get('project').service_id;
   const page = await pageOf(pageRequest(c.req), {
@@ -32,7 +44,16 @@ mailOutboxRouter.get(`${PROJECT_PATH}/mail-outbox`, owner, async (c) => {
   return c.json(page);
 });
 
-mailOutboxRouter.get(`${PROJECT_PATH}/newsletter-sends/:send_id`, owner, async (c) => {
+const getNewsletterSendRoute = route({
+  operationId: 'getNewsletterSend',
+  tag: 'mail',
+  guard: owner,
+  notFound: true,
+  summary: 'Progress of one newsletter send (nlsd).',
+  success: ok('The send and its batches.', answer.newsletterSendAnswer),
+});
+
+mailOutboxRouter.get(`${PROJECT_PATH}/newsletter-sends/:send_id`, ...getNewsletterSendRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
   const send = await loadSend(c.env.DB, serviceId, c.req.param('send_id'));
   if (!send) throw new SvcHttpError('NOT_FOUND', 'No such newsletter send.', { status: 404 });

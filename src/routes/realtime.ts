@@ -7,6 +7,9 @@ import { PROJECT_PATH } from '../http/guards';
 import { callerOfRequest } from '../forward/caller';
 import { loadActiveProjectCached } from '../platform/projects';
 import { realtimeStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { route } from '../openapi/route';
+import { textParameter } from '../openapi/route-parts';
 
 /**
  * The realtime socket (spec 6.2): one WebSocket per client, reaching the caller's RealtimeDO, where it joins
@@ -14,7 +17,22 @@ import { realtimeStub } from '../platform/object-stubs';
  */
 export const realtimeRoutes = createRouter();
 
-realtimeRoutes.get(`${PROJECT_PATH}${REALTIME_ROUTE}`, async (c) => {
+const openRealtimeSocketRoute = route({
+  operationId: 'openRealtimeSocket',
+  tag: 'forward',
+  auth: 'anyone-socket',
+  upgrade: true,
+  query: { [REALTIME_TOKEN_PARAM]: textParameter("A signed-in caller's id token (a browser WebSocket cannot send headers; Authorization works too).") },
+  summary:
+    "The realtime WebSocket (GET with Upgrade: websocket): join the room of a streamed request's realtime_group with {type:'join',group}, leave with {type:'leave'}, and receive each stored piece as a piece frame.",
+  success: {
+    status: 101,
+    description: 'Switching Protocols: the socket. Every frame the server sends is one JSON text of this shape.',
+    schema: answer.realtimeServerFrameAnswer,
+  },
+});
+
+realtimeRoutes.get(`${PROJECT_PATH}${REALTIME_ROUTE}`, ...openRealtimeSocketRoute.middleware, async (c) => {
   await takeRouteFlood(c.env, 'FLOOD_CALLER', c.req.param('service_id'), c.req.raw.headers);
   const project = await loadActiveProjectCached(c.env, c.req.param('service_id'));
   // A browser WebSocket cannot send headers: a signed-in caller's id token comes on the URL instead.

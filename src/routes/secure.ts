@@ -10,6 +10,10 @@ import { takeRouteFlood } from '../http/flood';
 import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import { secureRequest } from '../secure/mirror';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { route } from '../openapi/route';
+import { secureRequestSchema } from '../../schemas/secure';
 
 /** secureRequest (spec 4.3): a signed-in user's request mirrored to the customer's own API. */
 export const secureRoutes = createRouter();
@@ -23,8 +27,19 @@ const secureFlood = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+const secureRequestRoute = route({
+  operationId: 'secureRequest',
+  tag: 'secure',
+  guard: guard('visitor'),
+  auth: 'id-token',
+  body: secureRequestSchema,
+  summary:
+    "secureRequest: POST { user, data, api_key? } to each url (the customer's API), signed with the project's key (Standard Webhooks); a signed-in user only. When the project lists secure_request_destinations, a url outside them refuses the whole call (INVALID_REQUEST) before anything is sent. A single request that fails answers TIMEOUT (504) or REQUEST_FAILED (502).",
+  success: ok('The answer of each request.', answer.secureRequestAnswer),
+});
+
 // 'visitor' lets every caller through to this handler, which then answers AUTH_REQUIRED (not UNAUTHORIZED) to all but a user.
-secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, secureFlood, guard('visitor'), async (c) => {
+secureRoutes.post(`${PROJECT_PATH}${SECURE_REQUEST_ROUTE}`, secureFlood, ...secureRequestRoute.middleware, async (c) => {
   const caller = c.get('caller');
   if (caller.kind !== 'user') throw authRequired(caller.kind === 'owner' ? NOT_A_USER : SIGN_IN);
   const body = await readJsonBody(c, undefined, { maxBytes: MAX_SECURE_BODY_BYTES });

@@ -5,7 +5,9 @@ import { matchingPresets } from '../engine/signature-diagnosis';
 import { invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { loadSecretKey } from '../platform/secrets';
-import { readJsonBody } from '../platform/validation';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { readBody, route } from '../openapi/route';
 
 const owner = guard('owner', 'Only the project owner can match a request to the signature presets.');
 /** A header name as HTTP allows it (RFC 9110 token), and a value without a line break. */
@@ -34,9 +36,18 @@ export const presetMatchBody = z.strictObject({
 /** Scheme inference from a captured request: which presets verify it with this Secret Key. */
 export const presetMatchRoutes = createRouter();
 
-presetMatchRoutes.post(`${PROJECT_PATH}/signature-presets/match`, owner, async (c) => {
+const matchSignaturePresetsRoute = route({
+  operationId: 'matchSignaturePresets',
+  tag: 'tickets',
+  guard: owner,
+  body: presetMatchBody,
+  summary: 'Which signature presets verify a captured request (headers, body, URL) with a Secret Key: scheme inference. Never a secret or a signature.',
+  success: ok('The presets that verify it.', answer.presetMatchAnswer),
+});
+
+presetMatchRoutes.post(`${PROJECT_PATH}/signature-presets/match`, ...matchSignaturePresetsRoute.middleware, async (c) => {
   const project = c.get('project');
-  const sample = await readJsonBody(c, presetMatchBody);
+  const sample = await readBody(c, matchSignaturePresetsRoute);
   const secret = await loadSecretKey(c.env, project.service_id, sample.secretName);
   if (!secret) throw invalidParameter(`secretName: no Secret Key named "${sample.secretName}" in this project`, { field: 'secretName' });
   const headers = Object.fromEntries(Object.entries(sample.headers).map(([name, value]) => [name.toLowerCase(), value]));

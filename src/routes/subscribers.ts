@@ -7,7 +7,9 @@ import { isMailAddress, normalizedAddress } from '../mail/address';
 import { deleteSubscriber, listSubscribers, putSubscriber } from '../mail/subscribers';
 import { newsletterGroupValue, requireNewsletterGroupKey } from '../platform/newsletter-groups';
 import { loadUser } from '../platform/users';
-import { readJsonBody } from '../platform/validation';
+import * as answer from '../../schemas/answers';
+import { PAGING, deleted, ok } from '../openapi/route-parts';
+import { readBody, route } from '../openapi/route';
 
 /** Owner routes to manage the subscribers of a newsletter group (the recipients of nlsd). */
 export const subscribersRouter = createRouter();
@@ -26,11 +28,21 @@ function address(value: string | undefined): string {
 
 const isPosition = (value: unknown): value is string => typeof value === 'string';
 
-subscribersRouter.put(`${BASE}/:email`, owner, async (c) => {
+const putSubscriberRoute = route({
+  operationId: 'putSubscriber',
+  tag: 'mail',
+  guard: owner,
+  body: SubscriberBody,
+  bodyOptional: true,
+  summary: 'Subscribe an address to a group.',
+  success: ok('The subscription.', answer.subscribedAnswer),
+});
+
+subscribersRouter.put(`${BASE}/:email`, ...putSubscriberRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
   const group = requireNewsletterGroupKey(c.req.param('group'));
   const email = address(c.req.param('email'));
-  const body = await readJsonBody(c.req.raw, SubscriberBody, { optional: true });
+  const body = await readBody(c, putSubscriberRoute);
   const userId = body.user_id ?? null;
   if (userId !== null && !(await loadUser(c.env, serviceId, userId))) {
     throw invalidParameter('Invalid "user_id": no such user in this project.', { field: 'user_id' });
@@ -39,13 +51,31 @@ subscribersRouter.put(`${BASE}/:email`, owner, async (c) => {
   return c.json({ group: newsletterGroupValue(group), ...subscriber });
 });
 
-subscribersRouter.delete(`${BASE}/:email`, owner, async (c) => {
+const deleteSubscriberRoute = route({
+  operationId: 'deleteSubscriber',
+  tag: 'mail',
+  guard: owner,
+  notFound: true,
+  summary: 'Unsubscribe an address.',
+  success: deleted,
+});
+
+subscribersRouter.delete(`${BASE}/:email`, ...deleteSubscriberRoute.middleware, async (c) => {
   const deleted = await deleteSubscriber(c.env.DB, c.get('project').service_id, requireNewsletterGroupKey(c.req.param('group')), address(c.req.param('email')));
   if (!deleted) throw new SvcHttpError('NOT_FOUND', 'No such subscriber.', { status: 404 });
   return c.json({ deleted: true });
 });
 
-subscribersRouter.get(BASE, owner, async (c) => {
+const listSubscribersRoute = route({
+  operationId: 'listSubscribers',
+  tag: 'mail',
+  guard: owner,
+  query: PAGING,
+  summary: 'List the subscribers of a newsletter group.',
+  success: ok('A page of subscribers.', answer.listingOf(answer.subscriberAnswer)),
+});
+
+subscribersRouter.get(BASE, ...listSubscribersRoute.middleware, async (c) => {
   const group = requireNewsletterGroupKey(c.req.param('group'));
   const serviceId = c.get('project').service_id;
   const page = await pageOf(pageRequest(c.req), {

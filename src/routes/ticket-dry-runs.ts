@@ -13,13 +13,26 @@ import { registrationLookups } from './ticket-lookups';
 import { ticketIdOf, ticketNotFound } from './ticket-params';
 import { checkVerdict, definitionOf, ownerView } from './ticket-views';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { readBody, route } from '../openapi/route';
+import { ticketRegistrationSchema } from '../../schemas/ticket';
 
 const owner = guard('owner', 'Only the project owner can read or test tickets.');
 
 /** The owner's read of one ticket, and the two dry runs: a registration's plan, and a sample request's check. */
 export const ticketDryRunRoutes = createRouter();
 
-ticketDryRunRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id`, owner, async (c) => {
+const getTicketRoute = route({
+  operationId: 'getTicket',
+  tag: 'tickets',
+  guard: owner,
+  notFound: true,
+  summary: 'One ticket as the owner lists it, with the count as registered.',
+  success: ok('The ticket.', answer.oneTicketAnswer),
+});
+
+ticketDryRunRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id`, ...getTicketRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const stored = await directoryEntry(c.env, project.service_id, ticketId);
@@ -28,11 +41,20 @@ ticketDryRunRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id`, owner, async (c) =>
   return c.json({ ...ownerView(stored, remaining), registered_count: stored.count ?? null });
 });
 
+const planTicketRoute = route({
+  operationId: 'planTicket',
+  tag: 'tickets',
+  guard: owner,
+  body: ticketRegistrationSchema,
+  summary: 'What registering this body would change (create, update or none), judged by the registry; nothing is stored.',
+  success: ok('The current and proposed definitions.', answer.ticketPlanAnswer),
+});
+
 /**
  * What registering this body would change, judged by the registry's own validation; nothing is stored.
  * A refusal is the 400 the registration would answer.
  */
-ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/plan`, owner, async (c) => {
+ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/plan`, ...planTicketRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = c.req.param('ticket_id') ?? '';
   const body = await readJsonBody(c);
@@ -46,10 +68,21 @@ ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/plan`, owner, async 
   return c.json({ ticket_id: ticketId, change, current, proposed });
 });
 
+const checkTicketSampleRoute = route({
+  operationId: 'checkTicketSample',
+  tag: 'tickets',
+  guard: owner,
+  body: ticketCheckSchema,
+  bodyOptional: true,
+  notFound: true,
+  summary: "The owner's dry run: the whole condition judged against a sample request (method, headers, body, query, user); no action runs, no count is used.",
+  success: ok('Whether the condition passed, and why not.', answer.ticketCheckAnswer),
+});
+
 /** The owner's dry run: the whole condition judged against a sample request; no action runs, no count is used. */
-ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, owner, async (c) => {
+ticketDryRunRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/check`, ...checkTicketSampleRoute.middleware, async (c) => {
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
-  const sample = await readJsonBody(c, ticketCheckSchema, { optional: true });
+  const sample = await readBody(c, checkTicketSampleRoute);
   const project = await consumingProject(c.env, c.get('project').service_id);
   const input = await sampleConsumption(c.env, project, ticketId, sample, new URL(c.req.url).origin);
   // Typed here: the RPC stub's inferred result type does not survive `unknown` members.

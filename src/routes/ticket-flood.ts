@@ -3,6 +3,10 @@ import { invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { ticketIdOf } from './ticket-params';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { z } from 'zod';
+import { ok } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 const MINUTE_MS = 60_000;
 /** The counts are kept a day; an hour is shown unless `from` asks for more. */
@@ -12,7 +16,16 @@ const KEPT_MS = 86_400_000;
 /** Issue 26 item 6: whether a ticket is being limited, per minute (docs/limits.md "Seeing a flood"). */
 export const ticketFloodRoutes = createRouter();
 
-ticketFloodRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/flood`, guard('owner', "Only the project owner can read a ticket's flood counts."), async (c) => {
+const getTicketFloodRoute = route({
+  operationId: 'getTicketFlood',
+  tag: 'tickets',
+  guard: guard('owner', "Only the project owner can read a ticket's flood counts."),
+  query: { from: { description: 'From this time (ms); default an hour ago; at most a day back.', schema: z.int().min(0) } },
+  summary: 'Whether the ticket is being limited: per minute, the requests refused (429) and the failures or dry runs counted instead of kept (issue 26).',
+  success: ok('The minutes with a refusal or a counted entry, oldest first.', answer.ticketFloodAnswer),
+});
+
+ticketFloodRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/flood`, ...getTicketFloodRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const now = Date.now();

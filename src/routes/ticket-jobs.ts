@@ -2,6 +2,9 @@ import { createRouter } from '../app';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { ticketIdOf } from './ticket-params';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 /**
  * Issue 33: the work a ticket's object has scheduled (continuations, log exports) and the jobs it gave up
@@ -10,7 +13,16 @@ import { ticketStub } from '../platform/object-stubs';
  */
 export const ticketJobRoutes = createRouter();
 
-ticketJobRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/jobs`, guard('owner', "Only the project owner can read a ticket's jobs."), async (c) => {
+const getTicketJobsRoute = route({
+  operationId: 'getTicketJobs',
+  tag: 'tickets',
+  guard: guard('owner', "Only the project owner can read a ticket's jobs."),
+  summary:
+    "The ticket object's scheduled work (continuations after resp, log exports) and the jobs it gave up after failing on every try (issue 33, an extension).",
+  success: ok('Scheduled and given-up jobs, without their payloads.', answer.ticketJobsAnswer),
+});
+
+ticketJobRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/jobs`, ...getTicketJobsRoute.middleware, async (c) => {
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const stub = ticketStub(c.env, c.get('project').service_id, ticketId);
   const [scheduled, dead] = await Promise.all([stub.scheduledJobs(), stub.deadJobs()]);

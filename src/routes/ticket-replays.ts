@@ -12,6 +12,9 @@ import { logScope } from './ticket-log-source';
 import { ticketIdOf } from './ticket-params';
 import { checkVerdict } from './ticket-views';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { route } from '../openapi/route';
 
 const owner = guard('owner', 'Only the project owner can re-check or replay a consumption.');
 /** A consume_id as the log writes them (base62 time + 4 random characters). */
@@ -23,13 +26,32 @@ export const ticketReplayRoutes = createRouter();
 
 const LOGGED = `${PROJECT_PATH}/tickets/:ticket_id/log/:consume_id`;
 
-ticketReplayRoutes.post(`${LOGGED}/recheck`, owner, async (c) => {
+const recheckConsumptionRoute = route({
+  operationId: 'recheckConsumption',
+  tag: 'tickets',
+  guard: owner,
+  notFound: true,
+  summary: "Judge a logged consumption's request against the current definition (a dry run marked replay_of): no action, no count.",
+  success: ok('Whether it would pass now.', answer.recheckAnswer),
+});
+
+ticketReplayRoutes.post(`${LOGGED}/recheck`, ...recheckConsumptionRoute.middleware, async (c) => {
   const { ticketId, consumeId, input } = await replayOf(c.env, c.get('project'), c.req.param('ticket_id'), c.req.param('consume_id'), 'check');
   const outcome = (await ticketStub(c.env, input.project.service_id, ticketId).consume(input)) as ConsumeOutcome;
   return c.json(checkVerdict(ticketId, outcome, { replay_of: consumeId }));
 });
 
-ticketReplayRoutes.post(`${LOGGED}/replay`, owner, async (c) => {
+const replayConsumptionRoute = route({
+  operationId: 'replayConsumption',
+  tag: 'tickets',
+  guard: owner,
+  notFound: true,
+  summary:
+    "Replay a logged consumption's request as a new consumption marked replay_of (its actions run, a count is used); the signature judged as at its arrival.",
+  success: ok('What the consumption answered.', answer.replayAnswer),
+});
+
+ticketReplayRoutes.post(`${LOGGED}/replay`, ...replayConsumptionRoute.middleware, async (c) => {
   const { ticketId, consumeId, input } = await replayOf(c.env, c.get('project'), c.req.param('ticket_id'), c.req.param('consume_id'), 'consume');
   const outcome = (await ticketStub(c.env, input.project.service_id, ticketId).consume(input)) as ConsumeOutcome;
   if (outcome.ok) return c.json({ ticket_id: ticketId, replay_of: consumeId, ok: true, status: outcome.status, body: outcome.body });

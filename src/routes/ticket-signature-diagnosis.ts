@@ -7,10 +7,12 @@ import { PROJECT_PATH, guard } from '../http/guards';
 import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../ticket-log/kept-request';
 import { loadSecretKey } from '../platform/secrets';
 import { directoryEntry } from '../platform/ticket-directory';
-import { readJsonBody } from '../platform/validation';
 import { logScope } from './ticket-log-source';
 import { ticketIdOf } from './ticket-params';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { ok } from '../openapi/route-parts';
+import { readBody, route } from '../openapi/route';
 
 const owner = guard('owner', 'Only the project owner can diagnose a consumption.');
 /** A consume_id as the log writes them (base62 time + 4 random characters). */
@@ -34,12 +36,24 @@ export const signatureDiagnosisBody = z.strictObject({
  */
 export const signatureDiagnosisRoutes = createRouter();
 
-signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_id/signature`, owner, async (c) => {
+const diagnoseConsumptionSignatureRoute = route({
+  operationId: 'diagnoseConsumptionSignature',
+  tag: 'tickets',
+  guard: owner,
+  notFound: true,
+  body: signatureDiagnosisBody,
+  bodyOptional: true,
+  summary:
+    "Why did the signature fail? A logged consumption's request checked again against the ticket's signature as at its arrival: the header read, items and captures, the timestamp's age, the signed bytes' length and SHA-256; and which presets verify it with the Secret Key. Never a secret or a signature.",
+  success: ok('The diagnosis.', answer.signatureDiagnosisAnswer),
+});
+
+signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_id/signature`, ...diagnoseConsumptionSignatureRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const consumeId = c.req.param('consume_id') ?? '';
   if (!CONSUME_ID.test(consumeId)) throw invalidParameter('Invalid "consume_id": not a consume id.', { field: 'consume_id' });
-  const { secretName: asked } = await readJsonBody(c, signatureDiagnosisBody, { optional: true });
+  const { secretName: asked } = await readBody(c, diagnoseConsumptionSignatureRoute);
 
   const kept = await ticketStub(c.env, project.service_id, ticketId).keptRequest(logScope(project, ticketId), consumeId);
   if (kept === undefined) throw new SvcHttpError('NOT_FOUND', 'The log of this ticket has no consumption with this consume_id.', { status: 404 });

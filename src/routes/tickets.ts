@@ -18,6 +18,12 @@ import { noteTicket } from '../consume/ticket-ids';
 import type { Env } from '../env';
 import type { Project } from '../platform/types';
 import { ticketStub } from '../platform/object-stubs';
+import * as answer from '../../schemas/answers';
+import { LOG_OUTCOMES } from '../ticket-log/listing-query';
+import { PAGING, ok, textParameter } from '../openapi/route-parts';
+import { legacyImportSchema } from '../../schemas/legacy/import';
+import { readBody, route } from '../openapi/route';
+import { ticketRegistrationSchema } from '../../schemas/ticket';
 
 const registrar = guard('owner', 'Only the project owner can register tickets.');
 const notATicketId = () => invalidParameter('Invalid "ticket_id": not a ticket id.', { field: 'ticket_id' });
@@ -27,12 +33,31 @@ export const ticketRoutes = createRouter();
 
 type Validator = (ticketId: string, input: unknown, lookups: RegistrationLookups, now: number) => Promise<Checked<ValidatedTicket>>;
 
+const registerTicketRoute = route({
+  operationId: 'registerTicket',
+  tag: 'tickets',
+  guard: registrar,
+  body: ticketRegistrationSchema,
+  summary: 'Register or replace a ticket (owner only; a project user, admin included, gets INVALID_REQUEST).',
+  success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update).', schema: answer.ownerTicketAnswer },
+});
+
 /** Registration applies the current rules; a legacy import keeps the previous ones (schemas/legacy/import.ts). */
-ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
+ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id`, ...registerTicketRoute.middleware, async (c) => {
   const saved = await saveTicket(c.env, c.get('project'), c.req.param('ticket_id'), await readJsonBody(c), validateTicketRegistration);
   return c.json(saved.view, saved.created ? 201 : 200);
 });
-ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id/legacy`, registrar, async (c) => {
+const importLegacyTicketRoute = route({
+  operationId: 'importLegacyTicket',
+  tag: 'tickets',
+  guard: registrar,
+  body: legacyImportSchema,
+  summary:
+    'Import a ticket saved under the previous rules (owner only): the renames of spec 9.3 applied, stored with legacy: true, it runs by the previous rules (spec 9.2) until registered again. See docs/migrating.md.',
+  success: { status: 201, description: 'The stored ticket as the owner lists it (200 on update), legacy: true.', schema: answer.ownerTicketAnswer },
+});
+
+ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id/legacy`, ...importLegacyTicketRoute.middleware, async (c) => {
   const saved = await saveTicket(c.env, c.get('project'), c.req.param('ticket_id'), await readJsonBody(c), validateLegacyImport);
   return c.json(saved.view, saved.created ? 201 : 200);
 });
@@ -53,7 +78,16 @@ async function saveTicket(env: Env, project: Project, ticketId: string, input: u
   return { view: ownerView(stored, remaining), created: !previous };
 }
 
-ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) => {
+const deleteTicketRoute = route({
+  operationId: 'deleteTicket',
+  tag: 'tickets',
+  guard: registrar,
+  notFound: true,
+  summary: 'Delete a ticket and its per-user counters; its log stays.',
+  success: ok('Deleted.', answer.ticketDeletedAnswer),
+});
+
+ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, ...deleteTicketRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = c.req.param('ticket_id');
   // Refused before an object is made for a name no ticket can have.
@@ -64,11 +98,26 @@ ticketRoutes.delete(`${PROJECT_PATH}/tickets/:ticket_id`, registrar, async (c) =
   return c.json({ deleted: true, ticket_id: ticketId });
 });
 
+const getTicketsRoute = route({
+  operationId: 'getTickets',
+  tag: 'tickets',
+  guard: guard('user', 'Sign in to list tickets: send an id token or the owner key.'),
+  query: {
+    ticket_id: textParameter("One ticket; the owner may pass '#<ticket_id>#' (consumption log) or '@<ticket_id>#<consume_id>#' (action rows)."),
+    from: { description: 'Log listings: from this time (ms).', schema: z.int().min(0) },
+    to: { description: 'Log listings: up to this time (ms).', schema: z.int().min(0) },
+    outcome: { description: "The consumption log only: rows of one outcome, 'ok', 'failed' or 'check' (dry runs).", schema: z.enum(LOG_OUTCOMES) },
+    ...PAGING,
+  },
+  summary: 'getTickets: every field for the owner, the public subset for a signed-in user; log listings for the owner.',
+  success: ok('A page of tickets, or of log rows.', answer.ticketsAnswer),
+});
+
 /**
  * getTickets: every field for the owner, the public subset for a signed-in user. The owner's log ids
  * list logs instead: '#<ticket_id>#' the consumption log (optionally of one outcome), '@<ticket_id>#<consume_id>#' the action rows.
  */
-ticketRoutes.get(`${PROJECT_PATH}/tickets`, guard('user', 'Sign in to list tickets: send an id token or the owner key.'), async (c) => {
+ticketRoutes.get(`${PROJECT_PATH}/tickets`, ...getTicketsRoute.middleware, async (c) => {
   const project = c.get('project');
   const isOwner = c.get('caller').kind === 'owner';
   const query = parseTicketsQuery(c.req.query('ticket_id'), isOwner);
@@ -100,16 +149,26 @@ const CLEARING = 'SUCCESS: Clearing the log.';
 const notATime = { error: 'not a time in milliseconds since the epoch' };
 export const clearLogBody = z.strictObject({ before: z.number(notATime).int(notATime).min(0, notATime).nullish() });
 
+const clearTicketLogRoute = route({
+  operationId: 'clearTicketLog',
+  tag: 'tickets',
+  guard: guard('owner', 'Only the project owner can clear a ticket log.'),
+  body: clearLogBody,
+  bodyOptional: true,
+  summary: "clearTicketLog: delete the ticket's log rows before `before` (default now), in the background.",
+  success: ok('Clearing has started.', answer.logClearingAnswer),
+});
+
 /**
  * clearTicketLog: deletes the ticket's consumption and action rows older than `before` (default and
  * at most now) in the background; the ticket, its count and per-user counters are untouched. Works
  * for a deleted ticket too, whose log is kept.
  */
-ticketRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/clear-log`, guard('owner', 'Only the project owner can clear a ticket log.'), async (c) => {
+ticketRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/clear-log`, ...clearTicketLogRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = c.req.param('ticket_id');
   if (!TICKET_ID_PATTERN.test(ticketId)) throw notATicketId();
-  const { before: asked } = await readJsonBody(c, clearLogBody, { optional: true });
+  const { before: asked } = await readBody(c, clearTicketLogRoute);
   const now = Date.now();
   const before = asked == null ? now : Math.min(asked, now);
   await ticketStub(c.env, project.service_id, ticketId).clearLog(logScope(project, ticketId), before);

@@ -59,7 +59,7 @@ export type Trace = { logged: { ticket: string; code: ErrorCode; check?: boolean
 export interface BadInputCase {
   /** What is wrong with the request, as the test name says it ("description over 500 characters"). */
   input: string;
-  /** The route as the OpenAPI catalogue writes it: 'PUT /v1/projects/{service_id}/secrets/{name}'. */
+  /** The route as the OpenAPI document writes it: 'PUT /v1/projects/{service_id}/secrets/{name}'. */
   route: string;
   /** Path parameters (unencoded), or how to make one from the world; {service_id} and {owner_id} default to the world's project. */
   params?: Record<string, PathParam>;

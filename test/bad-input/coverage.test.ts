@@ -1,6 +1,7 @@
 /** The suite covers every route the Worker documents, and its test names are unique. */
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/openapi/catalogue';
+import { servedRoutes } from '../../src/openapi/route';
+import { app } from '../../src/router';
 import { caseName } from './runner';
 import { ROUTES_WITHOUT_INPUT, ROUTE_LABELS, routeKey } from './routes';
 import { consumeCases } from './tables/consume';
@@ -12,6 +13,8 @@ import { realtimeCases } from './tables/realtime';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
+
+const ROUTES = servedRoutes(app);
 
 const all = [
   ...projectCases(),

@@ -1,4 +1,4 @@
-/** The routes the suite covers, keyed as the OpenAPI catalogue writes them, with the label a test name uses. */
+/** The routes the suite covers, keyed as the OpenAPI document writes them, with the label a test name uses. */
 const P = '/v1/projects/{service_id}';
 
 export const ROUTE_LABELS: Record<string, string> = {

@@ -6,7 +6,8 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type RealtimeDO } from '../../durable-objects/realtime-do';
-import { ROUTES } from '../../src/openapi/catalogue';
+import { servedRoute } from '../../src/openapi/route';
+import { app } from '../../src/router';
 import { OPERATOR_TOKEN, call, createProject, mintUser, type TestProject } from '../helpers/api';
 import { TestSocket, VISITOR, joined, newGroup, openSocket, piece, upgradeRequest, visitorStub } from './support';
 import { realtimeStub } from '../../src/platform/object-stubs';
@@ -89,7 +90,7 @@ describe('refusals', () => {
 
 describe('the upgrade', () => {
   it('answers the documented 101 with a socket whose every kind of frame parses with the documented frame schema', async () => {
-    const route = ROUTES.find((r) => r.operationId === 'openRealtimeSocket')!;
+    const route = servedRoute(app, 'openRealtimeSocket');
     const res = await upgradeRequest(project.service_id);
     expect(res.status).toBe(route.success.status);
     const socket = new TestSocket(res.webSocket!);

@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import readme from '../../README.md?raw';
 import apiDoc from '../../docs/api.md?raw';
 import verifyExample from './verify-example.mjs?raw';
-import { ROUTES } from '../../src/openapi/catalogue';
+import { servedRoute } from '../../src/openapi/route';
+import { app } from '../../src/router';
 import { createProject, mintUser, type TestProject } from '../helpers/api';
 import { eventually, heldAtGate, loopback, received, uniquePath } from '../forward/support';
 import { origin, secureRequest, setSecureKey, verifyingApi } from './support';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   user = await mintUser(project, { email: 'ada@example.com', access_group: 5, attributes: { tier: 'pro', locale: 'KR' } });
 });
 
-const documented = ROUTES.find((route) => route.operationId === 'secureRequest')!.success.schema;
+const documented = servedRoute(app, 'secureRequest').success.schema;
 
 describe("what the customer's API receives", () => {
   it('{ user, data, api_key } signed in the Standard Webhooks format with a whsec_ key; the API verifies it with standardwebhooks', async () => {

@@ -3,9 +3,9 @@
  * test/openapi.test.ts parses real answers with them, so they cannot drift from what the routes send.
  */
 import { z } from 'zod';
-import { actionSchema } from '../../schemas/actions/schema';
-import { conditionInputSchema } from '../../schemas/condition';
-import type { RealtimeServerFrame } from '../../schemas/forward-rules';
+import { actionSchema } from './actions/schema';
+import { conditionInputSchema } from './condition';
+import type { RealtimeServerFrame } from './forward-rules';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
