@@ -9,7 +9,7 @@ import { SvcHttpError } from '../wire/errors';
 import { takeRouteFlood } from '../http/flood';
 import { MAX_BODY_BYTES } from '../limits';
 import pkg from '../../package.json';
-import { ownerApi, type AppFetch } from './owner-api';
+import { ownerApi, type AppFetch, type RouteTable } from './owner-api';
 import { registerResources } from './resources';
 import { registerTools } from './tools';
 
@@ -29,7 +29,7 @@ const tooLarge = () =>
  * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server and transport per request,
  * JSON answers, no session): authenticated by the owner key before the SDK sees anything, body capped.
  */
-export function mcpHandler(appFetch: AppFetch) {
+export function mcpHandler(appFetch: AppFetch, routes: RouteTable) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
     if (c.req.method !== 'POST') return jsonRpcError(405, 'Method not allowed.', { allow: 'POST' });
@@ -52,7 +52,7 @@ export function mcpHandler(appFetch: AppFetch) {
     }
     const request = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body });
     const server = new McpServer(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-    registerTools(server, ownerApi(appFetch, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.raw.headers));
+    registerTools(server, ownerApi(appFetch, routes, c.env, c.executionCtx, new URL(c.req.url).origin, project.service_id, c.req.raw.headers));
     registerResources(server);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, unknownPresetMessage } from '../../schemas/signature-presets';
-import { queryOf, type OwnerApi } from './owner-api';
+import type { OwnerApi } from './owner-api';
 import { refusalResult, successResult, toolResultOf } from './results';
 import { TICKET_SCHEMA_URI } from './resources';
 import { INTERNAL_ERROR_MESSAGE } from '../wire/errors';
@@ -11,7 +11,6 @@ const ticketId = z.string().describe('The ticket id: 1 to 64 letters, digits, _ 
 const startKey = z.string().optional().describe('The startKey of the previous page, to read the next one (page until endOfList is true).');
 const limit = z.int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).');
 const ms = (what: string) => z.int().min(0).optional().describe(`${what}, in milliseconds since the epoch.`);
-const id = encodeURIComponent;
 
 /** Runs a tool; an unexpected failure is a generic refusal, logged, never a stack trace or its message. */
 const guarded = async (run: () => Promise<CallToolResult>): Promise<CallToolResult> => {
@@ -35,7 +34,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       inputSchema: { start_key: startKey, limit },
       annotations: { readOnlyHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('GET', `/tickets${queryOf({ startKey: args.start_key, limit: args.limit })}`))),
+    (args) => guarded(async () => toolResultOf(await api('getTickets', { query: { startKey: args.start_key, limit: args.limit } }))),
   );
 
   server.registerTool(
@@ -45,7 +44,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       inputSchema: { ticket_id: ticketId },
       annotations: { readOnlyHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('GET', `/tickets/${id(args.ticket_id)}`))),
+    (args) => guarded(async () => toolResultOf(await api('getTicket', { params: { ticket_id: args.ticket_id } }))),
   );
 
   server.registerTool(
@@ -57,7 +56,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       inputSchema: { ticket_id: ticketId, ticket: z.record(z.string(), z.unknown()).describe(`The registration body; see ${TICKET_SCHEMA_URI}.`) },
       annotations: { idempotentHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('PUT', `/tickets/${id(args.ticket_id)}`, args.ticket))),
+    (args) => guarded(async () => toolResultOf(await api('registerTicket', { params: { ticket_id: args.ticket_id }, body: args.ticket }))),
   );
 
   server.registerTool(
@@ -67,7 +66,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       inputSchema: { ticket_id: ticketId },
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('DELETE', `/tickets/${id(args.ticket_id)}`))),
+    (args) => guarded(async () => toolResultOf(await api('deleteTicket', { params: { ticket_id: args.ticket_id } }))),
   );
 
   server.registerTool(
@@ -90,7 +89,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       },
       annotations: { readOnlyHint: true },
     },
-    ({ ticket_id, ...sample }) => guarded(async () => toolResultOf(await api('POST', `/tickets/${id(ticket_id)}/check`, sample))),
+    ({ ticket_id, ...sample }) => guarded(async () => toolResultOf(await api('checkTicketSample', { params: { ticket_id }, body: sample }))),
   );
 
   server.registerTool(
@@ -105,10 +104,9 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     (args) =>
       guarded(async () =>
         toolResultOf(
-          await api(
-            'GET',
-            `/tickets${queryOf({ ticket_id: `#${args.ticket_id}#`, from: args.from, to: args.to, startKey: args.start_key, limit: args.limit })}`,
-          ),
+          await api('getTickets', {
+            query: { ticket_id: `#${args.ticket_id}#`, from: args.from, to: args.to, startKey: args.start_key, limit: args.limit },
+          }),
         ),
       ),
   );
@@ -122,9 +120,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     },
     (args) =>
       guarded(async () =>
-        toolResultOf(
-          await api('GET', `/tickets${queryOf({ ticket_id: `@${args.ticket_id}#${args.consume_id}#`, startKey: args.start_key, limit: args.limit })}`),
-        ),
+        toolResultOf(await api('getTickets', { query: { ticket_id: `@${args.ticket_id}#${args.consume_id}#`, startKey: args.start_key, limit: args.limit } })),
       ),
   );
 
@@ -146,11 +142,10 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     (args) =>
       guarded(async () =>
         toolResultOf(
-          await api(
-            'POST',
-            `/tickets/${id(args.ticket_id)}/log/${id(args.consume_id)}/signature`,
-            args.secret_name === undefined ? {} : { secretName: args.secret_name },
-          ),
+          await api('diagnoseConsumptionSignature', {
+            params: { ticket_id: args.ticket_id, consume_id: args.consume_id },
+            body: args.secret_name === undefined ? {} : { secretName: args.secret_name },
+          }),
         ),
       ),
   );
@@ -171,7 +166,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       },
       annotations: { readOnlyHint: true },
     },
-    ({ secret_name, ...sample }) => guarded(async () => toolResultOf(await api('POST', '/signature-presets/match', { secretName: secret_name, ...sample }))),
+    ({ secret_name, ...sample }) => guarded(async () => toolResultOf(await api('matchSignaturePresets', { body: { secretName: secret_name, ...sample } }))),
   );
 
   server.registerTool(
@@ -184,7 +179,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     },
     (args) =>
       guarded(async () =>
-        toolResultOf(await api('POST', `/tickets/${id(args.ticket_id)}/clear-log`, args.before === undefined ? {} : { before: args.before })),
+        toolResultOf(await api('clearTicketLog', { params: { ticket_id: args.ticket_id }, body: args.before === undefined ? {} : { before: args.before } })),
       ),
   );
 
@@ -196,7 +191,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
-    () => guarded(async () => toolResultOf(await api('GET', '/secrets'))),
+    () => guarded(async () => toolResultOf(await api('listSecretKeys'))),
   );
 
   server.registerTool(
