@@ -47,6 +47,7 @@ import { CHUNKS_SCHEMA } from './chunk-store';
 import { ForwardStreams, streamLimitMs } from './forward-streams';
 import { ARCHIVE_SCHEMA, archiveKey } from './stream-archive';
 import { RECORD_TEXTS, REQUEST_TEXTS_SCHEMA, RequestTexts, type TextName, type Texts } from './request-texts';
+import { planOf, recordOf } from './forward-queue/request-row';
 
 const SCHEMA = [
   `CREATE TABLE request (
@@ -273,7 +274,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   async finalize(address: RequestAddress, json: string): Promise<FinalizeAnswer | null> {
     const row = this.find(address);
     if (!row) return null;
-    const record = JSON.parse(row.record) as ForwardRecord;
+    const record = recordOf(row);
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
     if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
     this.dropStream(row.seq);
@@ -306,7 +307,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** Read-only, for the owner's view: the stored pieces of a streamed request joined; null when none are held here. */
   async streamText(address: RequestAddress): Promise<StreamText | null> {
     const row = this.find(address);
-    if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
+    if (!row || !recordOf(row).stream) return null;
     return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
   }
 
@@ -372,7 +373,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       const row = this.find(address);
       if (!row) return null;
       if (address.finalized_at !== undefined) {
-        const held = JSON.parse(row.record) as ForwardRecord;
+        const held = recordOf(row);
         if (held.finalized && held.updated === address.finalized_at) return 'unchanged';
       }
       const { request_body: _body, request_headers: _headers, ...state } = this.recordOf(row, ['response_body']);
@@ -424,13 +425,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.inFlight.delete(row.seq);
     this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
     this.dropStream(row.seq);
-    const plan = JSON.parse(row.plan) as QueuedPlan;
-    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOfRecord(JSON.parse(row.record) as ForwardRecord) });
+    const plan = planOf(row);
+    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOfRecord(recordOf(row)) });
   }
 
   /** Writes a new state of the request, here and (through the outbox) to the history. */
   private save(row: RequestRow, given: ForwardRecord): void {
-    const plan = JSON.parse(row.plan) as QueuedPlan;
+    const plan = planOf(row);
     const record = plan.texts === undefined ? given : this.keepTexts(plan.texts, given);
     const stored = plan.texts === undefined ? record : withoutTexts(record);
     this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(stored), row.seq);
@@ -450,8 +451,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** A row's record with the named texts read back from beside it. */
   private recordOf(row: RequestRow, names: readonly TextName[]): ForwardRecord {
-    const record = JSON.parse(row.record) as ForwardRecord;
-    const key = (JSON.parse(row.plan) as QueuedPlan).texts;
+    const record = recordOf(row);
+    const key = planOf(row).texts;
     return key === undefined ? record : { ...(this.texts.read(key, names) as Omit<Texts, 'multipart'>), ...record };
   }
 
@@ -561,12 +562,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const settledStream = () => {
       const row = this.bySeq(seq);
       if (!row || isUnresolved(row.status)) return null;
-      const record = JSON.parse(row.record) as ForwardRecord;
+      const record = recordOf(row);
       return record.stream && !record.finalized ? { row, record } : null;
     };
     const found = settledStream();
     if (found) {
-      const key = await archiveKey((JSON.parse(found.row.plan) as QueuedPlan).owner, found.record.id);
+      const key = await archiveKey(planOf(found.row).owner, found.record.id);
       await this.streams.move(seq, key, () => settledStream() !== null);
     }
     this.jobs.delete(job.id);
@@ -622,7 +623,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       this.jobs.delete(job.id);
       return;
     }
-    const pending = JSON.parse(head.record) as ForwardRecord;
+    const pending = recordOf(head);
     if (head.status === 'running') {
       this.save(head, this.interrupted(head, Date.now()));
       this.jobs.reschedule(job.id, Date.now());
@@ -639,7 +640,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       await this.ctx.storage.sync();
       // Cancelled or expired while that was written: never sent.
       if (controller.signal.aborted) return;
-      const plan = JSON.parse(head.plan) as QueuedPlan;
+      const plan = planOf(head);
       const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
       if (controller.signal.aborted) return;
       this.save(
@@ -708,7 +709,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** A request left running by a runner that stopped: failed, with its pieces kept. */
   private interrupted(row: RequestRow, now: number): ForwardRecord {
-    const record = JSON.parse(row.record) as ForwardRecord;
+    const record = recordOf(row);
     return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.streams.count(row.seq) } : INTERRUPTED };
   }
 
@@ -728,7 +729,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
       // A streamed request stays: its pieces, and after finalize its kept version, are read here.
       if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
       const row = this.find(addressOfRecord(change.record));
-      if (row && (JSON.parse(row.record) as ForwardRecord).updated === change.record.updated && !isUnresolved(row.status)) {
+      if (row && recordOf(row).updated === change.record.updated && !isUnresolved(row.status)) {
         this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
       }
     }
@@ -753,7 +754,7 @@ const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) 
 
 function readRecord(row: RequestRow): ForwardRecord | null {
   try {
-    return JSON.parse(row.record) as ForwardRecord;
+    return recordOf(row);
   } catch {
     return null;
   }
