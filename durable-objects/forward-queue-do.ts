@@ -40,7 +40,7 @@ import { keyRefusal, missingKey } from '../src/forward/verdicts';
 import { loadSecretKey } from '../src/platform/secrets';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { JobAlarm } from './job-alarm';
-import { type DeadJob, type Job, JobTable } from './job-table';
+import { type DeadJob, type Job, JobTable, type NoPayload } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
@@ -79,7 +79,16 @@ const SCHEMA = [
   HISTORY_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history' | 'sweep-history';
+/** The object's job kinds and the payload each carries. */
+type ForwardJobs = {
+  run: { queue: string };
+  'export-history': NoPayload;
+  expire: RequestAddress;
+  'move-stream': { seq: number };
+  'drop-stream': { key: string };
+  'compact-history': HistoryOwner;
+  'sweep-history': HistoryOwner;
+};
 
 interface RequestRow {
   seq: number;
@@ -135,9 +144,9 @@ const BACKGROUND_AT_ONCE = 24;
  * has it.
  */
 export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueStore {
-  private readonly jobs: JobTable<ForwardJobKind>;
-  private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
-  private readonly alarms: JobAlarm<ForwardJobKind>;
+  private readonly jobs: JobTable<ForwardJobs>;
+  private readonly outbox: Outbox<HistoryChange, ForwardJobs>;
+  private readonly alarms: JobAlarm<ForwardJobs>;
   private readonly streams: ForwardStreams;
   private readonly texts: RequestTexts;
   /** The caller's history, in this object's SQLite (history-schema.ts). */
@@ -245,9 +254,9 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.history.execNow(historyInsertNew(this.history, entry));
     this.scheduleSweep(dispatch.owner, historyExpiry(record));
     this.outbox.add({ op: 'put', owner: dispatch.owner, record });
-    const runPayload = JSON.stringify({ queue: record.queue_name });
+    const runPayload = { queue: record.queue_name };
     if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
-    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOfRecord(record)));
+    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, addressOfRecord(record));
     await this.alarms.arm();
     if (touched) await touched;
     const envelope = envelopeOf(record, this.inQueue(record.queue_name, seq));
@@ -467,7 +476,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   private scheduleMove(seq: number, at: number): void {
-    const payload = JSON.stringify({ seq });
+    const payload = { seq };
     if (!this.jobs.has('move-stream', payload)) this.jobs.add('move-stream', at, payload);
   }
 
@@ -508,12 +517,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     if (this.sweepAt !== null && this.sweepAt <= at) return;
     const job = this.jobs.all().find((candidate) => candidate.kind === 'sweep-history');
     if (job) this.jobs.reschedule(job.id, at);
-    else this.jobs.add('sweep-history', at, JSON.stringify(owner));
+    else this.jobs.add('sweep-history', at, owner);
     this.sweepAt = at;
   }
 
   /** Expired rows and their segments go; once none is left, the caller leaves D1's caller index too. */
-  private async sweepHistory(job: Job<ForwardJobKind>): Promise<void> {
+  private async sweepHistory(job: Job<'sweep-history'>): Promise<void> {
     if (job.run_at > Date.now()) return;
     const more = await runHistorySweep(this.history, this.env.BODIES, Date.now());
     const next = this.ctx.storage.sql.exec<{ at: number | null }>('SELECT min(expires_at) AS at FROM forward_requests').one().at;
@@ -524,7 +533,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     }
     this.jobs.delete(job.id);
     this.sweepAt = null;
-    const owner = JSON.parse(job.payload) as HistoryOwner;
+    const owner = this.jobs.payloadOf(job);
     if (this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM requests').one().n > 0) return;
     await this.callerIndex.forget(owner);
     // A request written while the row was being removed lists the caller again.
@@ -532,14 +541,14 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   private scheduleCompaction(owner: HistoryOwner): void {
-    const payload = JSON.stringify({ serviceId: owner.serviceId, callerKey: owner.callerKey });
+    const payload = { serviceId: owner.serviceId, callerKey: owner.callerKey };
     if (!this.jobs.has('compact-history', payload)) this.jobs.add('compact-history', Date.now() + HISTORY_COMPACT_DELAY_MS, payload);
   }
 
   /** Moves the bodies of the caller's settled history rows to segments (history-segments.ts), a few segments a run. */
-  private async compactHistory(job: Job<ForwardJobKind>): Promise<void> {
+  private async compactHistory(job: Job<'compact-history'>): Promise<void> {
     if (job.run_at > Date.now()) return;
-    const owner = JSON.parse(job.payload) as HistoryOwner;
+    const owner = this.jobs.payloadOf(job);
     for (let step = 0; step < COMPACT_STEPS_PER_RUN; step++) {
       if (!(await compactHistory(this.history, this.env.BODIES, owner)).more) {
         this.jobs.delete(job.id);
@@ -552,13 +561,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** Drops a request's pieces; an R2 object that held them is deleted by a job (retried until it is). */
   private dropStream(seq: number): void {
     const moved = this.streams.drop(seq);
-    if (moved !== null) this.jobs.add('drop-stream', Date.now(), JSON.stringify({ key: moved }));
+    if (moved !== null) this.jobs.add('drop-stream', Date.now(), { key: moved });
   }
 
   /** Moves a settled, not finalized stream's pieces to R2 (the alarm runs every foreground job: this one waits for its time). */
-  private async moveStream(job: Job<ForwardJobKind>): Promise<void> {
+  private async moveStream(job: Job<'move-stream'>): Promise<void> {
     if (job.run_at > Date.now()) return;
-    const { seq } = JSON.parse(job.payload) as { seq: number };
+    const { seq } = this.jobs.payloadOf(job);
     const settledStream = () => {
       const row = this.bySeq(seq);
       if (!row || isUnresolved(row.status)) return null;
@@ -573,8 +582,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.jobs.delete(job.id);
   }
 
-  private async dropMoved(job: Job<ForwardJobKind>): Promise<void> {
-    await this.streams.deleteMoved((JSON.parse(job.payload) as { key: string }).key);
+  private async dropMoved(job: Job<'drop-stream'>): Promise<void> {
+    await this.streams.deleteMoved(this.jobs.payloadOf(job).key);
     this.jobs.delete(job.id);
   }
 
@@ -606,7 +615,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     const now = Date.now();
     for (const row of this.ctx.storage.sql.exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE status = 'running'").toArray()) {
       this.save(row, this.interrupted(row, now));
-      const payload = JSON.stringify({ queue: row.queue });
+      const payload = { queue: row.queue };
       if (!this.jobs.has('run', payload)) this.jobs.add('run', now, payload);
     }
     for (const job of this.jobs.all()) if (job.kind === 'run') this.jobs.reschedule(job.id, now);
@@ -616,8 +625,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
    * One step of the queue's runner: sends the oldest request waiting, in this invocation, and leaves the
    * job due while others wait, so the next one runs in an invocation of its own (job-alarm.ts).
    */
-  private async runQueue(job: Job<ForwardJobKind>): Promise<void> {
-    const { queue } = JSON.parse(job.payload) as { queue: string };
+  private async runQueue(job: Job<'run'>): Promise<void> {
+    const { queue } = this.jobs.payloadOf(job);
     const head = this.headOf(queue);
     if (!head) {
       this.jobs.delete(job.id);
@@ -658,8 +667,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
    * A queue whose step failed on every try (a request it cannot read or save): its head request is settled
    * as failed, never sent, and the queue goes on with the next one.
    */
-  private giveUpHead(job: Job<ForwardJobKind>): boolean {
-    const { queue } = JSON.parse(job.payload) as { queue: string };
+  private giveUpHead(job: Job<'run'>): boolean {
+    const { queue } = this.jobs.payloadOf(job);
     const head = this.headOf(queue);
     if (head) {
       const record = readRecord(head);
@@ -714,9 +723,9 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   }
 
   /** The alarm runs every foreground job when no send is going (job-alarm.ts): an expiry waits for its time. */
-  private expire(job: Job<ForwardJobKind>): Promise<void> {
+  private expire(job: Job<'expire'>): Promise<void> {
     if (job.run_at > Date.now()) return Promise.resolve();
-    const row = this.find(JSON.parse(job.payload) as RequestAddress);
+    const row = this.find(this.jobs.payloadOf(job));
     if (row) this.remove(row);
     this.jobs.delete(job.id);
     return Promise.resolve();
