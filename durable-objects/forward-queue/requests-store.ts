@@ -61,13 +61,13 @@ export interface GivenUpHead {
   request: QueuedRequest | null;
 }
 
-type Row = { seq: number; queue: string; status: string; record: string; plan: string };
+type Row = { seq: number; queue: string; status: ForwardRecord['status']; record: string; plan: string };
 
 const COLUMNS = 'seq, queue, status, record, plan';
 
 function parsed(row: Row): QueuedRequest {
   const record = recordOf(row);
-  return { seq: row.seq, queue: row.queue, status: row.status as QueuedRequest['status'], unresolved: isUnresolved(row.status), record, plan: planOf(row) };
+  return { seq: row.seq, queue: row.queue, status: row.status, unresolved: isUnresolved(row.status), record, plan: planOf(row) };
 }
 
 const attempt = <T>(read: () => T): T | null => {
