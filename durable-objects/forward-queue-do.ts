@@ -1,28 +1,10 @@
 import { DurableObject } from 'cloudflare:workers';
-import {
-  FINALIZE_MESSAGES,
-  MAX_STREAM_MS,
-  type FinalizeAnswer,
-  type ForwardStatusEnvelope,
-  type RemovalAnswer,
-  type RequestAddress,
-} from '../schemas/forward-rules';
-import type { Env } from '../src/env';
-import type { HistoryOwner } from '../src/forward/history';
+import { FINALIZE_MESSAGES, type FinalizeAnswer, type ForwardStatusEnvelope, type RemovalAnswer, type RequestAddress } from '../schemas/forward-rules';
 import type { ForwardHistoryQuery } from '../schemas/forward';
 import type { OwnerForwardQuery } from '../schemas/forward-owner';
-import { historyChangeStatements, type HistoryChange } from '../src/forward/history-changes';
-import { addressOfRecord, findOwnerHistory, ownerRows } from '../src/forward/owner-history';
-import { compactHistory, INLINE_BODY_CHARS } from '../src/forward/history-segments';
-import { findHistory, historyInsertNew, historyRows, historyUpsertOne, placeBodies } from '../src/forward/history';
-import { historyExpiry, runHistorySweep } from '../src/forward/history-cleanup';
-import { CallerIndex } from './caller-index-touch';
-import { HISTORY_SCHEMA } from './history-schema';
-import { importLegacyHistory } from './history-import';
-import { SqlDatabase } from './sql-database';
-import { envelopeOf, type ForwardError, type ForwardRecord } from '../src/forward/record';
-import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../src/forward/send';
-import { settled, settledStream } from '../src/forward/settle';
+import type { Env } from '../src/env';
+import { findHistory, historyRows, type HistoryOwner } from '../src/forward/history';
+import { findOwnerHistory, ownerRows } from '../src/forward/owner-history';
 import type {
   DirectDispatch,
   EnqueueAnswer,
@@ -33,44 +15,27 @@ import type {
   OwnerAddress,
   PollAnswer,
   QueuedDispatch,
-  QueuedPlan,
   StreamText,
 } from '../src/forward/queue-store';
-import { keyRefusal, missingKey } from '../src/forward/verdicts';
-import { loadSecretKey } from '../src/platform/secrets';
+import { envelopeOf, type ForwardRecord } from '../src/forward/record';
+import type { ForwardOutcome } from '../src/forward/send';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
-import { JobAlarm } from './job-alarm';
-import { type DeadJob, type Job, JobTable } from './job-table';
-import { Outbox } from './outbox';
-import { migrateSchema } from './schema';
 import { CHUNKS_SCHEMA } from './chunk-store';
-import { ForwardStreams, streamLimitMs } from './forward-streams';
-import { ARCHIVE_SCHEMA, archiveKey } from './stream-archive';
-import { RECORD_TEXTS, REQUEST_TEXTS_SCHEMA, RequestTexts, type TextName, type Texts } from './request-texts';
+import { ForwardStreams } from './forward-streams';
+import type { ForwardJobs } from './forward-queue/forward-jobs';
+import { HistoryKeeper } from './forward-queue/history-keeper';
+import { QueueRunner } from './forward-queue/queue-runner';
+import { REQUESTS_SCHEMA, RequestsStore, type QueuedRequest } from './forward-queue/requests-store';
+import { StreamMover } from './forward-queue/stream-mover';
+import { HISTORY_SCHEMA } from './history-schema';
+import { JobAlarm } from './job-alarm';
+import { type DeadJob, JobTable } from './job-table';
+import { REQUEST_TEXTS_SCHEMA } from './request-texts';
+import { migrateSchema } from './schema';
+import { ARCHIVE_SCHEMA } from './stream-archive';
 
 const SCHEMA = [
-  `CREATE TABLE request (
-     id TEXT PRIMARY KEY,
-     seq INTEGER NOT NULL,
-     status TEXT NOT NULL,
-     created INTEGER NOT NULL
-   );
-   CREATE INDEX request_seq ON request (seq);`,
-  // The first table held no request yet (forwarding was not built): replaced.
-  `DROP TABLE request;
-   CREATE TABLE requests (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     method TEXT NOT NULL,
-     url TEXT NOT NULL,
-     id TEXT NOT NULL,
-     queue TEXT NOT NULL,
-     status TEXT NOT NULL,
-     secret_name TEXT,
-     record TEXT NOT NULL,
-     plan TEXT NOT NULL,
-     UNIQUE (method, url, id)
-   );
-   CREATE INDEX requests_by_queue ON requests (queue, status, seq);`,
+  ...REQUESTS_SCHEMA,
   CHUNKS_SCHEMA,
   ARCHIVE_SCHEMA,
   REQUEST_TEXTS_SCHEMA,
@@ -78,46 +43,8 @@ const SCHEMA = [
   HISTORY_SCHEMA,
 ];
 
-type ForwardJobKind = 'run' | 'export-history' | 'expire' | 'move-stream' | 'drop-stream' | 'compact-history' | 'sweep-history';
-
-interface RequestRow {
-  seq: number;
-  queue: string;
-  status: string;
-  record: string;
-  plan: string;
-  [key: string]: SqlStorageValue;
-}
-
 /** The most of a streamed request's text the owner's view reads at once. */
 const MAX_STREAM_TEXT_CHARS = 1_000_000;
-/** History rows written to D1 per export. */
-const HISTORY_EXPORT_BATCH = 100;
-/** A burst of changes goes to D1 in one batch. */
-const HISTORY_EXPORT_DELAY_MS = 50;
-/** Longer than a send (10 s) and the search of its answer: a live runner is never taken for a dead one. */
-const RUN_LEASE_MS = 60_000;
-/** A streamed send holds the lease for the longest stream as well. */
-const STREAM_LEASE_MS = RUN_LEASE_MS + MAX_STREAM_MS;
-/**
- * A settled stream's pieces move to R2 this long after it settled: a reader following the stream reads its
- * tail from SQLite, later readers read R2.
- */
-const STREAM_MOVE_DELAY_MS = 60_000;
-/** Settled history rows' bodies move to a segment this long after they were written: the rows of a minute go together. */
-const HISTORY_COMPACT_DELAY_MS = 60_000;
-/** Compaction steps (one segment each) per run of the job; more continue in the next run. */
-const COMPACT_STEPS_PER_RUN = 5;
-
-const INTERRUPTED: ForwardError = {
-  code: 'REQUEST_FAILED',
-  message: 'The request was interrupted while it was running (its runner stopped); it was not sent again.',
-};
-
-const GIVEN_UP: ForwardError = {
-  code: 'REQUEST_FAILED',
-  message: 'The request could not be run: its runner failed on every try (an internal error, logged); it was not sent.',
-};
 
 /**
  * Queued requests running at once in one caller's object, each in an invocation of its own. A step holds
@@ -127,255 +54,165 @@ const GIVEN_UP: ForwardError = {
 const BACKGROUND_AT_ONCE = 24;
 
 /**
- * One object per project + caller: the caller's queues of forwarded requests. Requests of one queue run one
- * at a time in the order they were made, each queue served by a background job of the object's one alarm.
- * A request is marked running (and that is on disk) before it is sent, so a runner that dies fails it and
- * never sends it twice. History reaches D1 through the outbox; a settled request leaves the object once D1
- * has it.
+ * One object per project + caller: the caller's queues of forwarded requests (forward-queue/queue-runner.ts),
+ * held in its `requests` table (forward-queue/requests-store.ts), their streams' pieces (forward-queue/stream-mover.ts)
+ * and the caller's history (forward-queue/history-keeper.ts), whose jobs one alarm serves. A settled request
+ * leaves the object once its history row has its last state.
  */
 export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueStore {
-  private readonly jobs: JobTable<ForwardJobKind>;
-  private readonly outbox: Outbox<HistoryChange, ForwardJobKind>;
-  private readonly alarms: JobAlarm<ForwardJobKind>;
+  private readonly jobs: JobTable<ForwardJobs>;
+  private readonly store: RequestsStore;
   private readonly streams: ForwardStreams;
-  private readonly texts: RequestTexts;
-  /** The caller's history, in this object's SQLite (history-schema.ts). */
-  private readonly history: SqlDatabase;
-  private readonly callerIndex: CallerIndex;
-  /** Rows D1 held for this caller, moved here once (history-import.ts); true once done. */
-  private imported: Promise<void> | true | null = null;
-  /** When the sweep job runs next (undefined: not read from the job table yet). */
-  private sweepAt: number | null | undefined;
-  /** The sends in flight, by request seq, so a cancel can end one. */
-  private readonly inFlight = new Map<number, AbortController>();
+  private readonly mover: StreamMover;
+  private readonly keeper: HistoryKeeper;
+  private readonly runner: QueueRunner;
+  private readonly alarms: JobAlarm<ForwardJobs>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, strictEnv(env));
     strictObject(this, ctx, env);
     migrateSchema(ctx.storage.sql, SCHEMA);
     this.jobs = new JobTable(ctx.storage.sql);
+    this.store = new RequestsStore(ctx.storage.sql);
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
-    this.texts = new RequestTexts(ctx.storage.sql);
-    this.history = new SqlDatabase(ctx.storage);
-    this.callerIndex = new CallerIndex(ctx.storage.sql, this.env.DB);
-    this.outbox = new Outbox(ctx.storage.sql, this.jobs, {
-      exportKind: 'export-history',
-      delayMs: HISTORY_EXPORT_DELAY_MS,
-      now: () => Date.now(),
-      encode: (change) => JSON.stringify(change),
-    });
+    this.mover = new StreamMover(this.store, this.streams, this.jobs);
+    this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm());
+    const { store, jobs, streams, mover } = this;
+    this.runner = new QueueRunner({ storage: ctx.storage, env: this.env, store, jobs, streams, mover, outbox: this.keeper.outbox });
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
       this.jobs,
       {
-        run: { run: (job) => this.runQueue(job), background: true, givenUp: (job) => this.giveUpHead(job) },
-        // d1Queries: the most each run makes (job-alarm.ts); the others make none.
-        'export-history': {
-          run: (job) =>
-            this.outbox.export(
-              job,
-              this.history,
-              (changes) => historyChangeStatements(this.history, this.env.BODIES, changes),
-              HISTORY_EXPORT_BATCH,
-              (changes) => this.dropExported(changes),
-            ),
-          // An entry that can never be written goes to dead_letters instead (outbox.ts).
-          tries: Infinity,
-        },
-        expire: { run: (job) => this.expire(job) },
-        'move-stream': { run: (job) => this.moveStream(job) },
-        'drop-stream': { run: (job) => this.dropMoved(job) },
-        'compact-history': { run: (job) => this.compactHistory(job) },
-        'sweep-history': { run: (job) => this.sweepHistory(job) },
+        run: { run: (job) => this.runner.run(job), background: true, givenUp: (job) => this.runner.giveUp(job) },
+        // An entry that can never be written goes to dead_letters instead (outbox.ts).
+        'export-history': { run: (job) => this.keeper.export(job), tries: Infinity },
+        expire: { run: (job) => this.runner.expire(job) },
+        'move-stream': { run: (job) => this.mover.move(job) },
+        'drop-stream': { run: (job) => this.mover.deleteMoved(job) },
+        'compact-history': { run: (job) => this.keeper.compact(job) },
+        'sweep-history': { run: (job) => this.keeper.sweep(job) },
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );
     void ctx.blockConcurrencyWhile(async () => {
-      this.failInterrupted();
-      this.failInterruptedDirect();
-      this.scheduleUnmovedStreams();
+      this.runner.failInterrupted();
+      this.keeper.failInterruptedDirect();
+      this.mover.scheduleUnmoved();
       await this.alarms.arm(true);
     });
   }
 
   /** Stores a request at the end of its queue and makes sure the queue runs; refused when the caller's limit is full. */
   async enqueue(dispatch: QueuedDispatch): Promise<EnqueueAnswer> {
-    await this.importOnce(dispatch.owner);
-    const { record, prepared } = dispatch;
-    if (dispatch.queuedLimit !== undefined && prepared.secretName !== undefined) {
-      const unresolved = this.ctx.storage.sql
-        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE secret_name = ? AND status IN ('pending', 'running')", prepared.secretName)
-        .one().n;
-      if (unresolved >= dispatch.queuedLimit) {
-        return { ok: false, message: `Too many requests: at most ${dispatch.queuedLimit} queued requests per caller with this client secret.` };
-      }
+    await this.keeper.importOnce(dispatch.owner);
+    const { record, prepared, queuedLimit } = dispatch;
+    if (queuedLimit !== undefined && prepared.secretName !== undefined && this.store.unresolvedWithSecret(prepared.secretName) >= queuedLimit) {
+      return { ok: false, message: `Too many requests: at most ${queuedLimit} queued requests per caller with this client secret.` };
     }
-    // The bodies go beside the row, once: data is the record's request_body, a multipart body its own text.
-    const texts = crypto.randomUUID();
-    // Bodies too large for a row go to R2 first, before anything is stored (a failure stores nothing).
-    const [entry] = await placeBodies(this.env.BODIES, [{ owner: dispatch.owner, record }]);
-    const touched = this.callerIndex.touch(dispatch.owner, Date.now());
-    const { data, multipart, ...rest } = prepared;
-    const plan: QueuedPlan = {
-      owner: dispatch.owner,
-      caller: dispatch.caller,
-      prepared: { ...rest, ...(multipart ? { multipart: { content_type: multipart.content_type, base64: '' } } : {}) },
-      texts,
-      ...(data !== undefined && record.request_body !== undefined && !multipart ? { dataFromRecord: true as const } : {}),
-    };
-    if (data !== undefined && plan.dataFromRecord === undefined) plan.prepared.data = data;
-    const { seq } = this.ctx.storage.sql
-      .exec<{ seq: number }>(
-        'INSERT INTO requests (method, url, id, queue, status, secret_name, record, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq',
-        record.method,
-        record.url,
-        record.id,
-        record.queue_name,
-        record.status,
-        prepared.secretName ?? null,
-        JSON.stringify(withoutTexts(record)),
-        JSON.stringify(plan),
-      )
-      .one();
-    for (const name of RECORD_TEXTS) this.texts.write(texts, name, record[name]);
-    if (multipart) this.texts.write(texts, 'multipart', multipart.base64);
-    // In the history at once (the listings read it before the outbox's later states reach it).
-    this.history.execNow(historyInsertNew(this.history, entry));
-    this.scheduleSweep(dispatch.owner, historyExpiry(record));
-    this.outbox.add({ op: 'put', owner: dispatch.owner, record });
-    const runPayload = JSON.stringify({ queue: record.queue_name });
-    if (!this.jobs.has('run', runPayload)) this.jobs.add('run', Date.now(), runPayload);
-    if (record.expires_at !== undefined) this.jobs.add('expire', record.expires_at, JSON.stringify(addressOfRecord(record)));
+    const placed = await this.keeper.placeNew(dispatch.owner, record);
+    const seq = this.store.add(dispatch);
+    placed.write();
+    this.runner.queued(record);
     await this.alarms.arm();
-    if (touched) await touched;
-    const envelope = envelopeOf(record, this.inQueue(record.queue_name, seq));
+    if (placed.touched) await placed.touched;
+    const envelope = envelopeOf(record, this.store.place(record.queue_name, seq));
     return { ok: true, envelope: record.realtime_group ? { ...envelope, realtime_group: record.realtime_group } : envelope };
   }
 
   /** The request's status envelope; null when this object does not hold it. */
   async status(address: RequestAddress): Promise<ForwardStatusEnvelope | null> {
-    const row = this.find(address);
-    if (!row) return null;
-    const record = this.recordOf(row, ['response_body']);
-    return envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0);
+    const request = this.store.find(address);
+    return request ? this.envelope(request, this.store.withTexts(request, ['response_body'])) : null;
   }
 
   /** A poll with a cursor: the pieces after `since` of a streamed request, or its kept version once finalized. */
   async read(address: RequestAddress, since: number): Promise<PollAnswer | null> {
-    const row = this.find(address);
-    if (!row) return null;
-    const record = this.recordOf(row, ['response_body']);
-    return await this.streams.read(row.seq, record, envelopeOf(record, isUnresolved(row.status) ? this.inQueue(row.queue, row.seq) : 0), since);
+    const request = this.store.find(address);
+    if (!request) return null;
+    const record = this.store.withTexts(request, ['response_body']);
+    return await this.streams.read(request.seq, record, this.envelope(request, record), since);
   }
 
   /** Keeps `json` as a settled streamed request's response and drops its pieces; repeating replaces. */
   async finalize(address: RequestAddress, json: string): Promise<FinalizeAnswer | null> {
-    const row = this.find(address);
-    if (!row) return null;
-    const record = JSON.parse(row.record) as ForwardRecord;
+    const request = this.store.find(address);
+    if (!request) return null;
+    const { record } = request;
     if (!record.stream) return { finalized: false, message: FINALIZE_MESSAGES.notStreamed };
-    if (isUnresolved(row.status)) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
-    this.dropStream(row.seq);
+    if (request.unresolved) return { finalized: false, message: FINALIZE_MESSAGES.unfinished };
+    this.mover.drop(request.seq);
     // `updated` moves on every finalize, so it names the kept version (see LiveAddress).
-    this.save(row, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated + 1) });
+    this.runner.save(request, { ...record, finalized: true, response_body: json, updated: Math.max(Date.now(), record.updated + 1) });
     await this.alarms.arm();
     return { finalized: true, message: FINALIZE_MESSAGES.done };
   }
 
   /** Removes a pending request or ends a running one; null when this object does not hold it. */
   async cancel(address: RequestAddress): Promise<RemovalAnswer | null> {
-    const row = this.find(address);
-    if (!row) return null;
-    if (!isUnresolved(row.status)) return { removed: false, message: 'The request already settled.' };
-    this.remove(row);
+    const request = this.store.find(address);
+    if (!request) return null;
+    if (!request.unresolved) return { removed: false, message: 'The request already settled.' };
+    this.runner.remove(request);
     await this.alarms.arm();
-    return { removed: true, message: row.status === 'running' ? 'The running request was cancelled.' : 'The request was removed from its queue.' };
+    return { removed: true, message: request.status === 'running' ? 'The running request was cancelled.' : 'The request was removed from its queue.' };
   }
 
   /** Removes the request only while it waits (a client that stopped polling it); null when this object does not hold it. */
   async withdraw(address: RequestAddress): Promise<RemovalAnswer | null> {
-    const row = this.find(address);
-    if (!row) return null;
-    if (row.status !== 'pending') return { removed: false, message: `The request is ${row.status}; only a waiting request is withdrawn.` };
-    this.remove(row);
+    const request = this.store.find(address);
+    if (!request) return null;
+    if (request.status !== 'pending') return { removed: false, message: `The request is ${request.status}; only a waiting request is withdrawn.` };
+    this.runner.remove(request);
     await this.alarms.arm();
     return { removed: true, message: 'The request was removed from its queue.' };
   }
 
   /** Read-only, for the owner's view: the stored pieces of a streamed request joined; null when none are held here. */
   async streamText(address: RequestAddress): Promise<StreamText | null> {
-    const row = this.find(address);
-    if (!row || !(JSON.parse(row.record) as ForwardRecord).stream) return null;
-    return await this.streams.text(row.seq, MAX_STREAM_TEXT_CHARS);
+    const request = this.store.find(address);
+    if (!request?.record.stream) return null;
+    return await this.streams.text(request.seq, MAX_STREAM_TEXT_CHARS);
   }
 
-  /**
-   * A direct request: in the history as running before it is sent (the output gate holds the send until
-   * that is on disk), settled there before this answers. A restart meanwhile fails it (failInterruptedDirect).
-   */
+  /** A direct request, written straight to the history (forward-queue/history-keeper.ts). */
   async sendDirect(dispatch: DirectDispatch): Promise<ForwardOutcome> {
-    const { owner, record } = dispatch;
-    // What D1 is asked (rows it held for this caller, the caller index) runs beside the send, not before it.
-    const importing =
-      this.imported === true ? null : this.importOnce(owner).catch((error: unknown) => console.error('forward history import failed', errorText(error)));
-    const touched = this.callerIndex.touch(owner, Date.now());
-    const running: ForwardRecord = { ...record, status: 'running', executed: record.created };
-    const [entry] = await placeBodies(this.env.BODIES, [{ owner, record: running }]);
-    await this.history.batch(historyInsertNew(this.history, entry));
-    let outcome: ForwardOutcome;
-    try {
-      outcome = await sendPrepared(dispatch.prepared, dispatch.key, this.env);
-    } catch (error) {
-      await this.history.batch(historyUpsertOne(this.history, { owner, record: { ...running, status: 'failed', updated: Date.now(), error: INTERRUPTED } }));
-      throw error;
-    }
-    const done = settled(running, outcome);
-    const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
-    await this.history.batch(historyUpsertOne(this.history, settledEntry));
-    this.scheduleSweep(owner, historyExpiry(done));
-    if (bodyChars(done) > INLINE_BODY_CHARS) this.scheduleCompaction(owner);
-    await this.alarms.arm();
-    // Normally long done: the owner's view knows the caller before the answer (at most INDEX_WAIT_MS more).
-    if (importing || touched) await withinMs(Promise.all([importing, touched]), INDEX_WAIT_MS);
-    return outcome;
+    return await this.keeper.sendDirect(dispatch);
   }
 
   /** Moves the caller's rows D1 still holds here (the cron's wake of callers no request reaches). */
   async importHistory(owner: HistoryOwner): Promise<void> {
-    await this.importOnce(owner);
+    await this.keeper.importOnce(owner);
   }
 
   async historyRows(owner: HistoryOwner, query: ForwardHistoryQuery, after: string | null, count: number): Promise<ForwardRecord[]> {
-    await this.importOnce(owner);
-    return historyRows(this.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
+    await this.keeper.importOnce(owner);
+    return historyRows(this.keeper.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
   }
 
   async historyFind(owner: HistoryOwner, address: RequestAddress): Promise<ForwardRecord | null> {
-    await this.importOnce(owner);
-    return findHistory(this.history, this.env.BODIES, owner, address, Date.now());
+    await this.keeper.importOnce(owner);
+    return findHistory(this.keeper.history, this.env.BODIES, owner, address, Date.now());
   }
 
   async ownerRows(owner: HistoryOwner, query: OwnerForwardQuery, after: string | null, count: number): Promise<HistoryPlace[]> {
-    await this.importOnce(owner);
-    return ownerRows(this.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
+    await this.keeper.importOnce(owner);
+    return ownerRows(this.keeper.history, this.env.BODIES, owner, query, after, count, Date.now(), () => this);
   }
 
   async ownerFind(owner: HistoryOwner, address: OwnerAddress): Promise<HistoryPlace | null> {
-    await this.importOnce(owner);
-    return findOwnerHistory(this.history, this.env.BODIES, owner, address, Date.now(), () => this);
+    await this.keeper.importOnce(owner);
+    return findOwnerHistory(this.keeper.history, this.env.BODIES, owner, address, Date.now(), () => this);
   }
 
   /** Read-only, for the listings: each request's state here, null where this object does not hold it. */
   async current(addresses: readonly LiveAddress[]): Promise<Array<LiveState | 'unchanged' | null>> {
     return addresses.map((address) => {
-      const row = this.find(address);
-      if (!row) return null;
-      if (address.finalized_at !== undefined) {
-        const held = JSON.parse(row.record) as ForwardRecord;
-        if (held.finalized && held.updated === address.finalized_at) return 'unchanged';
-      }
-      const { request_body: _body, request_headers: _headers, ...state } = this.recordOf(row, ['response_body']);
+      const request = this.store.find(address);
+      if (!request) return null;
+      const held = request.record;
+      if (address.finalized_at !== undefined && held.finalized && held.updated === address.finalized_at) return 'unchanged';
+      const { request_body: _body, request_headers: _headers, ...state } = this.store.withTexts(request, ['response_body']);
       return state;
     });
   }
@@ -387,7 +224,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
 
   /** Requests waiting or running in the queue. */
   async queueCount(queue: string): Promise<number> {
-    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running')", queue).one().n;
+    return this.store.queueCount(queue);
   }
 
   override async alarm(): Promise<void> {
@@ -399,368 +236,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     await this.alarms.runStarted(id);
   }
 
-  private find(address: RequestAddress): RequestRow | null {
-    return (
-      this.ctx.storage.sql
-        .exec<RequestRow>(
-          'SELECT seq, queue, status, record, plan FROM requests WHERE method = ? AND url = ? AND id = ?',
-          address.method,
-          address.url,
-          address.id,
-        )
-        .toArray()[0] ?? null
-    );
+  /** A request's status envelope: its place in its queue while unresolved. */
+  private envelope(request: QueuedRequest, record: ForwardRecord): ForwardStatusEnvelope {
+    return envelopeOf(record, request.unresolved ? this.store.place(request.queue, request.seq) : 0);
   }
-
-  private inQueue(queue: string, seq: number): number {
-    return this.ctx.storage.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM requests WHERE queue = ? AND status IN ('pending', 'running') AND seq <= ?", queue, seq)
-      .one().n;
-  }
-
-  /** Deletes the request here and from the history, ending its send when one is in flight. */
-  private remove(row: RequestRow): void {
-    this.inFlight.get(row.seq)?.abort();
-    this.inFlight.delete(row.seq);
-    this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
-    this.dropStream(row.seq);
-    const plan = JSON.parse(row.plan) as QueuedPlan;
-    this.outbox.add({ op: 'delete', owner: plan.owner, address: addressOfRecord(JSON.parse(row.record) as ForwardRecord) });
-  }
-
-  /** Writes a new state of the request, here and (through the outbox) to the history. */
-  private save(row: RequestRow, given: ForwardRecord): void {
-    const plan = JSON.parse(row.plan) as QueuedPlan;
-    const record = plan.texts === undefined ? given : this.keepTexts(plan.texts, given);
-    const stored = plan.texts === undefined ? record : withoutTexts(record);
-    this.ctx.storage.sql.exec('UPDATE requests SET status = ?, record = ? WHERE seq = ?', record.status, JSON.stringify(stored), row.seq);
-    this.outbox.add({ op: 'put', owner: plan.owner, record });
-    if (record.stream && !record.finalized && !isUnresolved(record.status)) this.scheduleMove(row.seq, Date.now() + STREAM_MOVE_DELAY_MS);
-  }
-
-  /**
-   * The record with its texts: those it carries are stored (when they changed), those it lacks (a record
-   * read from its row) are read back.
-   */
-  private keepTexts(key: string, record: ForwardRecord): ForwardRecord {
-    const stored = this.texts.read(key, RECORD_TEXTS);
-    for (const name of RECORD_TEXTS) if (record[name] !== undefined && record[name] !== stored[name]) this.texts.write(key, name, record[name]);
-    return { ...stored, ...record };
-  }
-
-  /** A row's record with the named texts read back from beside it. */
-  private recordOf(row: RequestRow, names: readonly TextName[]): ForwardRecord {
-    const record = JSON.parse(row.record) as ForwardRecord;
-    const key = (JSON.parse(row.plan) as QueuedPlan).texts;
-    return key === undefined ? record : { ...(this.texts.read(key, names) as Omit<Texts, 'multipart'>), ...record };
-  }
-
-  /** The plan as it is sent: its body read back from beside its row. */
-  private sendable(plan: QueuedPlan): QueuedPlan {
-    if (plan.texts === undefined) return plan;
-    const texts = this.texts.read(plan.texts, ['request_body', 'multipart']);
-    const prepared = { ...plan.prepared };
-    if (prepared.multipart) prepared.multipart = { ...prepared.multipart, base64: texts.multipart ?? '' };
-    if (plan.dataFromRecord && texts.request_body !== undefined) prepared.data = JSON.parse(texts.request_body);
-    return { ...plan, prepared };
-  }
-
-  private scheduleMove(seq: number, at: number): void {
-    const payload = JSON.stringify({ seq });
-    if (!this.jobs.has('move-stream', payload)) this.jobs.add('move-stream', at, payload);
-  }
-
-  /** Settled streams whose pieces are still in SQLite with no move scheduled (kept before pieces moved to R2). */
-  private scheduleUnmovedStreams(): void {
-    const rows = this.ctx.storage.sql.exec<{ seq: number }>(
-      `SELECT r.seq FROM requests r WHERE r.status IN ('resolved', 'failed') AND EXISTS (SELECT 1 FROM chunks c WHERE c.request = r.seq)
-         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'move-stream' AND j.payload = json_object('seq', r.seq))`,
-    );
-    for (const { seq } of rows.toArray()) this.scheduleMove(seq, Date.now());
-  }
-
-  /** The caller's rows D1 held before the history moved here, moved once per object (history-import.ts). */
-  private importOnce(owner: HistoryOwner): Promise<void> {
-    if (this.imported === true) return Promise.resolve();
-    if (this.imported === null && this.callerIndex.meta('imported') !== null) {
-      this.imported = true;
-      return Promise.resolve();
-    }
-    this.imported ??= importLegacyHistory(this.env.DB, this.ctx.storage, owner).then(
-      () => {
-        this.ctx.storage.sql.exec("INSERT OR REPLACE INTO caller_meta (name, value) VALUES ('imported', ?)", Date.now());
-        this.imported = true;
-        this.scheduleCompaction(owner);
-        this.scheduleSweep(owner, Date.now());
-      },
-      (error: unknown) => {
-        this.imported = null;
-        throw error;
-      },
-    );
-    return this.imported;
-  }
-
-  /** A sweep of expired rows is due by `at` (one job at a time, the earliest wins). */
-  private scheduleSweep(owner: HistoryOwner, at: number): void {
-    if (this.sweepAt === undefined) this.sweepAt = this.jobs.all().find((job) => job.kind === 'sweep-history')?.run_at ?? null;
-    if (this.sweepAt !== null && this.sweepAt <= at) return;
-    const job = this.jobs.all().find((candidate) => candidate.kind === 'sweep-history');
-    if (job) this.jobs.reschedule(job.id, at);
-    else this.jobs.add('sweep-history', at, JSON.stringify(owner));
-    this.sweepAt = at;
-  }
-
-  /** Expired rows and their segments go; once none is left, the caller leaves D1's caller index too. */
-  private async sweepHistory(job: Job<ForwardJobKind>): Promise<void> {
-    if (job.run_at > Date.now()) return;
-    const more = await runHistorySweep(this.history, this.env.BODIES, Date.now());
-    const next = this.ctx.storage.sql.exec<{ at: number | null }>('SELECT min(expires_at) AS at FROM forward_requests').one().at;
-    if (more || next !== null) {
-      this.jobs.reschedule(job.id, more ? Date.now() : next!);
-      this.sweepAt = more ? Date.now() : next;
-      return;
-    }
-    this.jobs.delete(job.id);
-    this.sweepAt = null;
-    const owner = JSON.parse(job.payload) as HistoryOwner;
-    if (this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM requests').one().n > 0) return;
-    await this.callerIndex.forget(owner);
-    // A request written while the row was being removed lists the caller again.
-    if (this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM forward_requests').one().n > 0) await this.callerIndex.touch(owner, Date.now());
-  }
-
-  private scheduleCompaction(owner: HistoryOwner): void {
-    const payload = JSON.stringify({ serviceId: owner.serviceId, callerKey: owner.callerKey });
-    if (!this.jobs.has('compact-history', payload)) this.jobs.add('compact-history', Date.now() + HISTORY_COMPACT_DELAY_MS, payload);
-  }
-
-  /** Moves the bodies of the caller's settled history rows to segments (history-segments.ts), a few segments a run. */
-  private async compactHistory(job: Job<ForwardJobKind>): Promise<void> {
-    if (job.run_at > Date.now()) return;
-    const owner = JSON.parse(job.payload) as HistoryOwner;
-    for (let step = 0; step < COMPACT_STEPS_PER_RUN; step++) {
-      if (!(await compactHistory(this.history, this.env.BODIES, owner)).more) {
-        this.jobs.delete(job.id);
-        return;
-      }
-    }
-    this.jobs.reschedule(job.id, Date.now());
-  }
-
-  /** Drops a request's pieces; an R2 object that held them is deleted by a job (retried until it is). */
-  private dropStream(seq: number): void {
-    const moved = this.streams.drop(seq);
-    if (moved !== null) this.jobs.add('drop-stream', Date.now(), JSON.stringify({ key: moved }));
-  }
-
-  /** Moves a settled, not finalized stream's pieces to R2 (the alarm runs every foreground job: this one waits for its time). */
-  private async moveStream(job: Job<ForwardJobKind>): Promise<void> {
-    if (job.run_at > Date.now()) return;
-    const { seq } = JSON.parse(job.payload) as { seq: number };
-    const settledStream = () => {
-      const row = this.bySeq(seq);
-      if (!row || isUnresolved(row.status)) return null;
-      const record = JSON.parse(row.record) as ForwardRecord;
-      return record.stream && !record.finalized ? { row, record } : null;
-    };
-    const found = settledStream();
-    if (found) {
-      const key = await archiveKey((JSON.parse(found.row.plan) as QueuedPlan).owner, found.record.id);
-      await this.streams.move(seq, key, () => settledStream() !== null);
-    }
-    this.jobs.delete(job.id);
-  }
-
-  private async dropMoved(job: Job<ForwardJobKind>): Promise<void> {
-    await this.streams.deleteMoved((JSON.parse(job.payload) as { key: string }).key);
-    this.jobs.delete(job.id);
-  }
-
-  /** The oldest request of the queue waiting or running. */
-  private headOf(queue: string): RequestRow | undefined {
-    return this.ctx.storage.sql
-      .exec<RequestRow>(
-        "SELECT seq, queue, status, record, plan FROM requests WHERE queue = ? AND status IN ('pending', 'running') ORDER BY seq LIMIT 1",
-        queue,
-      )
-      .toArray()[0];
-  }
-
-  private bySeq(seq: number): RequestRow | null {
-    return this.ctx.storage.sql.exec<RequestRow>('SELECT seq, queue, status, record, plan FROM requests WHERE seq = ?', seq).toArray()[0] ?? null;
-  }
-
-  /** A direct request left running was cut off with the instance that sent it: failed, never sent again. */
-  private failInterruptedDirect(): void {
-    this.ctx.storage.sql.exec(
-      "UPDATE forward_requests SET status = 'failed', updated = max(updated, ?), error = ? WHERE status = 'running' AND queue_name IS NULL",
-      Date.now(),
-      JSON.stringify(INTERRUPTED),
-    );
-  }
-
-  /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
-  private failInterrupted(): void {
-    const now = Date.now();
-    for (const row of this.ctx.storage.sql.exec<RequestRow>("SELECT seq, queue, status, record, plan FROM requests WHERE status = 'running'").toArray()) {
-      this.save(row, this.interrupted(row, now));
-      const payload = JSON.stringify({ queue: row.queue });
-      if (!this.jobs.has('run', payload)) this.jobs.add('run', now, payload);
-    }
-    for (const job of this.jobs.all()) if (job.kind === 'run') this.jobs.reschedule(job.id, now);
-  }
-
-  /**
-   * One step of the queue's runner: sends the oldest request waiting, in this invocation, and leaves the
-   * job due while others wait, so the next one runs in an invocation of its own (job-alarm.ts).
-   */
-  private async runQueue(job: Job<ForwardJobKind>): Promise<void> {
-    const { queue } = JSON.parse(job.payload) as { queue: string };
-    const head = this.headOf(queue);
-    if (!head) {
-      this.jobs.delete(job.id);
-      return;
-    }
-    const pending = JSON.parse(head.record) as ForwardRecord;
-    if (head.status === 'running') {
-      this.save(head, this.interrupted(head, Date.now()));
-      this.jobs.reschedule(job.id, Date.now());
-      return;
-    }
-    const started = Date.now();
-    const running: ForwardRecord = { ...pending, status: 'running', updated: started, executed: started };
-    this.jobs.reschedule(job.id, started + (pending.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
-    this.save(head, running);
-    const controller = new AbortController();
-    this.inFlight.set(head.seq, controller);
-    try {
-      // On disk before anything is sent: from here a crash can fail this request, never send it again.
-      await this.ctx.storage.sync();
-      // Cancelled or expired while that was written: never sent.
-      if (controller.signal.aborted) return;
-      const plan = JSON.parse(head.plan) as QueuedPlan;
-      const outcome = running.stream ? await this.sendStream(head.seq, running, plan, controller.signal) : await this.send(plan, controller.signal);
-      if (controller.signal.aborted) return;
-      this.save(
-        head,
-        running.stream ? settledStream(running, outcome as StreamOutcome, this.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome),
-      );
-    } finally {
-      this.inFlight.delete(head.seq);
-      // The next request of the queue, if any, in an invocation of its own.
-      this.jobs.reschedule(job.id, Date.now());
-    }
-  }
-
-  /**
-   * A queue whose step failed on every try (a request it cannot read or save): its head request is settled
-   * as failed, never sent, and the queue goes on with the next one.
-   */
-  private giveUpHead(job: Job<ForwardJobKind>): boolean {
-    const { queue } = JSON.parse(job.payload) as { queue: string };
-    const head = this.headOf(queue);
-    if (head) {
-      const record = readRecord(head);
-      if (!record) {
-        console.error('a given-up request whose record cannot be read is removed', head.seq);
-        this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', head.seq);
-        this.jobs.reschedule(job.id, Date.now());
-        return true;
-      }
-      const failed: ForwardRecord = { ...record, status: 'failed', updated: Math.max(Date.now(), record.updated), error: GIVEN_UP };
-      try {
-        this.save(head, failed);
-      } catch (err) {
-        // Its plan cannot be read: the row alone is settled (with an empty plan, so reads work); its history row keeps its last state.
-        console.error('a given-up request could not be saved with its history', err instanceof Error ? err.message : String(err));
-        this.ctx.storage.sql.exec("UPDATE requests SET status = 'failed', record = ?, plan = '{}' WHERE seq = ?", JSON.stringify(failed), head.seq);
-      }
-    }
-    this.jobs.reschedule(job.id, Date.now());
-    return true;
-  }
-
-  /** Checks the key again (it may have changed while the request waited); the key, or why it cannot be used. */
-  private async keyFor(plan: QueuedPlan): Promise<{ key: SendKey | null } | { refusal: string }> {
-    const { prepared } = plan;
-    if (prepared.secretName === undefined) return { key: null };
-    const key = await loadSecretKey(this.env, plan.owner.serviceId, prepared.secretName);
-    const refusal = key ? keyRefusal(key, plan.caller, prepared.url) : missingKey(prepared.secretName);
-    return refusal === undefined && key ? { key } : { refusal: refusal ?? missingKey(prepared.secretName) };
-  }
-
-  private async send(stored: QueuedPlan, signal: AbortSignal): Promise<ForwardOutcome> {
-    const plan = this.sendable(stored);
-    const checked = await this.keyFor(plan);
-    if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal }, httpStatus: 400 };
-    return sendPrepared(plan.prepared, checked.key, this.env, signal);
-  }
-
-  /** Sends and relays the answer into the chunk store; nothing is stored once the request is cancelled. */
-  private async sendStream(requestSeq: number, record: ForwardRecord, stored: QueuedPlan, signal: AbortSignal): Promise<StreamOutcome> {
-    const plan = this.sendable(stored);
-    const checked = await this.keyFor(plan);
-    if ('refusal' in checked) return { ok: false, error: { code: 'INVALID_REQUEST', message: checked.refusal } };
-    const store = this.streams.sink(requestSeq, record, plan.owner, signal);
-    return sendStreamed(plan.prepared, checked.key, this.env, signal, { store, bodyMs: streamLimitMs(this.env) });
-  }
-
-  /** A request left running by a runner that stopped: failed, with its pieces kept. */
-  private interrupted(row: RequestRow, now: number): ForwardRecord {
-    const record = JSON.parse(row.record) as ForwardRecord;
-    return { ...record, status: 'failed', updated: now, error: record.stream ? { ...INTERRUPTED, chunks: this.streams.count(row.seq) } : INTERRUPTED };
-  }
-
-  /** The alarm runs every foreground job when no send is going (job-alarm.ts): an expiry waits for its time. */
-  private expire(job: Job<ForwardJobKind>): Promise<void> {
-    if (job.run_at > Date.now()) return Promise.resolve();
-    const row = this.find(JSON.parse(job.payload) as RequestAddress);
-    if (row) this.remove(row);
-    this.jobs.delete(job.id);
-    return Promise.resolve();
-  }
-
-  /** A settled request whose last state reached D1 leaves the object; polls then read the history. */
-  private dropExported(changes: HistoryChange[]): void {
-    for (const change of changes) {
-      if (change.op === 'put' && !isUnresolved(change.record.status)) this.scheduleCompaction(change.owner);
-      // A streamed request stays: its pieces, and after finalize its kept version, are read here.
-      if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
-      const row = this.find(addressOfRecord(change.record));
-      if (row && (JSON.parse(row.record) as ForwardRecord).updated === change.record.updated && !isUnresolved(row.status)) {
-        this.ctx.storage.sql.exec('DELETE FROM requests WHERE seq = ?', row.seq);
-      }
-    }
-  }
-}
-
-const isUnresolved = (status: string) => status === 'pending' || status === 'running';
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-/** The longest a direct answer waits, after its send, for D1's caller index and the move of D1's old rows. */
-const INDEX_WAIT_MS = 5_000;
-const withinMs = (work: Promise<unknown>, ms: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void work
-      .catch(() => undefined)
-      .finally(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-  });
-const bodyChars = (record: ForwardRecord) => (record.request_body?.length ?? 0) + (record.response_body?.length ?? 0) + (record.request_headers?.length ?? 0);
-
-function readRecord(row: RequestRow): ForwardRecord | null {
-  try {
-    return JSON.parse(row.record) as ForwardRecord;
-  } catch {
-    return null;
-  }
-}
-
-/** A record as its row holds it when its texts are beside the row. */
-function withoutTexts(record: ForwardRecord): ForwardRecord {
-  const { request_body: _request, request_headers: _headers, response_body: _response, ...rest } = record;
-  return rest;
 }

@@ -7,10 +7,10 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JobAlarm, RETRY, type JobHandler } from './job-alarm';
-import { JobTable } from './job-table';
+import { JobAlarm, RETRY, type JobHandlers } from './job-alarm';
+import { JobTable, type NoPayload } from './job-table';
 
-type Kind = 'step' | 'export';
+type Jobs = { step: NoPayload; export: { batch: number } };
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -26,11 +26,11 @@ function inObject(body: (state: DurableObjectState) => Promise<void>) {
   });
 }
 
-function harness(state: DurableObjectState, handlers: Record<Kind, JobHandler<Kind>>, start: (id: number, alarm: JobAlarm<Kind>) => Promise<void>) {
+function harness(state: DurableObjectState, handlers: JobHandlers<Jobs>, start: (id: number, alarm: JobAlarm<Jobs>) => Promise<void>) {
   const clock = { now: Date.now() + 86_400_000 };
-  const jobs = new JobTable<Kind>(state.storage.sql);
+  const jobs = new JobTable<Jobs>(state.storage.sql);
   const pending: Promise<unknown>[] = [];
-  const alarm: JobAlarm<Kind> = new JobAlarm(
+  const alarm: JobAlarm<Jobs> = new JobAlarm(
     state.storage,
     jobs,
     handlers,
@@ -126,7 +126,7 @@ describe('a job failing on every try is given up', () => {
         },
         async () => {},
       );
-      const id = h.jobs.add('export', h.clock.now, '{"batch":1}');
+      const id = h.jobs.add('export', h.clock.now, { batch: 1 });
       await h.alarm.arm(true);
       const waits: number[] = [];
       while ((await state.storage.getAlarm()) !== null && waits.length < 20) waits.push(await h.fire());

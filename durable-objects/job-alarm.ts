@@ -18,7 +18,7 @@
  * A failed start and a failing step are retried by the alarm with a growing delay; a job that fails
  * on every try is given up (`givenUp`, else moved to `dead_jobs`).
  */
-import type { Job, JobTable } from './job-table';
+import type { Job, JobPayloads, JobTable, KindOf } from './job-table';
 
 export interface JobHandler<K extends string> {
   /** One step of the job; it reschedules the job while more remains, or deletes it when done. */
@@ -39,6 +39,9 @@ export interface JobHandler<K extends string> {
    */
   givenUp?(job: Job<K>, error: string): boolean;
 }
+
+/** One handler per job kind; each reads its own kind's payload (JobTable.payloadOf). */
+export type JobHandlers<P extends JobPayloads> = { [K in KindOf<P>]: JobHandler<K> };
 
 /** Retries of a failed start or a failed step: `firstMs` doubling up to `maxMs`, at most `tries` tries of a step. */
 export interface RetryPolicy {
@@ -90,7 +93,7 @@ const FOREGROUND_PER_ALARM = 16;
 /** D1 queries the foreground jobs of one alarm may make together: the Free plan's 50 per invocation, less a margin. */
 const ALARM_D1_QUERIES = 45;
 
-export class JobAlarm<K extends string> {
+export class JobAlarm<P extends JobPayloads> {
   /** The alarm as last set or read (null = none); undefined = ask storage. */
   private at?: number | null;
   /** Background jobs started or running in this instance: neither the alarm nor a dispatch starts them again. */
@@ -103,18 +106,18 @@ export class JobAlarm<K extends string> {
   private readonly startFailures = new Map<number, number>();
   /** Start errors already logged: a persistent one is logged once, not once per try. */
   private readonly loggedStartErrors = new Set<string>();
-  private readonly backgroundKinds: K[];
+  private readonly backgroundKinds: KindOf<P>[];
   private readonly now: () => number;
   private readonly retry: RetryPolicy;
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly jobs: JobTable<K>,
-    private readonly handlers: Record<K, JobHandler<K>>,
+    private readonly jobs: JobTable<P>,
+    private readonly handlers: JobHandlers<P>,
     private readonly dispatch: JobDispatch,
     options: JobAlarmOptions = {},
   ) {
-    this.backgroundKinds = (Object.keys(handlers) as K[]).filter((kind) => handlers[kind].background);
+    this.backgroundKinds = (Object.keys(handlers) as KindOf<P>[]).filter((kind) => handlers[kind].background);
     this.now = options.now ?? (() => Date.now());
     this.retry = { ...RETRY, ...options.retry };
   }
@@ -212,7 +215,7 @@ export class JobAlarm<K extends string> {
   }
 
   /** Starts due background jobs not yet started, while fewer than `atOnce` run; from an alarm, as part of its chain. */
-  private startDue(jobs: Job<K>[], now: number, chain?: Chain): void {
+  private startDue(jobs: Job<KindOf<P>>[], now: number, chain?: Chain): void {
     let starts = 0;
     const most = chain ? CHAIN_STARTS - chain.starts : STARTS_PER_INVOCATION;
     for (const job of jobs) {
@@ -278,7 +281,7 @@ export class JobAlarm<K extends string> {
   }
 
   /** A failed try of a job: tried again after a growing delay, given up after its handler's tries. */
-  private failed(job: Job<K>, err: unknown): void {
+  private failed(job: Job<KindOf<P>>, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     if (!this.jobs.get(job.id)) {
       console.error(`${job.kind} job ${job.id} failed`, message);
@@ -302,7 +305,7 @@ export class JobAlarm<K extends string> {
   }
 
   /** A job of a kind this object no longer has a handler for is dropped (it could never run). */
-  private known(job: Job<K>): boolean {
+  private known(job: Job<KindOf<P>>): boolean {
     if (this.handlers[job.kind]) return true;
     console.error(`dropping a job of unknown kind ${job.kind}`);
     this.jobs.delete(job.id);

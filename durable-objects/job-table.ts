@@ -11,8 +11,18 @@ export type Job<K extends string = string> = {
   id: number;
   kind: K;
   run_at: number;
+  /** The payload as stored (JSON text); read it with the table's `payloadOf`. */
   payload: string;
 };
+
+/** An object's job kinds and the payload each carries, e.g. `{ run: { queue: string }; export: NoPayload }`. */
+export type JobPayloads = Record<string, unknown>;
+/** The payload of a job that carries nothing (stored as '{}'). */
+export type NoPayload = Record<string, never>;
+/** The job kinds of a payload map. */
+export type KindOf<P extends JobPayloads> = Extract<keyof P, string>;
+/** The kinds of a payload map whose jobs carry nothing: they are added without a payload. */
+export type EmptyKindOf<P extends JobPayloads> = { [K in KindOf<P>]: P[K] extends NoPayload ? K : never }[KindOf<P>];
 
 /** The table, as the TicketDO's schema step 2 first made it; created here for an object that has none. */
 const TABLE = `CREATE TABLE IF NOT EXISTS jobs (
@@ -46,7 +56,11 @@ const PIECE_BYTES = 1_000_000;
 /** The columns a read takes: a payload in pieces joined in SQL would pass the value limit, so it is joined here. */
 const COLUMNS = 'id, kind, run_at, payload';
 
-export class JobTable<K extends string> {
+/**
+ * The table, typed by its payload map `P`: a payload goes in as its value and is read back by `payloadOf`
+ * (the one JSON.parse of a payload); it is stored as JSON text, so `has` compares that text.
+ */
+export class JobTable<P extends JobPayloads> {
   /** Set when the table changed, so the object re-arms its alarm only then. */
   private changed = true;
 
@@ -82,7 +96,7 @@ export class JobTable<K extends string> {
   }
 
   /** Moves job `id` to dead_jobs: never run again, kept to be looked at. */
-  bury(job: Job<K>, tries: number, error: string, now: number): void {
+  bury(job: Job<KindOf<P>>, tries: number, error: string, now: number): void {
     this.sql.exec(
       'INSERT OR REPLACE INTO dead_jobs (id, kind, died_at, tries, error, payload) VALUES (?, ?, ?, ?, ?, ?)',
       job.id,
@@ -101,7 +115,14 @@ export class JobTable<K extends string> {
     return this.sql.exec<DeadJob>('SELECT id, kind, died_at, tries, error, payload FROM dead_jobs ORDER BY died_at DESC, id DESC').toArray();
   }
 
-  add(kind: K, runAt: number, payload = '{}'): number {
+  add(kind: EmptyKindOf<P>, runAt: number): number;
+  add<T extends KindOf<P>>(kind: T, runAt: number, payload: P[T]): number;
+  add(kind: KindOf<P>, runAt: number, payload?: unknown): number {
+    return this.addEncoded(kind, runAt, encode(payload));
+  }
+
+  /** Adds a job whose payload is already JSON text of its kind's payload (one the owner's caller encoded). */
+  addEncoded(kind: KindOf<P>, runAt: number, payload: string): number {
     this.changed = true;
     const fits = utf8Bytes(payload) <= PIECE_BYTES;
     const { id } = this.sql
@@ -117,7 +138,7 @@ export class JobTable<K extends string> {
   }
 
   /** Rows as read, their payloads joined from their pieces where they have some. */
-  private joined(rows: Job<K>[]): Job<K>[] {
+  private joined(rows: Job<KindOf<P>>[]): Job<KindOf<P>>[] {
     for (const row of rows) {
       if (row.payload !== '') continue;
       row.payload = this.sql
@@ -130,18 +151,28 @@ export class JobTable<K extends string> {
   }
 
   /** Adds a job of this kind unless one is already scheduled (a job that gathers work, like an export). */
-  addOnce(kind: K, runAt: number, payload = '{}'): void {
+  addOnce(kind: EmptyKindOf<P>, runAt: number): void;
+  addOnce<T extends KindOf<P>>(kind: T, runAt: number, payload: P[T]): void;
+  addOnce(kind: KindOf<P>, runAt: number, value?: unknown): void {
     this.changed = true;
+    const payload = encode(value);
     this.sql.exec('INSERT INTO jobs (kind, run_at, payload) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ?)', kind, runAt, payload, kind);
   }
 
   /** Whether a job of this kind with exactly this payload is scheduled. */
-  has(kind: K, payload: string): boolean {
-    return this.sql.exec('SELECT 1 FROM jobs WHERE kind = ? AND payload = ? LIMIT 1', kind, payload).toArray().length > 0;
+  has<T extends KindOf<P>>(kind: T, value: P[T]): boolean {
+    return this.sql.exec('SELECT 1 FROM jobs WHERE kind = ? AND payload = ? LIMIT 1', kind, encode(value)).toArray().length > 0;
+  }
+
+  /** A job's payload as its kind's value. */
+  payloadOf<T extends KindOf<P>>(job: Job<T>): P[T] {
+    return JSON.parse(job.payload) as P[T];
   }
 
   /** Saves a job's progress (a continuation's state after each action). */
-  update(id: number, payload: string): void {
+  update<T extends KindOf<P>>(job: Job<T>, value: P[T]): void {
+    const { id } = job;
+    const payload = encode(value);
     const fits = utf8Bytes(payload) <= PIECE_BYTES;
     this.sql.exec('UPDATE jobs SET payload = ? WHERE id = ?', fits ? payload : '', id);
     if (fits) this.sql.exec('DELETE FROM job_pieces WHERE id = ?', id);
@@ -158,26 +189,26 @@ export class JobTable<K extends string> {
     this.sql.exec('DELETE FROM jobs WHERE id = ?', id);
   }
 
-  deleteKind(kind: K): void {
+  deleteKind(kind: KindOf<P>): void {
     this.changed = true;
     this.sql.exec('DELETE FROM jobs WHERE kind = ?', kind);
   }
 
-  get(id: number): Job<K> | null {
-    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, id).toArray())[0] ?? null;
+  get(id: number): Job<KindOf<P>> | null {
+    return this.joined(this.sql.exec<Job<KindOf<P>>>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, id).toArray())[0] ?? null;
   }
 
   /** Jobs whose time has come, oldest first. */
-  due(now: number): Job<K>[] {
-    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs WHERE run_at <= ? ORDER BY run_at, id`, now).toArray());
+  due(now: number): Job<KindOf<P>>[] {
+    return this.joined(this.sql.exec<Job<KindOf<P>>>(`SELECT ${COLUMNS} FROM jobs WHERE run_at <= ? ORDER BY run_at, id`, now).toArray());
   }
 
-  all(): Job<K>[] {
-    return this.joined(this.sql.exec<Job<K>>(`SELECT ${COLUMNS} FROM jobs ORDER BY run_at, id`).toArray());
+  all(): Job<KindOf<P>>[] {
+    return this.joined(this.sql.exec<Job<KindOf<P>>>(`SELECT ${COLUMNS} FROM jobs ORDER BY run_at, id`).toArray());
   }
 
   /** When the alarm must next fire for the jobs other than `running` and of no kind in `waiting`; null when none is. */
-  nextAt(running: readonly number[] = [], waiting: readonly K[] = []): number | null {
+  nextAt(running: readonly number[] = [], waiting: readonly KindOf<P>[] = []): number | null {
     return this.sql
       .exec<{ at: number | null }>(
         'SELECT MIN(run_at) AS at FROM jobs WHERE id NOT IN (SELECT value FROM json_each(?)) AND kind NOT IN (SELECT value FROM json_each(?))',
@@ -194,3 +225,6 @@ export class JobTable<K extends string> {
     return changed;
   }
 }
+
+/** A payload's stored text: a job that carries nothing stores '{}'. */
+const encode = (value: unknown): string => JSON.stringify(value ?? {});

@@ -4,16 +4,16 @@
  * block any object uses by passing its `ctx.storage.sql` and its JobTable.
  */
 import { textPieces, utf8Bytes } from '../schemas/utf8';
-import type { Job, JobTable } from './job-table';
+import type { EmptyKindOf, Job, JobPayloads, JobTable, KindOf } from './job-table';
 
 export interface OutboxEntry<T> {
   id: number;
   value: T;
 }
 
-export interface OutboxOptions<T, K extends string> {
-  /** The job kind that exports this outbox. */
-  exportKind: K;
+export interface OutboxOptions<T, P extends JobPayloads> {
+  /** The job kind that exports this outbox (it carries no payload). */
+  exportKind: EmptyKindOf<P>;
   /** Delay before an export, so a burst of rows goes out in one batch. */
   delayMs: number;
   now: () => number;
@@ -50,14 +50,14 @@ export function neverFits(error: unknown): boolean {
   return /string or blob too big|SQLITE_TOOBIG|too many SQL variables|statement too long/i.test(error.message);
 }
 
-export class Outbox<T, K extends string> {
+export class Outbox<T, P extends JobPayloads> {
   /** true once an export job is known to exist; undefined = look in the table. */
   private exportScheduled?: true;
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly jobs: JobTable<K>,
-    private readonly options: OutboxOptions<T, K>,
+    private readonly jobs: JobTable<P>,
+    private readonly options: OutboxOptions<T, P>,
   ) {
     sql.exec(TABLES);
   }
@@ -147,7 +147,7 @@ export class Outbox<T, K extends string> {
    * dead-lettered while the rest goes through; any other failure leaves the batch for the next run.
    */
   async export<S>(
-    job: Job<K>,
+    job: Job<KindOf<P>>,
     db: BatchTarget<S>,
     statementsOf: (values: T[]) => S[] | Promise<S[]>,
     batch: number,

@@ -25,11 +25,10 @@ import { JobAlarm } from './job-alarm';
 import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
-import { type TicketJobKind, TicketStore } from './ticket-store';
+import { type LogRef, type TicketJobKind, type TicketJobs, TicketStore } from './ticket-store';
 import { internalErrorBody } from '../src/wire/errors';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
-type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
 
 /** Log rows written to D1 per export; the export job stays due while the outbox has more. */
 const LOG_EXPORT_BATCH = 100;
@@ -59,7 +58,7 @@ const BACKGROUND_AT_ONCE = 16;
  */
 export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
-  private readonly alarms: JobAlarm<TicketJobKind>;
+  private readonly alarms: JobAlarm<TicketJobs>;
   /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
   private reportedBytes?: number;
 
@@ -93,11 +92,11 @@ export class TicketDO extends DurableObject<Env> {
           },
         },
         'clear-log': {
-          run: (job) => this.stepJob(job, () => this.clearStep(JSON.parse(job.payload) as { before: number; scope: LogScope })),
+          run: (job) => this.stepJob(job, () => this.clearStep(this.data.jobs.payloadOf(job))),
           d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
         },
         'take-in-logs': {
-          run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(JSON.parse(job.payload) as LogRef, LEGACY_CHUNKS_PER_CALL))),
+          run: (job) => this.stepJob(job, async () => !(await this.takeInLegacy(this.data.jobs.payloadOf(job), LEGACY_CHUNKS_PER_CALL))),
           d1Queries: 3 * LEGACY_CHUNKS_PER_CALL + 1,
         },
       },
@@ -186,7 +185,7 @@ export class TicketDO extends DurableObject<Env> {
       await this.reportStorage();
       return;
     }
-    this.data.jobs.add('clear-log', Date.now(), JSON.stringify({ before, scope }));
+    this.data.jobs.add('clear-log', Date.now(), { before, scope });
     await this.alarms.arm();
   }
 
@@ -259,13 +258,13 @@ export class TicketDO extends DurableObject<Env> {
    * Goes on with a run after resp, with a fresh 25-second budget. Progress is saved after every
    * action, so a run cut short by an eviction goes on from the action it was at (which may run again).
    */
-  private async runContinuation(job: Job<TicketJobKind>): Promise<void> {
+  private async runContinuation(job: Job<'continuation'>): Promise<void> {
     // Held under a lease: should this instance go away mid-run, the alarm takes the job up again after it.
     this.data.jobs.reschedule(job.id, Date.now() + CONTINUATION_LEASE_MS);
-    const saved = JSON.parse(job.payload) as ContinuationJob;
+    const saved = this.data.jobs.payloadOf(job);
     const deps: RunnerDeps = {
       ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
-      onProgress: (state) => this.data.jobs.update(job.id, JSON.stringify({ ...saved, state })),
+      onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
     };
     let outcome: RunOutcome;
     try {
@@ -279,8 +278,8 @@ export class TicketDO extends DurableObject<Env> {
   }
 
   /** A continuation that failed on every try: its consumption's log entry is closed as failed; the job is kept among the dead. */
-  private giveUpContinuation(job: Job<TicketJobKind>): boolean {
-    const saved = JSON.parse(job.payload) as ContinuationJob;
+  private giveUpContinuation(job: Job<'continuation'>): boolean {
+    const saved = this.data.jobs.payloadOf(job);
     closeContinuation(this.data, saved, { rows: saved.state.rows, error: internalErrorBody('action') }, Date.now());
     return false;
   }
@@ -333,7 +332,7 @@ export class TicketDO extends DurableObject<Env> {
   private async readyLog(ticket: LogRef | LogScope): Promise<boolean> {
     if ('plan' in ticket) this.data.log.bind(ticket);
     if (await this.takeInLegacy(ticket, LEGACY_CHUNKS_PER_CALL)) return false;
-    this.data.jobs.addOnce('take-in-logs', Date.now(), JSON.stringify(ticket));
+    this.data.jobs.addOnce('take-in-logs', Date.now(), ticket);
     await this.alarms.arm();
     return true;
   }

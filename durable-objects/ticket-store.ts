@@ -3,11 +3,12 @@ import type { ConsumeStore, Reservation } from '../src/consume/store';
 import type { ActionRow } from '../src/actions/types';
 import type { LogRow } from '../src/ticket-log/log-row';
 import { encodeExport, type LogExport } from '../src/ticket-log/log-export';
-import { JobTable } from './job-table';
+import type { ContinuationJob } from '../src/consume/continuation';
+import { JobTable, type KindOf, type NoPayload } from './job-table';
 import { Outbox } from './outbox';
 import { migrateSchema } from './schema';
 import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
-import { TICKET_LOG_SCHEMA, TicketLog } from '../src/ticket-log/ticket-log';
+import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/ticket-log';
 
 const SCHEMA = [
   `CREATE TABLE ticket (
@@ -75,7 +76,19 @@ const SCHEMA = [
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
 
-export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'clear-log' | 'take-in-logs' | 'flush-sampling';
+/** Which ticket a log belongs to, without its plan. */
+export type LogRef = Pick<LogScope, 'service_id' | 'ticket_id'>;
+
+/** The TicketDO's job kinds and the payload each carries. */
+export type TicketJobs = {
+  'export-logs': NoPayload;
+  continuation: ContinuationJob;
+  'compact-logs': NoPayload;
+  'clear-log': { before: number; scope: LogScope };
+  'take-in-logs': LogRef | LogScope;
+  'flush-sampling': NoPayload;
+};
+export type TicketJobKind = KindOf<TicketJobs>;
 
 /**
  * The TicketDO's SQLite: the definition, remaining count, per-user usage and their generations, with
@@ -83,8 +96,8 @@ export type TicketJobKind = 'export-logs' | 'continuation' | 'compact-logs' | 'c
  * it has read once is kept in memory (a failed write resets the object, memory included).
  */
 export class TicketStore implements ConsumeStore {
-  readonly jobs: JobTable<TicketJobKind>;
-  readonly outbox: Outbox<LogExport, TicketJobKind>;
+  readonly jobs: JobTable<TicketJobs>;
+  readonly outbox: Outbox<LogExport, TicketJobs>;
   readonly log: TicketLog;
   readonly sampler: LogSampler;
   private cached?: { ticket: StoredTicket } | null;
@@ -238,7 +251,8 @@ export class TicketStore implements ConsumeStore {
     this.compactionScheduled = false;
   }
 
+  /** `payload`: a ContinuationJob as JSON (src/consume encodes it). */
   scheduleContinuation(runAt: number, payload: string): void {
-    this.jobs.add('continuation', runAt, payload);
+    this.jobs.addEncoded('continuation', runAt, payload);
   }
 }

@@ -47,8 +47,8 @@ describe('a direct forward always answers', () => {
     const owner = await visitorOwner(project);
     await seedHistory(owner, `${origin}${uniquePath('/echo/seeded')}`);
     await runInDurableObject(forwardQueueStub(env, owner), async (instance: ForwardQueueDO) => {
-      const inside = instance as unknown as { scheduleCompaction(owner: HistoryOwner): void; alarms: { arm(): Promise<void> } };
-      inside.scheduleCompaction(owner);
+      const inside = instance as unknown as { keeper: { scheduleCompaction(owner: HistoryOwner): void }; alarms: { arm(): Promise<void> } };
+      inside.keeper.scheduleCompaction(owner);
       await inside.alarms.arm();
     });
     const url = `${origin}${uniquePath('/echo/always-answers')}`;

@@ -8,6 +8,7 @@ import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ForwardQueueDO } from '../../durable-objects/forward-queue-do';
 import { neverFits, type Outbox } from '../../durable-objects/outbox';
+import type { JobPayloads } from '../../durable-objects/job-table';
 import { LimitBreach } from '../../src/platform/strict-limits';
 import { MAX_FORWARD_ANSWER_BYTES, MAX_FORWARD_DATA_BYTES, MAX_MULTIPART_CHARS } from '../../schemas/forward-rules';
 import { createProject, type TestProject } from '../helpers/api';
@@ -126,7 +127,9 @@ describe('rows fit', () => {
     // The middle one's url alone is over a SQLite value's 2,000,000 bytes (D1's and an object's): its row can never be written.
     const tooLong = `${url}/${'u'.repeat(ROW_LIMIT)}`;
     await runInDurableObject(stub, async (instance: ForwardQueueDO) => {
-      const { outbox, alarms } = instance as unknown as { outbox: Outbox<unknown, string>; alarms: { arm(): Promise<void> } };
+      const inside = instance as unknown as { keeper: { outbox: Outbox<unknown, JobPayloads> }; alarms: { arm(): Promise<void> } };
+      const { outbox } = inside.keeper;
+      const { alarms } = inside;
       outbox.add({ op: 'put', owner, record: record('a', url) });
       outbox.add({ op: 'put', owner, record: record('b', tooLong) });
       outbox.add({ op: 'put', owner, record: record('c', url) });
@@ -142,7 +145,7 @@ describe('rows fit', () => {
       ).results.map((r) => r.id);
     await eventually('a and c reach the history', async () => (await ids()).join() === 'a,c');
     const after = await runInDurableObject(stub, (instance: ForwardQueueDO) => {
-      const outbox = (instance as unknown as { outbox: Outbox<unknown, string> }).outbox;
+      const { outbox } = (instance as unknown as { keeper: { outbox: Outbox<unknown, JobPayloads> } }).keeper;
       return {
         pending: outbox.size(),
         dead: outbox.deadLetters().map((letter) => ({ ...letter, payload: JSON.parse(letter.payload) as { record: { id: string; url: string } } })),

@@ -1,0 +1,17 @@
+import type { RequestAddress } from '../../schemas/forward-rules';
+import type { HistoryOwner } from '../../src/forward/history';
+import type { JobTable, NoPayload } from '../job-table';
+
+/** ForwardQueueDO's job kinds and the payload each carries (stored as JSON in its job table). */
+export type ForwardJobs = {
+  /** One queue's runner: a step sends the queue's oldest waiting request. */
+  run: { queue: string };
+  'export-history': NoPayload;
+  expire: RequestAddress;
+  'move-stream': { seq: number };
+  'drop-stream': { key: string };
+  'compact-history': HistoryOwner;
+  'sweep-history': HistoryOwner;
+};
+
+export type ForwardJobTable = JobTable<ForwardJobs>;
