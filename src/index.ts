@@ -1,6 +1,6 @@
 import type { Env, WorkMessage } from './env';
 import { runHistoryCleanup, wakeLegacyCallers } from './forward/history-cleanup';
-import { pastRateWindows } from './forward/rate-limits';
+import { pastRateWindows } from './rate-limits/key-limits';
 import { runRetention } from './ticket-log/retention';
 import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';

@@ -42,6 +42,8 @@ const TIERS: Record<string, number> = {
   'src/actions': 2,
   'src/outbound': 1,
   'src/platform': 1,
+  // One rate limiter: flood control in the Rate Limiting bindings, a Secret Key's per-minute limits in D1, one 429.
+  'src/rate-limits': 1,
   'src/records': 1,
   'src/mail': 1,
   'src/env.ts': 1,

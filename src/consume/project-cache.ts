@@ -13,7 +13,7 @@ export interface ConsumingProject {
   identity: IdentitySettings | null;
   /** What its tickets' logs store, as last reported, against its quota. */
   storage: ProjectStorage;
-  /** The limits its consume routes count callers in (src/http/flood.ts). */
+  /** The limits its consume routes count callers in (src/rate-limits/flood.ts). */
   flood: FloodLimits;
 }
 

@@ -15,7 +15,8 @@ import { generatedQueueName, newPublicId, newRealtimeGroup } from './ids';
 import { keptHeaders } from './kept-headers';
 import { outboundOf, prepareRequest, type PreparedRequest } from './prepare';
 import type { ForwardQueueStore } from './queue-store';
-import { peekRateLimits, returnRateLimits, takeRateLimits } from './rate-limits';
+import { peekRateLimits, returnRateLimits, takeRateLimits } from '../rate-limits/key-limits';
+import { tooManyRequests } from '../rate-limits/refusal';
 import type { ForwardRecord } from './record';
 import { failureOf } from './send';
 import { accessRefusal, destinationRefusal, keyRefusal, missingKey } from './verdicts';
@@ -41,8 +42,6 @@ export type DispatchAnswer =
 const QUEUE_FULL_RETRY_SECONDS = 5;
 
 const refused = (message: string) => new SvcHttpError('INVALID_REQUEST', message);
-
-const tooMany = (message: string, retryAfterSeconds: number) => new SvcHttpError('TOO_MANY_REQUESTS', message, { status: 429, retryAfterSeconds });
 
 /** The url, headers and body as they would go, or why they cannot (the key's value used only in memory). */
 function outboundRefusal(prepared: PreparedRequest, key: SecretKey | null, env: Env): string | undefined {
@@ -171,7 +170,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   refusingUnbuildable(() => checkDestination(request.url, env));
   if (key) {
     const rate = await takeRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
-    if (!rate.ok) throw tooMany(rate.message, rate.retryAfterSeconds);
+    if (!rate.ok) throw tooManyRequests(rate.message, rate.retryAfterSeconds);
   }
 
   // A polled or streamed request needs a queue: one is generated when none is named.
@@ -193,7 +192,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
   );
   if (!enqueued.ok) {
     if (key) await returnRateLimits(env.DB, serviceId, key.name, caller.key, key.limits, now);
-    throw tooMany(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
+    throw tooManyRequests(enqueued.message, QUEUE_FULL_RETRY_SECONDS);
   }
   return { kind: 'queued', envelope: enqueued.envelope };
 }

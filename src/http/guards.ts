@@ -5,7 +5,7 @@ import { loadActiveProject, loadActiveProjectCached } from '../platform/projects
 import type { Caller, Project } from '../platform/types';
 import { type OwnerCaller, requireOperator, requireOwner, resolveCaller } from './auth';
 import { SvcHttpError } from '../wire/errors';
-import { takeRouteFlood } from './flood';
+import { takeRouteFlood } from '../rate-limits/flood';
 
 /** The path every project route starts with; the guard reads its `:service_id`. */
 export const PROJECT_PATH = '/v1/projects/:service_id';
@@ -28,7 +28,7 @@ const ADMITS: Record<'owner' | 'user' | 'visitor', GuardAuth> = { owner: 'owner'
  * - 'user': the owner or a signed-in user; no credential is 401 UNAUTHORIZED `refusal`;
  * - 'visitor': anyone, anonymous included (the project read through a 5-second cache: a public route).
  * With 'user' and 'visitor' a wrong owner key or an id token that does not verify is 401 AUTH_REQUIRED.
- * Before all that, the caller's address is counted (src/http/flood.ts): in the owner routes' limit for
+ * Before all that, the caller's address is counted (src/rate-limits/flood.ts): in the owner routes' limit for
  * 'owner', else in the callers' limit.
  */
 export function guard(who: 'owner', refusal: string): Guard<GuardedEnv<OwnerCaller>>;

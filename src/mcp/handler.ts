@@ -6,7 +6,7 @@ import { renderError, type AppEnv } from '../app';
 import { readCapped } from '../bytes/read-capped';
 import { projectOfOwnerCredential } from '../http/auth';
 import { SvcHttpError } from '../wire/errors';
-import { takeRouteFlood } from '../http/flood';
+import { takeRouteFlood } from '../rate-limits/flood';
 import { MAX_BODY_BYTES } from '../limits';
 import pkg from '../../package.json';
 import { ownerApi, type AppFetch, type RouteTable } from './owner-api';

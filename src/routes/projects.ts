@@ -1,7 +1,7 @@
 import { createRouter } from '../app';
 import { projectOfOwnerCredential } from '../http/auth';
 import { invalidParameter } from '../wire/errors';
-import { takeRouteFlood } from '../http/flood';
+import { takeRouteFlood } from '../rate-limits/flood';
 import { PROJECT_PATH, guard, operatorOnly } from '../http/guards';
 import { createProject, forgetProject, updateProject } from '../platform/projects';
 import { CreateProjectBody, OwnerSettingsBody, UpdateProjectBody, operatorOnlyFieldOf } from '../platform/schemas';

@@ -2,7 +2,7 @@ import { REALTIME_ROUTE, REALTIME_TOKEN_PARAM } from '../../schemas/forward-rule
 import { createRouter } from '../app';
 import { resolveCaller } from '../http/auth';
 import { SvcHttpError } from '../wire/errors';
-import { takeRouteFlood } from '../http/flood';
+import { takeRouteFlood } from '../rate-limits/flood';
 import { PROJECT_PATH } from '../http/guards';
 import { callerOfRequest } from '../forward/caller';
 import { loadActiveProjectCached } from '../platform/projects';

@@ -6,7 +6,7 @@ import { createRouter, type AppEnv } from '../app';
 import { fieldRefusal } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { authRequired } from '../platform/identity';
-import { takeRouteFlood } from '../http/flood';
+import { takeRouteFlood } from '../rate-limits/flood';
 import { HOP_HEADER, hopsOf } from '../outbound/hops';
 import { readJsonBody } from '../platform/validation';
 import { secureRequest } from '../secure/mirror';

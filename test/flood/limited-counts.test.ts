@@ -4,7 +4,7 @@
  * Durable Object call of its own but the first; GET …/tickets/{id}/flood answers the counts per minute.
  */
 import { describe, expect, it } from 'vitest';
-import { countRefusal } from '../../src/http/limited-counts';
+import { countRefusal } from '../../src/rate-limits/refusal-counts';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { eventually } from '../logs/log-helpers';
 import { burst, consumeFrom, freshWindow, setFloodLimits } from './support';

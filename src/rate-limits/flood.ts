@@ -1,11 +1,13 @@
 /**
+ * The rate limiter's first store (see refusal.ts for the one refusal, key-limits.ts for the second store).
  * Flood control (issue 26, docs/limits.md): a public route counts its caller in a Workers Rate Limiting
  * binding before the request costs anything else (no Durable Object call, no D1 write, no body read).
  * Over the limit is 429 TOO_MANY_REQUESTS with Retry-After; a refused request is counted nowhere else.
  */
 import type { Env } from '../env';
 import { FLOOD_FIXED, FLOOD_PERIOD_SECONDS, TICKET_CALLER_DEFAULT, TICKET_CALLER_STEPS, TICKET_PROJECT_DEFAULT, TICKET_PROJECT_STEPS } from '../limits';
-import { SvcHttpError, type Stage } from '../wire/errors';
+import type { Stage } from '../wire/errors';
+import { tooManyRequests } from './refusal';
 import type { FloodLimits } from '../platform/types';
 import { addressBucket } from './address-bucket';
 
@@ -21,7 +23,7 @@ export const floodKey = (...parts: string[]): string => parts.map((part) => part
  */
 export async function takeFlood(limiter: RateLimit, key: string, message: string, stage?: Stage): Promise<void> {
   const { success } = await limiter.limit({ key });
-  if (!success) throw new SvcHttpError('TOO_MANY_REQUESTS', message, { status: 429, stage, retryAfterSeconds: FLOOD_PERIOD_SECONDS });
+  if (!success) throw tooManyRequests(message, FLOOD_PERIOD_SECONDS, stage);
 }
 
 const per = (limit: number) => `at most ${limit} every ${FLOOD_PERIOD_SECONDS} seconds; try again after Retry-After`;

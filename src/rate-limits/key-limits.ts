@@ -1,4 +1,5 @@
 /**
+ * The rate limiter's second store (flood.ts is the first; both refuse with refusal.ts).
  * The per-minute abuse limits of a Secret Key (beyond the seed): calls per caller and calls per key, counted
  * in D1 per fixed minute. A call is counted only when every counter still has room; a call over a limit is
  * refused with how long until the minute ends.
