@@ -48,6 +48,7 @@ const getHealthRoute = route({
 
 app.get('/v1/health', ...getHealthRoute.middleware, (c) => c.json({ ok: true }));
 let openApi: Promise<Record<string, unknown>> | undefined;
+
 const getOpenApiRoute = route({
   operationId: 'getOpenApi',
   tag: 'platform',
@@ -87,6 +88,7 @@ const mcp = mcpHandler(
     return { method: served.method, path: served.path };
   },
 );
+
 const mcpRoute = route({
   operationId: 'mcp',
   tag: 'automation',

@@ -42,6 +42,7 @@ const consumeTicketRoute = route({
   summary: 'Consume a ticket: JSON body (or raw text); the query string is read too. Answers { tkid, hash } or a resp body.',
   success: receipt,
 });
+
 const consumeTicketByQueryRoute = route({
   operationId: 'consumeTicketByQuery',
   tag: 'consume',
@@ -49,6 +50,7 @@ const consumeTicketByQueryRoute = route({
   summary: 'Consume a ticket with the query string as data.',
   success: receipt,
 });
+
 const consumeTicketSignedInRoute = route({
   operationId: 'consumeTicketSignedIn',
   tag: 'consume',
@@ -57,6 +59,7 @@ const consumeTicketSignedInRoute = route({
   summary: 'Consume as the signed-in user (POST only).',
   success: receipt,
 });
+
 const refuseSignedInGetRoute = route({
   operationId: 'refuseSignedInGet',
   tag: 'consume',
@@ -64,6 +67,7 @@ const refuseSignedInGetRoute = route({
   summary: 'Refused: signed-in consumption is POST only (INVALID_PARAMETER).',
   success: ok('Never: the answer is always 400.', answer.receiptAnswer),
 });
+
 const checkTicketRoute = route({
   operationId: 'checkTicket',
   tag: 'consume',
@@ -71,6 +75,7 @@ const checkTicketRoute = route({
   summary: 'Dry run: evaluates the whole condition, runs no action, uses no count.',
   success: receipt,
 });
+
 const checkTicketWithBodyRoute = route({
   operationId: 'checkTicketWithBody',
   tag: 'consume',
@@ -79,6 +84,7 @@ const checkTicketWithBodyRoute = route({
   summary: 'Dry run with a body.',
   success: receipt,
 });
+
 const consumeTicketByQueryLongRoute = route({
   operationId: 'consumeTicketByQueryLong',
   tag: 'consume',
@@ -86,6 +92,7 @@ const consumeTicketByQueryLongRoute = route({
   summary: 'Older long form of /tg.',
   success: receipt,
 });
+
 const consumeTicketLongRoute = route({
   operationId: 'consumeTicketLong',
   tag: 'consume',
@@ -94,6 +101,7 @@ const consumeTicketLongRoute = route({
   summary: 'Older long form of /tp.',
   success: receipt,
 });
+
 const consumeTicketSignedInLongRoute = route({
   operationId: 'consumeTicketSignedInLong',
   tag: 'consume',
@@ -102,6 +110,7 @@ const consumeTicketSignedInLongRoute = route({
   summary: 'Older long form of /tpa.',
   success: receipt,
 });
+
 const refuseSignedInGetLongRoute = route({
   operationId: 'refuseSignedInGetLong',
   tag: 'consume',

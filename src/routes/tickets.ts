@@ -47,6 +47,7 @@ ticketRoutes.put(`${PROJECT_PATH}/tickets/:ticket_id`, ...registerTicketRoute.mi
   const saved = await saveTicket(c.env, c.get('project'), c.req.param('ticket_id'), await readJsonBody(c), validateTicketRegistration);
   return c.json(saved.view, saved.created ? 201 : 200);
 });
+
 const importLegacyTicketRoute = route({
   operationId: 'importLegacyTicket',
   tag: 'tickets',
