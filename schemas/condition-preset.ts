@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import type { ConditionInput } from './condition';
 import { childPath, invalidField } from './paths';
-import { findPreset, unknownPresetMessage, type Handshake } from './signature-presets';
+import { findPreset, type Handshake, SIGNED_HANDSHAKES, unknownPresetMessage } from './signature-presets';
 import { strictObject } from './strict';
 import type { TicketCondition } from './ticket-types';
 
@@ -48,9 +48,7 @@ export function applyPreset(input: ConditionInput, path: string): ConditionInput
   return expanded;
 }
 
-/** Handshakes that Slack, Zoom and Twitch sign: answered only once the signature verified, so the ticket needs one. */
-const SIGNED_HANDSHAKES: ReadonlySet<Handshake> = new Set(['slack', 'zoom', 'twitch']);
-
+/** A handshake needs a POST, and a signed one (SIGNED_HANDSHAKES) a signature to verify before it is answered. */
 export function checkHandshake(handshake: Handshake, condition: TicketCondition, path: string): Handshake {
   const at = childPath(path, 'handshake');
   if (condition.method === 'GET') throw invalidField(at, 'every handshake arrives as a POST: remove method GET');

@@ -17,6 +17,20 @@ export function joinPath(segments: readonly PathSegment[], base = ''): string {
   return segments.reduce<string>((path, segment) => childPath(path, segment), base);
 }
 
+/**
+ * Joins segments as the platform's body refusals have always named a field: keys bare, indexes in
+ * brackets (`attributes.my-claim`, `destinations[0]`). For a key that is not an identifier it differs from
+ * joinPath (`attributes["my-claim"]`); both texts are on the wire (schemas/issues.ts), so both stay.
+ */
+export function plainPath(segments: readonly PathSegment[], base = ''): string {
+  let out = base;
+  for (const part of segments) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
 /** The refusal of one field: INVALID_PARAMETER with a message that starts with the field path. */
 export function invalidField(path: string, message: string): FieldIssueError {
   return new FieldIssueError({ code: 'INVALID_PARAMETER', message: path ? `${path}: ${message}` : message, field: path });

@@ -16,9 +16,15 @@ import { HMAC_PRESETS } from './signature-presets-hmac';
 import { EXTENSION_PRESETS } from './signature-presets-extensions';
 import { TOKEN_PRESETS } from './signature-presets-token';
 
-/** Handshakes a ticket can answer (condition.handshake; docs/signatures.md "Handshakes"). */
+/**
+ * Handshakes a ticket can answer (condition.handshake; docs/signatures.md "Handshakes"): their
+ * definitions are here; the server recognises and answers them in src/actions/handshake.ts.
+ */
 export const HANDSHAKES = ['slack', 'zoom', 'twitch', 'discord', 'msgraph'] as const;
 export type Handshake = (typeof HANDSHAKES)[number];
+
+/** Handshakes that Slack, Zoom and Twitch sign: answered only once the signature verified, so the ticket needs one (schemas/condition-preset.ts). */
+export const SIGNED_HANDSHAKES: ReadonlySet<Handshake> = new Set(['slack', 'zoom', 'twitch']);
 
 /** What each handshake is and what the ticket answers, for the listings. */
 export const HANDSHAKE_NOTES: Record<Handshake, string> = {

@@ -3,6 +3,7 @@
  * what the TicketDO runs and what getTickets returns to the owner. Registration input may use older
  * names (data rows, ${data}, signature.secret); the stored form only ever has the current ones.
  */
+import type { Handshake } from './signature-presets';
 
 export const OPERATORS = ['=', '!=', '>', '>=', '<', '<=', 'eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -77,7 +78,7 @@ export interface TicketCondition {
   user?: UserRow[];
   record_access?: string;
   /** Extension (docs/signatures.md "Handshakes"): the provider handshake this ticket answers. */
-  handshake?: 'slack' | 'zoom' | 'twitch' | 'discord' | 'msgraph';
+  handshake?: Handshake;
   /** Legacy tickets only (spec 9.2): a request sent at check time whose answer the rows judge. */
   request?: RequestCondition;
 }

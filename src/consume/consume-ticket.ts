@@ -2,7 +2,7 @@ import type { RequestCondition, SignatureConfig, StoredTicket } from '../../sche
 import { evaluateCondition, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
-import { handshakeAnswer, type HandshakeAnswer } from '../engine/handshake';
+import { handshakeAnswer, type HandshakeAnswer } from '../actions/handshake';
 import { answerHandshake } from './handshake';
 import { internalErrorBody, SvcHttpError } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';

@@ -1,42 +1,37 @@
 import type { z } from 'zod';
+import { readIssues } from '../../schemas/issues';
+import { plainPath } from '../../schemas/paths';
 import { readCapped } from '../bytes/read-capped';
 import { invalidParameter } from '../wire/errors';
 import { jsonDepth, pathBeyondDepth } from '../wire/json-depth';
 import { MAX_BODY_BYTES, MAX_DEFINITION_JSON_DEPTH } from '../limits';
 
-/** `a.b[0].c` for a zod issue path; `body` for the root. */
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out || 'body';
+/** A field of a body refusal: `a.b[0].c` (schemas/paths.ts plainPath), `body` for the whole body. */
+const bodyField = (field: string): string => field || 'body';
+
+/** The sentence and the field of a body refusal, framed from the `body` reading of zod's issues (schemas/issues.ts). */
+function refusalOf(issues: readonly z.core.$ZodIssue[]): { message: string; field: string } {
+  const { field, message, unknownFields } = readIssues(issues, 'body');
+  if (unknownFields) return { message: `Unknown field ${unknownFields.map((f) => `"${bodyField(f)}"`).join(', ')}.`, field: bodyField(field) };
+  return { message: `Invalid "${bodyField(field)}": ${message}.`, field: bodyField(field) };
 }
 
 /** The field an issue is about; for unknown fields, the first unknown one. */
 export function issueField(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys' && issue.keys.length) return fieldPath([...issue.path, issue.keys[0]]);
-  return fieldPath(issue.path);
+  return refusalOf([issue]).field;
 }
 
 /** One readable sentence naming the field of the first problem zod found. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') {
-    const names = issue.keys.map((key) => `"${fieldPath([...issue.path, key])}"`).join(', ');
-    return `Unknown field ${names}.`;
-  }
-  // A bad record key: the key's own rule says more than "Invalid key in record".
-  const message = issue.code === 'invalid_key' && issue.issues[0] ? issue.issues[0].message : issue.message;
-  return `Invalid "${fieldPath(issue.path)}": ${message}.`;
+  return refusalOf([issue]).message;
 }
 
 /** Validates an already parsed value (e.g. a body readJsonBody read without a schema); the first problem is INVALID_PARAMETER naming its field. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    throw invalidParameter(describeIssue(issue), { field: issueField(issue) });
+    const { message, field } = refusalOf(result.error.issues);
+    throw invalidParameter(message, { field });
   }
   return result.data;
 }
@@ -64,7 +59,7 @@ function parseJsonText(text: string): unknown {
 /** A field path cut after its first few parts, so a path thousands of levels deep stays readable. */
 function shortFieldPath(path: readonly (string | number)[]): string {
   const SHOWN = 8;
-  return path.length > SHOWN ? `${fieldPath(path.slice(0, SHOWN))}…` : fieldPath(path);
+  return path.length > SHOWN ? `${bodyField(plainPath(path.slice(0, SHOWN)))}…` : bodyField(plainPath(path));
 }
 
 /** Where a body is read from: the Request itself, or a Hono context (its raw request). */

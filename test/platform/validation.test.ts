@@ -31,6 +31,25 @@ describe('body validation', () => {
     expect(res.json.message).toContain('reserved claim name');
   });
 
+  it('names a refused key that is not an identifier bare, as the body refusals always have (schemas/paths.ts plainPath)', async () => {
+    const project = await newProject();
+    const res = await call('POST', `/v1/projects/${project.service_id}/dev/users`, { token: project.owner_key, body: { attributes: { 'my claim': 1 } } });
+    expect(res.json).toEqual({
+      code: 'INVALID_PARAMETER',
+      message: 'Invalid "attributes.my claim": must be 1 to 64 letters, digits, _ or - and not a reserved claim name.',
+      detail: { field: 'attributes.my claim' },
+    });
+  });
+
+  it('keeps zod text as is in a body refusal', async () => {
+    const res = await call('POST', '/v1/projects', { token: OPERATOR_TOKEN, body: { name: 3 } });
+    expect(res.json).toEqual({
+      code: 'INVALID_PARAMETER',
+      message: 'Invalid "name": Invalid input: expected string, received number.',
+      detail: { field: 'name' },
+    });
+  });
+
   it('refuses an empty body where one is required', async () => {
     const project = await newProject();
     const res = await call('PUT', `/v1/projects/${project.service_id}/mail-templates/t`, { token: project.owner_key });
