@@ -3,7 +3,7 @@
  * whether a request is the handshake of the provider a ticket names in condition.handshake, and what
  * answers it. Which handshakes there are, and which need a signature, are defined in
  * schemas/signature-presets.ts. The consumption verifies the signature before answering and logs the
- * answer (src/consume/consume-ticket.ts, src/consume/handshake.ts).
+ * answer (src/consume/consume-ticket.ts).
  *
  * Zoom's answer needs the Secret Key: the internal action hsk computes { plainToken, encryptedToken },
  * where encryptedToken is the hex HMAC-SHA256 of plainToken keyed by the Secret Key of the ticket's

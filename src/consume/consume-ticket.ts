@@ -2,9 +2,8 @@ import type { RequestCondition, SignatureConfig, StoredTicket } from '../../sche
 import { evaluateCondition, type RequestConditionAnswer } from '../engine/conditions';
 import type { ActionContext } from '../engine/context';
 import { startRun, type RunOutcome, type RunState } from '../actions/runner';
-import { handshakeAnswer, type HandshakeAnswer } from '../actions/handshake';
-import { answerHandshake } from './handshake';
-import { internalErrorBody, SvcHttpError } from '../wire/errors';
+import { handshakeAnswer, replyToHandshake, type HandshakeAnswer } from '../actions/handshake';
+import { type ErrorBody, internalErrorBody, SvcHttpError } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
 import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';
@@ -103,13 +102,27 @@ async function answerVerifiedHandshake(consumption: Consumption, handshake: Hand
     consumption.rules,
   );
   if (!verified.ok) return consumption.fail('condition', verified.code, verified.message, verified.detail);
-  const run = {
-    runActions: ports.runActions,
-    contextOf: async () => consumption.context({ body: request.body, params: request.params, placeholders: {} }, await consumption.hash()),
-    tkid: consumption.tkid,
-    hash: () => consumption.hash(),
+  const kind = ticket.condition.handshake;
+  const reply = await replyToHandshake(handshake, ticket.condition, async (actions) => {
+    const hash = await consumption.hash();
+    const context = await consumption.context({ body: request.body, params: request.params, placeholders: {} }, hash);
+    return ports.runActions(startRun(actions, context, { tkid: consumption.tkid, hash }));
+  });
+  // Logged as a success with `handshake`, or as the failure of the run that computes Zoom's answer.
+  if (reply.ok) {
+    consumption.log(false, null, { outcome: { ok: true }, handshake: kind }, reply.rows);
+    return reply.text ? { ok: true, status: 200, body: reply.body, text: true } : { ok: true, status: 200, body: reply.body };
+  }
+  const { error } = reply;
+  consumption.log(true, error.code, { outcome: outcomeOf(error), handshake: kind }, reply.rows);
+  const body: ErrorBody = {
+    code: error.code,
+    message: error.message,
+    stage: error.stage ?? 'action',
+    ...(error.detail ? { detail: error.detail } : {}),
+    ticket_id: ticket.ticket_id,
   };
-  return answerHandshake(handshake, ticket, run, (rows, description, failed, code) => consumption.log(failed, code, description, rows));
+  return { ok: false, status: ticket.condition.return200 === true ? 200 : 400, error: body };
 }
 
 /** Runs the ticket's action chain; a chain that crashed is an internal error of the action stage. */
