@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
-import type { RealtimeServerFrame } from './forward-rules';
+import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -338,7 +338,7 @@ export const receiptAnswer = z
   .describe("The receipt, unless the ticket's resp action answered with a body of its own (any JSON).");
 
 /** Named in components/schemas; every other schema is written inline where it is used. */
-const forwardStatus = z.enum(['pending', 'running', 'resolved', 'failed']);
+const forwardStatus = z.enum(FORWARD_STATUSES);
 const forwardError = z.object({
   code: z.string(),
   message: z.string(),
@@ -375,13 +375,29 @@ export const forwardDispatchAnswer = z
     "Direct (no queue): the destination's body as it came (the key's copies replaced by $CLIENT_SECRET), with x-svc-status-code and x-svc-request-id headers. " +
       'Queued: the status object (ForwardStatus). check: true: { check, outcome, request, verdicts }.',
   );
+/** A dry run's answer (`check: true`): the request as it would go, the key shown as its token. Named by forwardDispatchAnswer's text. */
+export const forwardCheckAnswer = z.object({
+  check: z.literal(true),
+  outcome: z.enum(['send', 'refuse']).describe("'send' when every verdict allows it."),
+  request: z.object({
+    method: z.enum(FORWARD_METHODS),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().nullable(),
+  }),
+  verdicts: z.object({
+    secret: z.string().describe("'unused', 'allowed' or why the Secret Key refuses."),
+    destination: z.string().describe("'allowed' or why the destination is refused."),
+    limits: z.string().describe("'allowed' or which limit refuses."),
+  }),
+});
 export const removalAnswer = z.object({ removed: z.boolean(), message: z.string() });
 export const queueCountAnswer = z.object({ queue_name: z.string(), in_queue: z.int() });
 export const requestHistoryAnswer = z.object({
   id: z.string(),
   status: forwardStatus,
   queue_name: z.string().nullable(),
-  method: z.string(),
+  method: z.enum(FORWARD_METHODS),
   url: z.string(),
   created: ms('Made'),
   updated: ms('Last status change'),
