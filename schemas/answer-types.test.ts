@@ -8,6 +8,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type {
+  actionRowAnswer,
   consumedAnswer,
   finalizeAnswer,
   forwardCheckAnswer,
@@ -21,6 +22,7 @@ import type {
   removalAnswer,
   requestHistoryAnswer,
   secureRequestAnswer,
+  ticketLogAnswer,
 } from './answers';
 import type {
   FinalizeAnswer,
@@ -33,9 +35,9 @@ import type {
   RequestHistory,
   StreamedEnvelope,
 } from './forward-rules';
-import type { ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer } from './listings';
+import type { ActionListingRow, ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer, OwnerLogRow, SampledSummary } from './listings';
 import type { ReceiptBody } from './receipt';
-import type { SecureAnswer } from './secure-rules';
+import type { SecureAnswer, SecureFailure } from './secure-rules';
 
 type Out<T extends z.ZodType> = z.output<T>;
 /** The members a poll with `since` adds to the envelope. */
@@ -61,6 +63,10 @@ describe('the answer types are the schemas of the routes', () => {
   it('listings and receipts', () => {
     expectTypeOf<ConsumedRow>().toEqualTypeOf<Out<typeof consumedAnswer>>();
     expectTypeOf<DatabaseResponse<ConsumedRow>>().toEqualTypeOf<Out<ReturnType<typeof listingOf<typeof consumedAnswer>>>>();
+    expectTypeOf<SampledSummary>().toEqualTypeOf<NonNullable<Out<typeof ticketLogAnswer>['sampled']>>();
+    // request: the schema spells out the logged request; OwnerLogRow leaves it unknown (nothing reads into it).
+    expectTypeOf<Omit<OwnerLogRow, 'request'>>().toEqualTypeOf<Omit<Out<typeof ticketLogAnswer>, 'request'>>();
+    expectTypeOf<ActionListingRow>().toEqualTypeOf<Out<typeof actionRowAnswer>>();
     expectTypeOf<LogClearAnswer>().toEqualTypeOf<Out<typeof logClearingAnswer>>();
     // condition and actions: the schema reads the input form (presets, data); ListedTicket the stored form.
     expectTypeOf<Omit<Out<typeof ownerTicketAnswer>, 'condition' | 'actions'>>().toExtend<Omit<ListedTicket, 'condition' | 'actions'>>();
@@ -69,5 +75,7 @@ describe('the answer types are the schemas of the routes', () => {
 
   it('secureRequest', () => {
     expectTypeOf<SecureAnswer>().toEqualTypeOf<SecureItem>();
+    expectTypeOf<SecureFailure>().toEqualTypeOf<NonNullable<SecureItem['error']>>();
+    expectTypeOf<SecureAnswer<{ id: number }>>().toEqualTypeOf<Flat<Omit<SecureItem, 'response'> & { response: { id: number } }>>();
   });
 });

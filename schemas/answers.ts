@@ -139,7 +139,7 @@ const loggedConsumption = {
   description: z.string(),
 };
 export const consumedAnswer = z.object({ ...loggedConsumption, user_id: z.string() });
-const ticketLogAnswer = consumedAnswer.extend({
+export const ticketLogAnswer = consumedAnswer.extend({
   log_key: z.string(),
   failed: z.literal(true).optional(),
   check: z.literal(true).optional(),
@@ -199,7 +199,7 @@ export const ticketFloodAnswer = z.object({
     }),
   ),
 });
-const actionRowAnswer = z.object({
+export const actionRowAnswer = z.object({
   ...loggedConsumption,
   seq: z.int(),
   path: z.string(),
