@@ -1,11 +1,13 @@
 /**
  * The success answers of the routes, as zod schemas: the OpenAPI document is generated from them and
- * test/openapi.test.ts parses real answers with them, so they cannot drift from what the routes send.
+ * test/openapi.test.ts parses real answers with them, so they cannot drift from what the routes send. The
+ * zod-free answer types the client ships (forward-rules.ts, listings.ts, receipt.ts, secure-rules.ts) are held
+ * to them by answer-types.test.ts: a difference fails `npm run typecheck`.
  */
 import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
-import type { RealtimeServerFrame } from './forward-rules';
+import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -139,7 +141,7 @@ const loggedConsumption = {
   description: z.string(),
 };
 export const consumedAnswer = z.object({ ...loggedConsumption, user_id: z.string() });
-const ticketLogAnswer = consumedAnswer.extend({
+export const ticketLogAnswer = consumedAnswer.extend({
   log_key: z.string(),
   failed: z.literal(true).optional(),
   check: z.literal(true).optional(),
@@ -199,7 +201,7 @@ export const ticketFloodAnswer = z.object({
     }),
   ),
 });
-const actionRowAnswer = z.object({
+export const actionRowAnswer = z.object({
   ...loggedConsumption,
   seq: z.int(),
   path: z.string(),
@@ -338,7 +340,7 @@ export const receiptAnswer = z
   .describe("The receipt, unless the ticket's resp action answered with a body of its own (any JSON).");
 
 /** Named in components/schemas; every other schema is written inline where it is used. */
-const forwardStatus = z.enum(['pending', 'running', 'resolved', 'failed']);
+const forwardStatus = z.enum(FORWARD_STATUSES);
 const forwardError = z.object({
   code: z.string(),
   message: z.string(),
@@ -375,13 +377,29 @@ export const forwardDispatchAnswer = z
     "Direct (no queue): the destination's body as it came (the key's copies replaced by $CLIENT_SECRET), with x-svc-status-code and x-svc-request-id headers. " +
       'Queued: the status object (ForwardStatus). check: true: { check, outcome, request, verdicts }.',
   );
+/** A dry run's answer (`check: true`): the request as it would go, the key shown as its token. Named by forwardDispatchAnswer's text. */
+export const forwardCheckAnswer = z.object({
+  check: z.literal(true),
+  outcome: z.enum(['send', 'refuse']).describe("'send' when every verdict allows it."),
+  request: z.object({
+    method: z.enum(FORWARD_METHODS),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().nullable(),
+  }),
+  verdicts: z.object({
+    secret: z.string().describe("'unused', 'allowed' or why the Secret Key refuses."),
+    destination: z.string().describe("'allowed' or why the destination is refused."),
+    limits: z.string().describe("'allowed' or which limit refuses."),
+  }),
+});
 export const removalAnswer = z.object({ removed: z.boolean(), message: z.string() });
 export const queueCountAnswer = z.object({ queue_name: z.string(), in_queue: z.int() });
 export const requestHistoryAnswer = z.object({
   id: z.string(),
   status: forwardStatus,
   queue_name: z.string().nullable(),
-  method: z.string(),
+  method: z.enum(FORWARD_METHODS),
   url: z.string(),
   created: ms('Made'),
   updated: ms('Last status change'),

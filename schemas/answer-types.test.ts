@@ -1,0 +1,81 @@
+/**
+ * The answer types the client, the dashboard and the server import are written once, zod-free, in the
+ * modules the client ships (forward-rules.ts, listings.ts, receipt.ts, secure-rules.ts): the client build
+ * refuses a declaration that imports zod. Each is held here to the schema of schemas/answers.ts that the
+ * routes declare and /openapi.json is built from, so neither can change without the other: `npm run
+ * typecheck` fails on a difference (the expectations are types; at run time this file checks nothing).
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import type {
+  actionRowAnswer,
+  consumedAnswer,
+  finalizeAnswer,
+  forwardCheckAnswer,
+  forwardStatusAnswer,
+  listingOf,
+  logClearingAnswer,
+  ownerTicketAnswer,
+  queueCountAnswer,
+  realtimeServerFrameAnswer,
+  receiptAnswer,
+  removalAnswer,
+  requestHistoryAnswer,
+  secureRequestAnswer,
+  ticketLogAnswer,
+} from './answers';
+import type {
+  FinalizeAnswer,
+  ForwardCheckAnswer,
+  ForwardFailure,
+  ForwardStatusEnvelope,
+  QueueCountAnswer,
+  RealtimeServerFrame,
+  RemovalAnswer,
+  RequestHistory,
+  StreamedEnvelope,
+} from './forward-rules';
+import type { ActionListingRow, ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer, OwnerLogRow, SampledSummary } from './listings';
+import type { ReceiptBody } from './receipt';
+import type { SecureAnswer, SecureFailure } from './secure-rules';
+
+type Out<T extends z.ZodType> = z.output<T>;
+/** The members a poll with `since` adds to the envelope. */
+type CursorMembers = 'stream' | 'chunks' | 'last_seq' | 'more';
+type Flat<T> = { [K in keyof T]: T[K] };
+type SecureItem = Extract<Out<typeof secureRequestAnswer>, { url: string }>;
+
+describe('the answer types are the schemas of the routes', () => {
+  it('forwarding', () => {
+    expectTypeOf<ForwardStatusEnvelope>().toEqualTypeOf<Omit<Out<typeof forwardStatusAnswer>, CursorMembers>>();
+    expectTypeOf<ForwardFailure>().toEqualTypeOf<NonNullable<Out<typeof forwardStatusAnswer>['error']>>();
+    expectTypeOf<Flat<StreamedEnvelope>>().toEqualTypeOf<
+      Flat<Omit<Out<typeof forwardStatusAnswer>, CursorMembers> & Required<Pick<Out<typeof forwardStatusAnswer>, CursorMembers>>>
+    >();
+    expectTypeOf<FinalizeAnswer>().toEqualTypeOf<Out<typeof finalizeAnswer>>();
+    expectTypeOf<RemovalAnswer>().toEqualTypeOf<Out<typeof removalAnswer>>();
+    expectTypeOf<QueueCountAnswer>().toEqualTypeOf<Out<typeof queueCountAnswer>>();
+    expectTypeOf<RequestHistory>().toEqualTypeOf<Out<typeof requestHistoryAnswer>>();
+    expectTypeOf<ForwardCheckAnswer>().toEqualTypeOf<Out<typeof forwardCheckAnswer>>();
+    expectTypeOf<RealtimeServerFrame>().toEqualTypeOf<Out<typeof realtimeServerFrameAnswer>>();
+  });
+
+  it('listings and receipts', () => {
+    expectTypeOf<ConsumedRow>().toEqualTypeOf<Out<typeof consumedAnswer>>();
+    expectTypeOf<DatabaseResponse<ConsumedRow>>().toEqualTypeOf<Out<ReturnType<typeof listingOf<typeof consumedAnswer>>>>();
+    expectTypeOf<SampledSummary>().toEqualTypeOf<NonNullable<Out<typeof ticketLogAnswer>['sampled']>>();
+    // request: the schema spells out the logged request; OwnerLogRow leaves it unknown (nothing reads into it).
+    expectTypeOf<Omit<OwnerLogRow, 'request'>>().toEqualTypeOf<Omit<Out<typeof ticketLogAnswer>, 'request'>>();
+    expectTypeOf<ActionListingRow>().toEqualTypeOf<Out<typeof actionRowAnswer>>();
+    expectTypeOf<LogClearAnswer>().toEqualTypeOf<Out<typeof logClearingAnswer>>();
+    // condition and actions: the schema reads the input form (presets, data); ListedTicket the stored form.
+    expectTypeOf<Omit<Out<typeof ownerTicketAnswer>, 'condition' | 'actions'>>().toExtend<Omit<ListedTicket, 'condition' | 'actions'>>();
+    expectTypeOf<ReceiptBody>().toEqualTypeOf<Out<typeof receiptAnswer>>();
+  });
+
+  it('secureRequest', () => {
+    expectTypeOf<SecureAnswer>().toEqualTypeOf<SecureItem>();
+    expectTypeOf<SecureFailure>().toEqualTypeOf<NonNullable<SecureItem['error']>>();
+    expectTypeOf<SecureAnswer<{ id: number }>>().toEqualTypeOf<Flat<Omit<SecureItem, 'response'> & { response: { id: number } }>>();
+  });
+});
