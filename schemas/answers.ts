@@ -341,7 +341,7 @@ export const receiptAnswer = z
 
 /** Named in components/schemas; every other schema is written inline where it is used. */
 const forwardStatus = z.enum(FORWARD_STATUSES);
-const forwardError = z.object({
+export const forwardErrorAnswer = z.object({
   code: z.string(),
   message: z.string(),
   status_code: z.int().optional().describe('A streamed request answered 400 or more: the status.'),
@@ -360,7 +360,7 @@ export const forwardStatusAnswer = z.object({
   responded: ms('The answer finished arriving').optional(),
   status_code: z.int().optional().describe("The destination's own status code."),
   response_body: z.unknown().optional().describe("The destination's body: JSON when it parses, else text."),
-  error: forwardError.optional().describe('Why a failed request failed.'),
+  error: forwardErrorAnswer.optional().describe('Why a failed request failed.'),
   realtime_group: z.string().optional().describe('The realtime room of a realtime stream (dispatch answer only).'),
   stream: z.boolean().optional().describe('Polled with since: whether the request was sent with stream.'),
   chunks: z
@@ -370,6 +370,8 @@ export const forwardStatusAnswer = z.object({
   last_seq: z.int().optional().describe('Polled with since: the cursor to send next.'),
   more: z.boolean().optional().describe('Polled with since: more pieces are already stored; read again at once.'),
 });
+/** The status object without a cursor poll's members: the answer of a dispatch and of a poll without `since`. */
+export const forwardStatusEnvelopeAnswer = forwardStatusAnswer.omit({ stream: true, chunks: true, last_seq: true, more: true });
 export const finalizeAnswer = z.object({ finalized: z.boolean(), message: z.string() });
 export const forwardDispatchAnswer = z
   .unknown()
@@ -406,7 +408,7 @@ export const requestHistoryAnswer = z.object({
   executed: ms('Began running').optional(),
   responded: ms('The answer finished arriving').optional(),
   status_code: z.int().optional(),
-  error: forwardError.optional(),
+  error: forwardErrorAnswer.optional(),
   stream: z.literal(true).optional().describe('Sent with stream: response_body is null until finalized.'),
   request_body: z.unknown().optional(),
   response_body: z.unknown().optional(),

@@ -4,6 +4,18 @@
  * schemas of the Worker (forward.ts) are built on it.
  */
 import { invalidField } from './paths';
+import type {
+  FinalizeAnswer,
+  ForwardCheckAnswer,
+  ForwardFailure,
+  ForwardStatusEnvelope,
+  QueueCountAnswer,
+  RemovalAnswer,
+  RequestHistory,
+} from './answer-types.generated';
+
+/** The answers of the forwarding routes, generated from the schemas the routes declare (schemas/answers.ts). */
+export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory };
 
 export const FORWARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 export type ForwardMethod = (typeof FORWARD_METHODS)[number];
@@ -138,41 +150,6 @@ export function requestAddressOf(input: { id?: unknown; url?: unknown; method?: 
   return { method: input.method, url: input.url, id };
 }
 
-/** The answer of a queued dispatch and of every poll: status, id and in_queue always travel together. */
-export interface ForwardStatusEnvelope {
-  id: string;
-  status: ForwardStatus;
-  queue_name: string;
-  /** Unresolved requests in the queue up to and including this one (1 = head); 0 once settled. */
-  in_queue: number;
-  created: number;
-  updated: number;
-  /** When the request began running. */
-  executed?: number;
-  /** When the response finished arriving. */
-  responded?: number;
-  /** The destination's own status code (settled with an answer). */
-  status_code?: number;
-  /** The destination's body: parsed as JSON when it parses, else text (resolved requests). */
-  response_body?: unknown;
-  /** Why a failed request failed. */
-  error?: ForwardFailure;
-  /** The room of the realtime socket the pieces are pushed to (dispatch reply of a realtime stream only). */
-  realtime_group?: string;
-}
-
-/** Why a request failed; a streamed one may add what the destination answered or how far it got. */
-export interface ForwardFailure {
-  code: string;
-  message: string;
-  /** A streamed request answered with 400 or more: the destination's status, its body (capped) and whether it was cut. */
-  status_code?: number;
-  body?: unknown;
-  truncated?: boolean;
-  /** A streamed request that failed mid-body: how many pieces were stored before it did. */
-  chunks?: number;
-}
-
 /** One stored piece of a streamed answer: its sequence number (1, 2, 3, ...) and its text. */
 export interface StreamChunk {
   seq: number;
@@ -197,12 +174,6 @@ export const MAX_CHUNK_PAGE_CHARS = 262_144;
 /** Largest streamed answer relayed (bytes) and longest time it may keep sending; past either the request fails. */
 export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
 export const MAX_STREAM_MS = 5 * 60 * 1000;
-
-/** forwardRequestFinalize's answer. */
-export interface FinalizeAnswer {
-  finalized: boolean;
-  message: string;
-}
 
 export const FINALIZE_MESSAGES = {
   done: 'Finalized.',
@@ -234,51 +205,3 @@ export type RealtimeServerFrame =
 /** The answer of a direct dispatch carries the destination's body as is, with these headers. */
 export const STATUS_CODE_HEADER = 'x-svc-status-code';
 export const REQUEST_ID_HEADER = 'x-svc-request-id';
-
-/** cancelForwardRequest and the withdrawal of a waiting request. */
-export interface RemovalAnswer {
-  removed: boolean;
-  message: string;
-}
-
-export interface QueueCountAnswer {
-  queue_name: string;
-  in_queue: number;
-}
-
-/** One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies. */
-export interface RequestHistory {
-  id: string;
-  status: ForwardStatus;
-  queue_name: string | null;
-  method: ForwardMethod;
-  url: string;
-  created: number;
-  updated: number;
-  executed?: number;
-  responded?: number;
-  status_code?: number;
-  error?: ForwardFailure;
-  /** true for a request sent with stream (its response_body is null until finalized). */
-  stream?: true;
-  request_body?: unknown;
-  response_body?: unknown;
-  compact?: true;
-  request_text?: string;
-  response_text?: string;
-  /** Compact items: true when response_text is the whole response, false when it was cut. */
-  response_complete_marker?: boolean;
-}
-
-/** What a dry run (`check: true`) answers: the request as it would go, the key shown as its token. */
-export interface ForwardCheckAnswer {
-  check: true;
-  /** 'send' when every verdict allows it. */
-  outcome: 'send' | 'refuse';
-  request: { method: ForwardMethod; url: string; headers: Record<string, string>; body: string | null };
-  verdicts: {
-    secret: 'unused' | 'allowed' | string;
-    destination: 'allowed' | string;
-    limits: 'allowed' | string;
-  };
-}

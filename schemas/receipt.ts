@@ -1,10 +1,9 @@
 /** The receipt of a successful consumption (spec 2.6): what the server sends and what the client makes of it. */
 
-/** The wire success body; tkid has the shape '#<ticket_id>#<consume_id>#<consumer>'. A success body never has `stage`. */
-export interface ReceiptBody {
-  tkid: string;
-  hash: string;
-}
+/** The wire success body (generated from the route's answer schema); a success body never has `stage`. */
+import type { ReceiptBody } from './answer-types.generated';
+
+export type { ReceiptBody };
 
 /**
  * The receipt as the client resolves it, read from the ReceiptBody. A consumption whose resp action
