@@ -25,7 +25,7 @@ import { openApiDocument } from './openapi/document';
 import pkg from '../package.json';
 import * as answer from '../schemas/answers';
 import { ok } from './openapi/route-parts';
-import { route, servedRoutes, type ServedRoute } from './openapi/route';
+import { route, servedRoute } from './openapi/route';
 
 /** The Hono app: every route of the Worker. */
 export const app = createRouter();
@@ -78,15 +78,10 @@ app.route('/', recordsRouter);
 app.route('/', mailOutboxRouter);
 app.route('/', subscribersRouter);
 // The MCP server (src/mcp/): its tools call the owner routes above through app.fetch, in-process.
-let declared: Map<string, ServedRoute> | undefined;
 // Each tool calls its route by operationId: the method and path come from the route's declaration.
 const mcp = mcpHandler(
   (request, env, ctx) => app.fetch(request, env, ctx),
-  (operationId) => {
-    const served = (declared ??= new Map(servedRoutes(app).map((one) => [one.doc.operationId, one]))).get(operationId);
-    if (!served) throw new Error(`No route is declared as ${operationId}.`);
-    return { method: served.method, path: served.path };
-  },
+  (operationId) => servedRoute(app, operationId),
 );
 
 const mcpRoute = route({

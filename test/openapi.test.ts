@@ -168,7 +168,7 @@ describe('the documented answers are what the routes send', () => {
 
   it('each call answers the documented success status and parses with the documented schema', async () => {
     for (const [operationId, send] of Object.entries(successfulCalls)) {
-      const route = servedRoute(app, operationId);
+      const route = servedRoute(app, operationId).doc;
       const res = await send();
       expect([res.status, operationId]).toEqual([route.success.status, operationId]);
       const parsed = route.success.schema.safeParse(res.json);
@@ -180,8 +180,8 @@ describe('the documented answers are what the routes send', () => {
     await flushLogs(project.service_id, 'doc-records');
     const consumed = await call('GET', `${base()}/consumed`, { token: user.id_token });
     expect(consumed.json.list.length).toBeGreaterThan(0);
-    expect(servedRoute(app, 'getConsumedTickets').success.schema.safeParse(consumed.json).error?.issues ?? []).toEqual([]);
-    const getTickets = servedRoute(app, 'getTickets');
+    expect(servedRoute(app, 'getConsumedTickets').doc.success.schema.safeParse(consumed.json).error?.issues ?? []).toEqual([]);
+    const getTickets = servedRoute(app, 'getTickets').doc;
     const log = await call('GET', `${base()}/tickets?ticket_id=${encodeURIComponent('#doc-records#')}`, owner());
     expect(log.json.list.length).toBeGreaterThan(0);
     expect(getTickets.success.schema.safeParse(log.json).error?.issues ?? []).toEqual([]);
@@ -189,7 +189,7 @@ describe('the documented answers are what the routes send', () => {
     const rows = await call('GET', `${base()}/tickets?ticket_id=${encodeURIComponent(`@doc-records#${consumeId}#`)}`, owner());
     expect(rows.json.list.length).toBeGreaterThan(0);
     expect(getTickets.success.schema.safeParse(rows.json).error?.issues ?? []).toEqual([]);
-    const record = servedRoute(app, 'getRecord');
+    const record = servedRoute(app, 'getRecord').doc;
     const listed = await call('GET', `${base()}/records`, owner());
     const one = await call('GET', `${base()}/records/${listed.json.list[0].record_id}`, owner());
     expect(record.success.schema.safeParse(one.json).error?.issues ?? []).toEqual([]);

@@ -96,11 +96,11 @@ export function servedRoutes(app: Hono<any, any, any>): ServedRoute[] {
   });
 }
 
-/** The route `app` serves as `operationId` (tests parse real answers with its schema). */
-export function servedRoute(app: Hono<any, any, any>, operationId: string): RouteDoc {
+/** The route `app` serves as `operationId`: the MCP tools call it, tests parse real answers with its schema. */
+export function servedRoute(app: Hono<any, any, any>, operationId: string): ServedRoute {
   const found = servedRoutes(app).find((served) => served.doc.operationId === operationId);
   if (!found) throw new Error(`No route is declared as ${operationId}.`);
-  return found.doc;
+  return found;
 }
 
 /** Reads a request's body as its route declares it: validated by the body schema, and `{}` when left out of a route whose body is optional. */

@@ -90,7 +90,7 @@ describe('refusals', () => {
 
 describe('the upgrade', () => {
   it('answers the documented 101 with a socket whose every kind of frame parses with the documented frame schema', async () => {
-    const route = servedRoute(app, 'openRealtimeSocket');
+    const route = servedRoute(app, 'openRealtimeSocket').doc;
     const res = await upgradeRequest(project.service_id);
     expect(res.status).toBe(route.success.status);
     const socket = new TestSocket(res.webSocket!);

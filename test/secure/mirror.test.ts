@@ -24,7 +24,7 @@ beforeAll(async () => {
   user = await mintUser(project, { email: 'ada@example.com', access_group: 5, attributes: { tier: 'pro', locale: 'KR' } });
 });
 
-const documented = servedRoute(app, 'secureRequest').success.schema;
+const documented = servedRoute(app, 'secureRequest').doc.success.schema;
 
 describe("what the customer's API receives", () => {
   it('{ user, data, api_key } signed in the Standard Webhooks format with a whsec_ key; the API verifies it with standardwebhooks', async () => {
