@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { unstable_readConfig } from 'wrangler';
 
+// The Worker's module aliases (wrangler.toml [alias]), so the code under test is the code deployed.
+const { alias } = unstable_readConfig({ config: './wrangler.toml' });
 const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
 
 /**
@@ -42,6 +45,7 @@ const workers = cloudflareTest({
 const ALL = ['test/**/*.test.ts', 'src/**/*.test.ts', 'schemas/**/*.test.ts', 'durable-objects/**/*.test.ts'];
 
 export default defineConfig({
+  resolve: { alias: Object.fromEntries(Object.entries(alias ?? {}).map(([name, file]) => [name, path.resolve(String(file))])) },
   test: {
     setupFiles: ['./test/apply-migrations.ts'],
     // A loopback HTTP server (Node side) that the outbound tests call; its origin is `inject('loopbackOrigin')`.
