@@ -36,7 +36,9 @@ export function benchGatewayConfig({ assets }) {
     // Paths in the config are relative to its folder, one level up from .bench/.
     const main = line.replace(/^(\s*main\s*=\s*")[^"]+"/, '$1../bench/gateway-entry.ts"');
     const unlimited = main.replace(/^(\s*simple\s*=\s*\{\s*limit\s*=\s*)\d+/, `$1${BENCH_FLOOD_LIMIT}`);
-    out.push(unlimited.replace(/^(\s*(?:migrations_dir|directory)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`));
+    const moved = unlimited.replace(/^(\s*(?:migrations_dir|directory)\s*=\s*")([^"]+)"/, (_, key, value) => `${key}../${value}"`);
+    // [alias] values are paths too ("package" = "./src/…").
+    out.push(moved.replace(/^(\s*"[^"]+"\s*=\s*")\.\/([^"]+)"/, (_, key, value) => `${key}../${value}"`));
   }
   const text = withRateLimitTable(out.join('\n'));
   if (text.includes('[assets]') !== assets || !text.includes('main = "../bench/gateway-entry.ts"')) {

@@ -1,9 +1,9 @@
 /**
  * The answer types the client, the dashboard and the server import, held to the schemas of schemas/answers.ts
- * that the routes declare and /openapi.json is built from. Most are generated from those schemas
- * (schemas/answer-types.generated.ts, `npm run answer-types`; CI fails when it is stale); the rest are still
- * written by hand in the modules the client ships. Either way `npm run typecheck` fails on a difference (the
- * expectations are types; at run time this file checks nothing).
+ * that the routes declare and /openapi.json is built from. They are generated from those schemas
+ * (schemas/answer-types.generated.ts, `npm run answer-types`; CI fails when it is stale), or built from the
+ * generated ones (a generic wrapper, a merge); this file holds both kinds to the schemas, so `npm run typecheck`
+ * fails on a difference (the expectations are types; at run time this file checks nothing).
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
@@ -17,6 +17,7 @@ import type {
   listingOf,
   logClearingAnswer,
   ownerTicketAnswer,
+  publicTicketAnswer,
   queueCountAnswer,
   realtimeServerFrameAnswer,
   receiptAnswer,
@@ -36,7 +37,9 @@ import type {
   RequestHistory,
   StreamedEnvelope,
 } from './forward-rules';
+import type { OwnerTicket, PublicTicket, TicketCondition } from './answer-types.generated';
 import type { ActionListingRow, ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer, OwnerLogRow, SampledSummary } from './listings';
+import type { storedCondition } from './stored-ticket';
 import type { ReceiptBody } from './receipt';
 import type { SecureAnswer, SecureFailure } from './secure-rules';
 
@@ -65,18 +68,24 @@ describe('the answer types are the schemas of the routes', () => {
     expectTypeOf<ConsumedRow>().toEqualTypeOf<Out<typeof consumedAnswer>>();
     expectTypeOf<DatabaseResponse<ConsumedRow>>().toEqualTypeOf<Out<ReturnType<typeof listingOf<typeof consumedAnswer>>>>();
     expectTypeOf<SampledSummary>().toEqualTypeOf<NonNullable<Out<typeof ticketLogAnswer>['sampled']>>();
-    // request: the schema spells out the logged request; OwnerLogRow leaves it unknown (nothing reads into it).
-    expectTypeOf<Omit<OwnerLogRow, 'request'>>().toEqualTypeOf<Omit<Out<typeof ticketLogAnswer>, 'request'>>();
+    expectTypeOf<OwnerLogRow>().toEqualTypeOf<Out<typeof ticketLogAnswer>>();
     expectTypeOf<ActionListingRow>().toEqualTypeOf<Out<typeof actionRowAnswer>>();
     expectTypeOf<LogClearAnswer>().toEqualTypeOf<Out<typeof logClearingAnswer>>();
-    // condition and actions: the schema reads the input form (presets, data); ListedTicket the stored form.
-    expectTypeOf<Omit<Out<typeof ownerTicketAnswer>, 'condition' | 'actions'>>().toExtend<Omit<ListedTicket, 'condition' | 'actions'>>();
     expectTypeOf<ReceiptBody>().toEqualTypeOf<Out<typeof receiptAnswer>>();
   });
 
+  it('tickets: the stored form the owner lists, the public subset a user lists', () => {
+    expectTypeOf<OwnerTicket>().toEqualTypeOf<Out<typeof ownerTicketAnswer>>();
+    expectTypeOf<PublicTicket>().toEqualTypeOf<Out<typeof publicTicketAnswer>>();
+    expectTypeOf<TicketCondition>().toEqualTypeOf<Out<typeof storedCondition>>();
+    expectTypeOf<Flat<ListedTicket>>().toEqualTypeOf<Flat<Out<typeof publicTicketAnswer> & Partial<Omit<Out<typeof ownerTicketAnswer>, keyof PublicTicket>>>>();
+    expectTypeOf<OwnerTicket>().toExtend<ListedTicket>();
+    expectTypeOf<PublicTicket>().toExtend<ListedTicket>();
+  });
+
   it('secureRequest', () => {
-    expectTypeOf<SecureAnswer>().toEqualTypeOf<SecureItem>();
+    expectTypeOf<Flat<SecureAnswer>>().toEqualTypeOf<SecureItem>();
     expectTypeOf<SecureFailure>().toEqualTypeOf<NonNullable<SecureItem['error']>>();
-    expectTypeOf<SecureAnswer<{ id: number }>>().toEqualTypeOf<Flat<Omit<SecureItem, 'response'> & { response: { id: number } }>>();
+    expectTypeOf<Flat<SecureAnswer<{ id: number }>>>().toEqualTypeOf<Flat<Omit<SecureItem, 'response'> & { response: { id: number } }>>();
   });
 });

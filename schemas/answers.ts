@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
 import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
+import { storedAction, storedCondition } from './stored-ticket';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -118,20 +119,47 @@ const publicTicket = {
   time_to_live: z.number().optional().describe('Expiry, ms since the epoch; absent = never.'),
 };
 /** The public subset a signed-in user sees. */
-const publicTicketAnswer = z.object(publicTicket);
+export const publicTicketAnswer = z.object(publicTicket);
 /** The stored ticket as the owner lists it; it registers again unchanged (PUT it back). */
 export const ownerTicketAnswer = z.object({
   ...publicTicket,
   limit_per_user: z.union([z.int(), z.literal(false)]),
   updated: ms('Last registered'),
-  condition: conditionInputSchema,
-  actions: z.array(actionSchema),
+  condition: storedCondition,
+  actions: z.array(storedAction),
   legacy: z
     .boolean()
     .describe(
       'true = imported under the previous rules (spec 9.2), which it runs by until registered again; condition and actions are shown in the current format.',
     ),
   rules_version: z.literal(2).optional().describe('Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.'),
+});
+/** A summary entry's count: `more` entries of one kind in the minute, and the first of them as an example. */
+export const sampledSummaryAnswer = z.object({
+  more: z.int().describe('How many entries of this kind were counted instead of kept, in this minute.'),
+  text: z.string().describe("'N more failed with CONDITION_FAILED (signature) in this minute'"),
+  code: z.string().nullable().describe("The failure's code; null for dry runs that passed; 'other' for kinds past the first 16 of the minute."),
+  field: z.string().optional().describe("What failed: the condition's field or the action's path."),
+  minute_from: ms('The minute starts'),
+  minute_to: ms('The minute ends'),
+  last_at: ms('The last one counted'),
+  example: z.record(z.string(), z.unknown()).describe('The first one counted: consume_id, user_id, timestamp, outcome.'),
+});
+/** The request a consumption received, as its log keeps it for the owner to re-check or replay (src/ticket-log/kept-request.ts). */
+export const loggedRequestAnswer = z.object({
+  method: z.enum(['GET', 'POST']),
+  headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
+  search: z.string().describe("The raw query string ('?a=1' or '')."),
+  url: z.string().optional().describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
+  body: z
+    .union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })])
+    .describe('The raw body: its text when it is UTF-8, else base64; only its size when over 64 KiB (it cannot be replayed then).'),
+  ip: z.string(),
+  user_agent: z.string(),
+  user_id: z.string().optional().describe('The signed-in user (signed-in route), judged again as they are at replay.'),
+  signed_route: z.boolean(),
+  long_form: z.boolean(),
+  received_at: ms("First arrived (a replay judges the signature's timestamp against this time)"),
 });
 const loggedConsumption = {
   ticket_id: z.string(),
@@ -148,39 +176,9 @@ export const ticketLogAnswer = consumedAnswer.extend({
   attempts: z.int(),
   retried: z.literal(true).optional(),
   warning: z.string().optional(),
-  request: z
-    .object({
-      method: z.enum(['GET', 'POST']),
-      headers: z.record(z.string(), z.string()).describe("authorization, cookie and proxy-authorization read '[redacted]'."),
-      search: z.string(),
-      url: z
-        .string()
-        .optional()
-        .describe('Scheme, host and path as received (the query is search): read by a signature that signs the URL; absent on older rows.'),
-      body: z
-        .union([z.object({ text: z.string() }), z.object({ base64: z.string() }), z.object({ omitted_bytes: z.int() })])
-        .describe('Kept whole up to 64 KiB.'),
-      ip: z.string(),
-      user_agent: z.string(),
-      user_id: z.string().optional(),
-      signed_route: z.boolean(),
-      long_form: z.boolean(),
-      received_at: ms('First arrived'),
-    })
-    .optional()
-    .describe('The request the consumption received (not on a dry run).'),
+  request: loggedRequestAnswer.optional().describe('The request the consumption received (not on a dry run).'),
   replay_of: z.string().optional().describe('The consume_id this row replays or re-checks.'),
-  sampled: z
-    .object({
-      more: z.int().describe('How many entries of this kind were counted instead of kept, in this minute.'),
-      text: z.string().describe("'N more failed with CONDITION_FAILED (signature) in this minute'"),
-      code: z.string().nullable().describe("The failure's code; null for dry runs that passed; 'other' for kinds past the first 16 of the minute."),
-      field: z.string().optional().describe("What failed: the condition's field or the action's path."),
-      minute_from: ms('The minute starts'),
-      minute_to: ms('The minute ends'),
-      last_at: ms('The last one counted'),
-      example: z.record(z.string(), z.unknown()).describe('The first one counted: consume_id, user_id, timestamp, outcome.'),
-    })
+  sampled: sampledSummaryAnswer
     .optional()
     .describe('Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).'),
 });
@@ -223,8 +221,8 @@ const ticketDefinitionAnswer = z.object({
   limit_per_user: z.union([z.int(), z.literal(false)]),
   time_to_live: z.number().nullable(),
   rules: z.enum(['current', 'legacy']).describe('legacy = it runs by the previous rules until registered again.'),
-  condition: conditionInputSchema,
-  actions: z.array(actionSchema),
+  condition: storedCondition,
+  actions: z.array(storedAction),
 });
 export const oneTicketAnswer = ownerTicketAnswer.extend({
   registered_count: z.int().nullable().describe('The count as registered (null = unlimited); `count` is what is left.'),
@@ -417,7 +415,7 @@ export const requestHistoryAnswer = z.object({
   response_text: z.string().optional(),
   response_complete_marker: z.boolean().optional(),
 });
-const secureAnswerItem = z.object({
+export const secureAnswerItem = z.object({
   response: z
     .unknown()
     .describe("The customer API's body: JSON when it parses, else text (null for a failed request); copies of the secureRequest key read $SECURE_REQUEST_KEY."),
@@ -443,6 +441,8 @@ export const realtimeServerFrameAnswer = z
 export const NAMED_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   TicketAction: actionSchema,
   TicketCondition: conditionInputSchema,
+  StoredTicketAction: storedAction,
+  StoredTicketCondition: storedCondition,
   OwnerTicket: ownerTicketAnswer,
   Receipt: receiptAnswer,
   Deleted: deletedAnswer,

@@ -2,6 +2,7 @@
  * secureRequest on the wire (spec 1.6, 4.3): the route, its limits and its answers. The client imports
  * this module as it is; the Worker's zod schema (secure.ts) is built on it.
  */
+import type { SecureAnswerItem } from './answer-types.generated';
 import { urlRefusal } from './forward-rules';
 
 /** The route, under /v1/projects/{service_id}. */
@@ -42,19 +43,7 @@ export interface SecureRequestItem {
 }
 
 /** Why one request of an array got no answer (a single request is refused with this as the error instead). */
-export interface SecureFailure {
-  code: 'TIMEOUT' | 'REQUEST_FAILED';
-  message: string;
-}
+export type SecureFailure = NonNullable<SecureAnswerItem['error']>;
 
-/** The answer to one request. */
-export interface SecureAnswer<T = unknown> {
-  /** The destination's body: parsed as JSON when it parses, else its text (null for a failed request). */
-  response: T;
-  /** The destination's own status, any status (0 for a failed request). */
-  statusCode: number;
-  /** The url as the request wrote it. */
-  url: string;
-  /** Only in an array's answer: why this request got no answer. */
-  error?: SecureFailure;
-}
+/** The answer to one request; `response` typed as the caller expects it. */
+export type SecureAnswer<T = unknown> = Omit<SecureAnswerItem, 'response'> & { response: T };

@@ -14,13 +14,13 @@ import { ROOT } from './local-worker.mjs';
 
 const OUT = path.join(ROOT, 'schemas', 'answer-types.generated.ts');
 
-/** Loads schemas/answers.ts (TypeScript) by bundling it for Node, zod left as the package it is. */
+/** Loads schemas/answers.ts and stored-ticket.ts (TypeScript) by bundling them for Node, zod left as the package it is. */
 async function loadAnswers() {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-answer-types-'));
   try {
     const file = path.join(dir, 'answers.mjs');
     await build({
-      entryPoints: [path.join(ROOT, 'schemas', 'answers.ts')],
+      stdin: { contents: "export * from './answers.ts'; export * from './stored-ticket.ts';", resolveDir: path.join(ROOT, 'schemas'), loader: 'ts' },
       bundle: true,
       format: 'esm',
       platform: 'node',
@@ -42,41 +42,64 @@ async function loadAnswers() {
   }
 }
 
-/** Each generated type: its name, what it is, and the schema it is the output of. */
+/**
+ * Each generated type: its name, the schema it is the output of, and what it is (else the schema's own
+ * description). A type whose schema appears inside another is named there, not written out again.
+ */
 const typesOf = (a) => [
-  ['ForwardFailure', 'Why a request failed; a streamed one may add what the destination answered or how far it got.', a.forwardErrorAnswer],
+  ['ConditionRow', a.storedConditionRow],
+  ['MatchPart', a.storedMatchPart],
+  ['HeaderRow', a.storedHeaderRow],
+  ['UserRow', a.storedUserRow],
+  ['SignatureConfig', a.storedSignature],
+  ['RequestCondition', a.storedRequestCondition],
+  ['TicketCondition', a.storedCondition],
+  ['TicketAction', a.storedAction],
+  ['PublicTicket', a.publicTicketAnswer, 'A ticket as getTickets lists it to a signed-in user (spec 2.1.1).'],
+  ['OwnerTicket', a.ownerTicketAnswer, 'A ticket as getTickets lists it to the project owner (spec 2.1.1): the stored form; it registers again unchanged.'],
+  ['ConsumedRow', a.consumedAnswer, "A row of getConsumedTickets: one of the caller's own signed-in consumptions (spec 2.6)."],
+  [
+    'LoggedRequest',
+    a.loggedRequestAnswer,
+    'The request a consumption received, as its log keeps it for the owner to re-check or replay: credentials redacted.',
+  ],
+  ['SampledSummary', a.sampledSummaryAnswer],
+  ['OwnerLogRow', a.ticketLogAnswer, "A row of the owner's ticket log: a consumed row plus what the owner needs to read the log."],
+  ['ActionListingRow', a.actionRowAnswer, 'One action that ran in a consumption: what it sent, what came back, its error.'],
+  ['LogClearAnswer', a.logClearingAnswer, 'The answer of clearTicketLog: the log rows before `before` are deleted in the background.'],
+  ['ForwardFailure', a.forwardErrorAnswer, 'Why a request failed; a streamed one may add what the destination answered or how far it got.'],
   [
     'ForwardStatusEnvelope',
-    'The answer of a queued dispatch and of every poll: status, id and in_queue always travel together.',
     a.forwardStatusEnvelopeAnswer,
+    'The answer of a queued dispatch and of every poll: status, id and in_queue always travel together.',
   ],
-  ['FinalizeAnswer', "forwardRequestFinalize's answer.", a.finalizeAnswer],
-  ['RemovalAnswer', 'cancelForwardRequest and the withdrawal of a waiting request.', a.removalAnswer],
-  ['QueueCountAnswer', 'The unresolved requests of a queue.', a.queueCountAnswer],
-  ['RequestHistory', 'One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies.', a.requestHistoryAnswer],
-  ['ForwardCheckAnswer', 'What a dry run (`check: true`) answers: the request as it would go, the key shown as its token.', a.forwardCheckAnswer],
-  ['ReceiptBody', "A consumption's receipt as the service sends it.", a.receiptAnswer],
+  ['FinalizeAnswer', a.finalizeAnswer, "forwardRequestFinalize's answer."],
+  ['RemovalAnswer', a.removalAnswer, 'cancelForwardRequest and the withdrawal of a waiting request.'],
+  ['QueueCountAnswer', a.queueCountAnswer, 'The unresolved requests of a queue.'],
+  ['RequestHistory', a.requestHistoryAnswer, 'One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies.'],
+  ['ForwardCheckAnswer', a.forwardCheckAnswer, 'What a dry run (`check: true`) answers: the request as it would go, the key shown as its token.'],
+  ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
+  ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];
 
 const KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', '$ref', 'enum', 'const', 'properties', 'items', 'not'];
-
-/** A schema node without its description, as text: how a type already generated is recognised inside another. */
-const shapeOf = ({ description: _d, ...node }) => JSON.stringify(node);
+const NAMED = '#named/';
 
 /**
  * Readies zod's JSON Schema for json-schema-to-typescript: a node that says nothing of its type (z.unknown())
- * is `unknown`, not an object; a node that is a type generated before is named, not written out again.
+ * is `unknown`, not an object; a reference to another generated type is that type's name.
  */
-function prepared(node, named) {
-  if (Array.isArray(node)) return node.map((item) => prepared(item, named));
+function prepared(node) {
+  if (Array.isArray(node)) return node.map(prepared);
   if (node === null || typeof node !== 'object') return node;
-  const name = named.get(shapeOf(node));
-  if (name) return { tsType: name, ...(node.description ? { description: node.description } : {}) };
+  if (typeof node.$ref === 'string' && node.$ref.startsWith(NAMED)) {
+    return { tsType: node.$ref.slice(NAMED.length), ...(node.description ? { description: node.description } : {}) };
+  }
   if (!KEYWORDS.some((keyword) => keyword in node)) return { ...node, tsType: 'unknown' };
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [
       key,
-      key === 'properties' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, prepared(v, named)])) : prepared(value, named),
+      key === 'properties' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, prepared(v)])) : prepared(value),
     ]),
   );
 }
@@ -84,18 +107,27 @@ function prepared(node, named) {
 async function generate() {
   const answers = await loadAnswers();
   const { z } = await import(pathToFileURL(path.join(ROOT, 'node_modules', 'zod', 'index.js')).href);
-  const parts = ['// Generated by `npm run answer-types` (scripts/answer-types.mjs) from the schemas of schemas/answers.ts. Do not edit.', ''];
-  const named = new Map();
-  for (const [name, about, schema] of typesOf(answers)) {
-    if (!schema) throw new Error(`schemas/answers.ts exports no schema for ${name}`);
-    const { $schema: _s, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
-    const text = await compile({ ...prepared(json, named), title: name, description: about }, name, {
+  const types = typesOf(answers);
+  // One registry: a schema used inside another is a reference to its name, recursion included (TicketAction).
+  const registry = z.registry();
+  for (const [name, schema] of types) {
+    if (!schema) throw new Error(`schemas/answers.ts and stored-ticket.ts export no schema for ${name}`);
+    registry.add(schema, { id: name });
+  }
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `${NAMED}${id}` });
+  if (schemas.__shared) throw new Error(`unnamed shared schemas: ${Object.keys(schemas.__shared.$defs ?? {}).join(', ')}; name them in typesOf`);
+  const parts = [
+    '// Generated by `npm run answer-types` (scripts/answer-types.mjs) from the schemas of schemas/answers.ts and stored-ticket.ts. Do not edit.',
+    '',
+  ];
+  for (const [name, , about] of types) {
+    const { $schema: _s, $id: _id, description, ...json } = schemas[name];
+    const text = await compile({ ...prepared(json), title: name, description: about ?? description }, name, {
       bannerComment: '',
       format: false,
       additionalProperties: false,
       unknownAny: true,
     });
-    named.set(shapeOf(json), name);
     parts.push(text.trim(), '');
   }
   return parts.join('\n');

@@ -3,7 +3,7 @@
  * where an action stands (templates, cond placement, ${CLIENT_SECRET}) are checked by chain.ts.
  */
 import * as z from 'zod';
-import type { ActKind } from '../ticket-types';
+import { ACT_KINDS, type ActKind } from '../ticket-types';
 import { conditionRowSchema, operatorSchema } from '../condition';
 import { ACTION_KEY_FIXES, strictObject } from '../strict';
 
@@ -148,8 +148,6 @@ const withRetry = <A extends ActKind, E extends z.ZodType>(act: A, exe: E) =>
   strictObject({ act: z.literal(act), exe, err: chainSchema.optional(), retry: z.boolean().optional() });
 const withoutRetry = <A extends ActKind, E extends z.ZodType>(act: A, exe: E) =>
   strictObject({ act: z.literal(act), exe, err: chainSchema.optional() }, { ...ACTION_KEY_FIXES, retry: 'retry is not available on resp and cond actions' });
-
-const ACT_KINDS: readonly ActKind[] = ['acsg', 'acsr', 'pstr', 'req', 'mail', 'nlsd', 'resp', 'cond'];
 
 export const actionSchema: z.ZodType<ActionInput> = z.discriminatedUnion(
   'act',

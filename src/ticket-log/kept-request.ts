@@ -2,6 +2,7 @@
  * The request a consumption received, as its log entry keeps it for the owner to re-check or replay:
  * credentials redacted, the body whole up to MAX_KEPT_BODY_BYTES.
  */
+import type { LoggedRequest } from '../../schemas/listings';
 import type { RequestSnapshot } from '../engine/snapshot';
 
 /** A consumption's body is kept whole up to this size; past it only its length is, and it cannot be replayed. */
@@ -10,24 +11,17 @@ export const MAX_KEPT_BODY_BYTES = 64 * 1024;
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 export const REDACTED = '[redacted]';
 
-/** The request a consumption received, as its log row keeps it for the owner to re-check or replay. */
-export interface KeptRequest {
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  /** The raw query string ('?a=1' or ''). */
-  search: string;
-  /** Scheme, host and path as received (the query is `search`): a signature may sign the URL. Absent on older rows. */
-  url?: string;
-  /** The raw body: its text when it is UTF-8, else base64; or only its size when over MAX_KEPT_BODY_BYTES. */
-  body: { text: string } | { base64: string } | { omitted_bytes: number };
-  ip: string;
-  user_agent: string;
-  /** The signed-in user (signed-in route), judged again as they are at replay. */
-  user_id?: string;
-  signed_route: boolean;
-  long_form: boolean;
-  /** When it arrived (ms): a replay judges the signature's timestamp against this time. */
-  received_at: number;
+/** The request a consumption received, as its log row keeps it for the owner to re-check or replay (the answer type of the owner's log). */
+export type KeptRequest = LoggedRequest;
+
+/** A kept request read back from the JSON keepRequest's caller stored; undefined when the text does not read as one. */
+export function readKeptRequest(text: string): KeptRequest | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as KeptRequest) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The URL a kept request was received at, with its query; undefined on rows kept before URLs were. */

@@ -8,6 +8,7 @@
  */
 
 import type { ActionListingRow, ConsumedRow, OwnerLogRow, SampledSummary } from '../../schemas/listings';
+import { readKeptRequest } from './kept-request';
 import type { LogOutcome } from './listing-query';
 
 /** A ticket_logs row as selected by the listing queries. */
@@ -101,7 +102,8 @@ export function toOwnerLogRow(
   if (row.is_check) out.check = true;
   if (retried) out.retried = true;
   if (warning) out.warning = warning;
-  if (replay.request) out.request = parseObject(replay.request);
+  const request = replay.request ? readKeptRequest(replay.request) : undefined;
+  if (request) out.request = request;
   if (replay.replay_of) out.replay_of = replay.replay_of;
   if (description.sampled && typeof description.sampled === 'object') out.sampled = description.sampled as SampledSummary;
   return out;
