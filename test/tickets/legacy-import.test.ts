@@ -4,6 +4,7 @@
  * the current rules, and the refusals (nothing stored half).
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { ownerTicketAnswer } from '../../schemas/answers';
 import { call, createProject, mintUser, putSecret, type TestProject } from '../helpers/api';
 
 let project: TestProject;
@@ -55,6 +56,8 @@ describe('renames of spec 9.3 on import', () => {
     expect(ticket.condition).not.toHaveProperty('data');
     expect(ticket.condition.signature).toMatchObject({ secretName: 'hook-secret', header: 'X-Sig' });
     expect(ticket.actions[0].exe.data).toEqual({ order: '${body[id]}' });
+    // The listing's answer schema (the stored form) names every member of a legacy ticket too.
+    expect(ownerTicketAnswer.parse(ticket)).toEqual(ticket);
   });
 
   it("a req action's condition becomes a cond action at the head of its Then chain", async () => {
