@@ -34,6 +34,8 @@ const workers = cloudflareTest({
       OUTBOUND_CALL_MS: '2000',
       // Shortens the 5-minute limit of a streamed answer so the endless-stream test stays quick.
       FORWARD_STREAM_MS: '10000',
+      // Shortens the first step of the back-pressure backoff (1 s) so the retry tests stay quick (src/forward/resend.ts).
+      FORWARD_BACKOFF_MS: '200',
       OPERATOR_TOKEN: 'test-operator-token',
       SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       // Strict limits: every invocation counted against Cloudflare's Paid-plan limits (docs/limits.md).

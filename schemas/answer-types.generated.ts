@@ -425,6 +425,27 @@ export interface ForwardStatusEnvelope {
    */
   error?: ForwardFailure;
   /**
+   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).
+   */
+  attempts?: {
+    /**
+     * That send began, ms since the epoch.
+     */
+    at: number;
+    /**
+     * 429 or 503
+     */
+    status_code: number;
+    /**
+     * How long the request waited before it was sent again
+     */
+    waited_ms: number;
+  }[];
+  /**
+   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   */
+  next_attempt_at?: number;
+  /**
    * The realtime room of a realtime stream (dispatch answer only).
    */
   realtime_group?: string;
@@ -481,6 +502,27 @@ export interface RequestHistory {
   responded?: number;
   status_code?: number;
   error?: ForwardFailure;
+  /**
+   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).
+   */
+  attempts?: {
+    /**
+     * That send began, ms since the epoch.
+     */
+    at: number;
+    /**
+     * 429 or 503
+     */
+    status_code: number;
+    /**
+     * How long the request waited before it was sent again
+     */
+    waited_ms: number;
+  }[];
+  /**
+   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   */
+  next_attempt_at?: number;
   /**
    * Sent with stream: response_body is null until finalized.
    */

@@ -347,6 +347,18 @@ export const forwardErrorAnswer = z.object({
   truncated: z.boolean().optional().describe('... and whether that body was cut.'),
   chunks: z.int().optional().describe('A streamed request that failed after its answer began: the pieces kept.'),
 });
+/** Extension (issue 36): the sends of a request sent with `retry` that were answered 429 or 503 and waited out. */
+const forwardAttemptsAnswer = z
+  .array(
+    z.object({
+      at: ms('That send began'),
+      status_code: z.int().describe('429 or 503'),
+      waited_ms: z.int().describe('How long the request waited before it was sent again'),
+    }),
+  )
+  .optional()
+  .describe('Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).');
+const nextAttemptAnswer = ms('Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again').optional();
 export const forwardStatusAnswer = z.object({
   id: z.string().describe("'stamp:entropy'"),
   status: forwardStatus,
@@ -359,6 +371,8 @@ export const forwardStatusAnswer = z.object({
   status_code: z.int().optional().describe("The destination's own status code."),
   response_body: z.unknown().optional().describe("The destination's body: JSON when it parses, else text."),
   error: forwardErrorAnswer.optional().describe('Why a failed request failed.'),
+  attempts: forwardAttemptsAnswer,
+  next_attempt_at: nextAttemptAnswer,
   realtime_group: z.string().optional().describe('The realtime room of a realtime stream (dispatch answer only).'),
   stream: z.boolean().optional().describe('Polled with since: whether the request was sent with stream.'),
   chunks: z
@@ -407,6 +421,8 @@ export const requestHistoryAnswer = z.object({
   responded: ms('The answer finished arriving').optional(),
   status_code: z.int().optional(),
   error: forwardErrorAnswer.optional(),
+  attempts: forwardAttemptsAnswer,
+  next_attempt_at: nextAttemptAnswer,
   stream: z.literal(true).optional().describe('Sent with stream: response_body is null until finalized.'),
   request_body: z.unknown().optional(),
   response_body: z.unknown().optional(),

@@ -18,6 +18,9 @@ import type {
 export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory };
 
 export const FORWARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+/** Extension (issue 36): the longest time, from its creation, a queued request waits out back-pressure (and the default). */
+export const MAX_RETRY_WITHIN_SECONDS = 86_400;
 export type ForwardMethod = (typeof FORWARD_METHODS)[number];
 /** The methods whose form fields go to the query string (every other method carries them as data). */
 export const QUERY_METHODS: ReadonlySet<ForwardMethod> = new Set(['GET', 'DELETE', 'HEAD']);

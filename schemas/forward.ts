@@ -17,6 +17,7 @@ import {
   MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
   MAX_MULTIPART_CHARS,
+  MAX_RETRY_WITHIN_SECONDS,
   METHOD_RULE,
   queueNameRefusal,
   urlRefusal,
@@ -64,6 +65,14 @@ function dataRefusal(data: unknown, maxBytes: number): string | undefined {
   return utf8Over(text, maxBytes) ? `must be at most ${maxBytes} bytes as JSON` : undefined;
 }
 
+const RETRY_RULE = `must be true, false or { within: whole seconds from 1 to ${MAX_RETRY_WITHIN_SECONDS} }`;
+
+/** How long (seconds from its creation) a request may wait out back-pressure; undefined when it did not ask. */
+export function retryWithinOf(retry: ForwardDispatch['retry']): number | undefined {
+  if (retry === undefined || retry === false) return undefined;
+  return retry === true ? MAX_RETRY_WITHIN_SECONDS : retry.within;
+}
+
 /** The body of a dispatch (POST /v1/projects/{service_id}/forward). */
 export const forwardDispatchSchema = strictObject(
   {
@@ -95,6 +104,13 @@ export const forwardDispatchSchema = strictObject(
       .optional()
       .describe('Relay the answer piece by piece into the chunk store (a queue is generated when none is named); never sent to the destination.'),
     realtime: z.boolean().optional().describe("With stream: also push each stored piece to the realtime room named by the reply's realtime_group."),
+    retry: z
+      .union([z.boolean(), strictObject({ within: z.int().min(1).max(MAX_RETRY_WITHIN_SECONDS) }, {})], { error: RETRY_RULE })
+      .optional()
+      .describe(
+        'Extension: a queued request answered 429 or 503 waits (Retry-After, the X-RateLimit-Reset headers, else a backoff) and is sent again, ' +
+          `its queue waiting behind it, until \`within\` seconds after it was made (default and most ${MAX_RETRY_WITHIN_SECONDS}).`,
+      ),
   },
   {},
 ).superRefine((body, ctx) => {
@@ -102,6 +118,13 @@ export const forwardDispatchSchema = strictObject(
   if (dataProblem) ctx.addIssue({ code: 'custom', path: ['data'], message: dataProblem });
   if (body.data !== undefined && BODILESS_FORWARD_METHODS.has(body.method)) {
     ctx.addIssue({ code: 'custom', path: ['data'], message: `a ${body.method} request carries no body: send params` });
+  }
+  if (body.retry !== undefined && body.retry !== false && body.queue === undefined && !((body.poll ?? 0) > 0) && !body.stream) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['retry'],
+      message: 'needs a queued request (queue, poll or stream): a direct request has 10 seconds and cannot wait',
+    });
   }
   if (body.multipart && body.data !== undefined) ctx.addIssue({ code: 'custom', path: ['multipart'], message: 'cannot be combined with data' });
   if (body.multipart && BODILESS_FORWARD_METHODS.has(body.method)) {

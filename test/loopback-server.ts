@@ -45,6 +45,9 @@
  *   /webhook/<k>     verifies the request as a customer's API would (test/secure/verify-example.mjs, the
  *                    README's example, with the standardwebhooks package): 200 { verified: true, payload }
  *                    with what it verified, else 401 { verified: false, error }
+ *   /busy/<k>/<n>    answers 429 with `Retry-After: <retry_after>` (the query's value, default 1; `none`: no
+ *                    header) the first <n> times it is called under key <k>, then 200 { calls }: a rate-limited
+ *                    API; /busy-state/<k> answers { calls }
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -310,6 +313,22 @@ function handleGate(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   } else json(404, { error: 'no such gate verb' });
 }
 
+/** The calls of each /busy/<k> so far. */
+const busyCalls = new Map<string, number>();
+
+function handleBusy(res: http.ServerResponse, key: string, limited: number, url: URL): void {
+  const calls = (busyCalls.get(key) ?? 0) + 1;
+  busyCalls.set(key, calls);
+  const retryAfter = url.searchParams.get('retry_after') ?? '1';
+  if (calls <= limited) {
+    res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter === 'none' ? {} : { 'retry-after': retryAfter }) });
+    res.end(JSON.stringify({ error: 'rate limited', calls }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ calls }));
+}
+
 function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: string): void {
   const url = new URL(req.url ?? '/', origin);
   const chunks: Buffer[] = [];
@@ -390,6 +409,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       handlePieces(req, res, url.pathname.slice('/pieces/'.length), body);
     } else if (/^\/generated\/[^/]+$/.test(url.pathname)) {
       handleGenerated(res, url.pathname.slice('/generated/'.length), url);
+    } else if (/^\/busy\/[^/]+\/\d+$/.test(url.pathname)) {
+      const [, , key, limited] = url.pathname.split('/');
+      handleBusy(res, key, Number(limited), url);
+    } else if (/^\/busy-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ calls: busyCalls.get(url.pathname.slice('/busy-state/'.length)) ?? 0 }));
     } else if (/^\/pieces-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(scripted.get(url.pathname.slice('/pieces-state/'.length)) ?? null));

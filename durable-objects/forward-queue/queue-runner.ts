@@ -11,6 +11,7 @@ import { addressOfRecord } from '../../src/forward/owner-history';
 import type { QueuedPlan } from '../../src/forward/queue-store';
 import type { ForwardError, ForwardRecord } from '../../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../../src/forward/send';
+import { backoffBaseMs, waitingAgain, type SendAnswer } from '../../src/forward/resend';
 import { settled, settledStream } from '../../src/forward/settle';
 import { keyRefusal, missingKey } from '../../src/forward/verdicts';
 import { loadSecretKey } from '../../src/platform/secrets';
@@ -75,6 +76,13 @@ export class QueueRunner {
     this.parts.store.delete(request.seq);
     this.parts.mover.drop(request.seq);
     this.parts.outbox.add({ op: 'delete', owner: request.plan.owner, address: addressOfRecord(request.record) });
+    // A head waiting out back-pressure held its queue back: the requests behind it go on now.
+    if (request.record.next_attempt_at !== undefined) this.runQueueNow(request.queue);
+  }
+
+  private runQueueNow(queue: string): void {
+    const { jobs } = this.parts;
+    for (const job of jobs.all()) if (job.kind === 'run' && jobs.payloadOf(job as Job<'run'>).queue === queue) jobs.reschedule(job.id, Date.now());
   }
 
   /** Nothing runs in a new instance: a request left running was cut off with the runner that ran it. */
@@ -106,11 +114,18 @@ export class QueueRunner {
       return;
     }
     const started = Date.now();
-    const running: ForwardRecord = { ...head.record, status: 'running', updated: started, executed: started };
+    // Waiting out back-pressure (a restart ran every queue at once): the queue waits for the head's time.
+    if (head.record.next_attempt_at !== undefined && head.record.next_attempt_at > started) {
+      jobs.reschedule(job.id, head.record.next_attempt_at);
+      return;
+    }
+    const { next_attempt_at: _waited, ...waited } = head.record;
+    const running: ForwardRecord = { ...waited, status: 'running', updated: started, executed: started };
     jobs.reschedule(job.id, started + (head.record.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
     this.save(head, running);
     const controller = new AbortController();
     this.inFlight.set(head.seq, controller);
+    let nextRunAt: number | undefined;
     try {
       // On disk before anything is sent: from here a crash can fail this request, never send it again.
       await this.parts.storage.sync();
@@ -118,14 +133,21 @@ export class QueueRunner {
       if (controller.signal.aborted) return;
       const outcome = running.stream ? await this.sendStream(head.seq, running, head.plan, controller.signal) : await this.send(head.plan, controller.signal);
       if (controller.signal.aborted) return;
+      const waiting = this.waitingAgain(head.plan, running, outcome);
+      if (waiting) {
+        // Not settled: the head stays at the head, and its queue waits with it (sequential queues).
+        this.save(head, waiting);
+        nextRunAt = waiting.next_attempt_at;
+        return;
+      }
       this.save(
         head,
         running.stream ? settledStream(running, outcome as StreamOutcome, this.parts.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome),
       );
     } finally {
       this.inFlight.delete(head.seq);
-      // The next request of the queue, if any, in an invocation of its own.
-      jobs.reschedule(job.id, Date.now());
+      // The next request of the queue (or this one again after its wait), in an invocation of its own.
+      jobs.reschedule(job.id, nextRunAt ?? Date.now());
     }
   }
 
@@ -165,6 +187,17 @@ export class QueueRunner {
     if (request) this.remove(request);
     this.parts.jobs.delete(job.id);
     return Promise.resolve();
+  }
+
+  /** A request sent with retry and answered 429 or 503: its waiting record (resend.ts); undefined when it settles. */
+  private waitingAgain(plan: QueuedPlan, running: ForwardRecord, outcome: ForwardOutcome | StreamOutcome): ForwardRecord | undefined {
+    if (plan.retryWithin === undefined) return undefined;
+    const answer: SendAnswer = {
+      ...(outcome.ok || 'statusCode' in outcome ? { statusCode: outcome.statusCode } : {}),
+      ...('askedWaitMs' in outcome && outcome.askedWaitMs !== undefined ? { askedWaitMs: outcome.askedWaitMs } : {}),
+    };
+    const policy = { withinSeconds: plan.retryWithin, baseMs: backoffBaseMs(this.parts.env), random: Math.random };
+    return waitingAgain(running, answer, policy, Date.now());
   }
 
   /** Checks the key again (it may have changed while the request waited); the key, or why it cannot be used. */

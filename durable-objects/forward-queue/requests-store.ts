@@ -103,6 +103,7 @@ export class RequestsStore {
       caller: dispatch.caller,
       prepared: { ...rest, ...(multipart ? { multipart: { content_type: multipart.content_type, base64: '' } } : {}) },
       texts,
+      ...(dispatch.retryWithin !== undefined ? { retryWithin: dispatch.retryWithin } : {}),
       ...(data !== undefined && record.request_body !== undefined && !multipart ? { dataFromRecord: true as const } : {}),
     };
     if (data !== undefined && plan.dataFromRecord === undefined) plan.prepared.data = data;

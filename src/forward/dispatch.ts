@@ -2,7 +2,7 @@
  * A forwarded request from dispatch to answer (spec 4.3): the key's rules judged before anything is sent,
  * then a dry run's report, a queued request's status, or a direct request's answer.
  */
-import type { ForwardDispatch } from '../../schemas/forward';
+import { retryWithinOf, type ForwardDispatch } from '../../schemas/forward';
 import type { ForwardCheckAnswer, ForwardStatusEnvelope } from '../../schemas/forward-rules';
 import type { Env } from '../env';
 import { SvcHttpError } from '../wire/errors';
@@ -180,6 +180,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
 
   const owner: HistoryOwner = { serviceId, callerKey: caller.key };
   const queuedRecord = { ...record, queue_name: queue };
+  const retryWithin = retryWithinOf(dispatch.retry);
   // The object writes the request's history row as it stores it.
   const enqueued = await reachingStore(() =>
     context.queues().enqueue({
@@ -187,6 +188,7 @@ export async function dispatchForward(context: ForwardContext, dispatch: Forward
       caller: { signedIn: caller.signedIn, accessGroup: caller.accessGroup },
       prepared,
       record: queuedRecord,
+      ...(retryWithin !== undefined ? { retryWithin } : {}),
       ...(key?.limits.queued_per_caller !== undefined ? { queuedLimit: key.limits.queued_per_caller } : {}),
     }),
   );

@@ -21,6 +21,8 @@ export interface QueuedPlan {
   texts?: string;
   /** prepared.data was left out of the stored plan: it is the record's request_body, parsed. */
   dataFromRecord?: true;
+  /** Extension (issue 36): a 429 or 503 is waited out and sent again until this many seconds after the request was made. */
+  retryWithin?: number;
 }
 
 /** A request of the history and whose it is. */

@@ -10,6 +10,14 @@ export interface ForwardError extends Omit<ForwardFailure, 'code'> {
   code: ErrorCode;
 }
 
+/** Extension (issue 36): a send answered 429 or 503 that was waited out (the request was sent again after waited_ms). */
+export interface ForwardAttempt {
+  /** When that send began (ms). */
+  at: number;
+  status_code: number;
+  waited_ms: number;
+}
+
 export interface ForwardRecord {
   id: string;
   method: ForwardMethod;
@@ -46,6 +54,10 @@ export interface ForwardRecord {
    * characters only (see compactTextsOfPrefixes); a body the record carries itself wins over it.
    */
   side_texts?: CompactTexts;
+  /** Extension (issue 36): the sends answered 429 or 503 and waited out, oldest first (a request sent with retry). */
+  attempts?: ForwardAttempt[];
+  /** Extension (issue 36): while a request waits out back-pressure, when it is sent again (ms). */
+  next_attempt_at?: number;
 }
 
 /** request_text, response_text, response_complete_marker, and whether a response is kept. */
@@ -62,7 +74,14 @@ function optional<T extends object>(fields: T): Partial<T> {
 
 /** How the request went, as far as it went: the members a status envelope and a history item share. */
 const progressOf = (record: ForwardRecord) =>
-  optional({ executed: record.executed, responded: record.responded, status_code: record.status_code, error: record.error });
+  optional({
+    executed: record.executed,
+    responded: record.responded,
+    status_code: record.status_code,
+    error: record.error,
+    attempts: record.attempts,
+    next_attempt_at: record.next_attempt_at,
+  });
 
 /** The answer of a poll; `inQueue` counts the unresolved requests up to this one (0 once settled). */
 export function envelopeOf(record: ForwardRecord, inQueue: number): ForwardStatusEnvelope {

@@ -13,6 +13,7 @@ import { redactSecret, SearchTimeout } from '../outbound/redact/redact';
 import { StreamRedactor } from '../outbound/redact/stream-redactor';
 import { outboundOf, type PreparedRequest } from './prepare';
 import { bodyAsJsonText } from '../outbound/body-json';
+import { requestedWaitMs } from '../outbound/back-pressure';
 import type { ForwardError } from './record';
 import { relayPieces } from './stream-relay';
 
@@ -26,6 +27,8 @@ export type ForwardOutcome =
       kept: string;
       contentType?: string;
       responded: number;
+      /** A 429 or 503 whose headers ask for a wait (ms; outbound/back-pressure.ts). */
+      askedWaitMs?: number;
     }
   | { ok: false; error: ForwardError; httpStatus: ContentfulStatusCode };
 
@@ -86,7 +89,17 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
       };
     }
     const contentType = answer.headers['content-type'];
-    return { ok: true, statusCode: answer.status, body: answer.body, kept, responded: Date.now(), ...(contentType ? { contentType } : {}) };
+    const responded = Date.now();
+    const askedWaitMs = requestedWaitMs(answer.status, new Headers(answer.headers), responded);
+    return {
+      ok: true,
+      statusCode: answer.status,
+      body: answer.body,
+      kept,
+      responded,
+      ...(contentType ? { contentType } : {}),
+      ...(askedWaitMs !== undefined ? { askedWaitMs } : {}),
+    };
   } catch (error) {
     if (error instanceof OutboundError) return { ok: false, ...failureOf(error) };
     throw error;
@@ -95,8 +108,8 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
 
 export type StreamOutcome =
   | { ok: true; statusCode: number; responded: number }
-  /** statusCode: the destination's, when it answered. */
-  | { ok: false; error: ForwardError; statusCode?: number };
+  /** statusCode: the destination's, when it answered; askedWaitMs: a 429 or 503's asked wait (as ForwardOutcome's). */
+  | { ok: false; error: ForwardError; statusCode?: number; askedWaitMs?: number };
 
 /** What a streamed send relays into: the store of its pieces and the limits of the relay. */
 export interface StreamSink {
@@ -185,7 +198,13 @@ export async function sendStreamed(
   if (statusCode >= 400) {
     try {
       const kept = await errorAnswer(answer.body, key, deadline);
-      return { ok: false, statusCode, error: { code: 'REQUEST_FAILED', message: `The destination answered ${statusCode}.`, status_code: statusCode, ...kept } };
+      const askedWaitMs = requestedWaitMs(statusCode, new Headers(answer.headers), Date.now());
+      return {
+        ok: false,
+        statusCode,
+        ...(askedWaitMs !== undefined ? { askedWaitMs } : {}),
+        error: { code: 'REQUEST_FAILED', message: `The destination answered ${statusCode}.`, status_code: statusCode, ...kept },
+      };
     } catch (error) {
       return { ok: false, statusCode, error: streamFailure(error, sink.bodyMs) };
     }

@@ -1,0 +1,136 @@
+/**
+ * Extension (issue 36 item 2): a queued request sent with `retry` and answered 429 or 503 waits out the
+ * back-pressure and is sent again, its queue waiting behind it; without `retry` a 429 settles as the spec
+ * says. The destination is the loopback server's /busy route (429 with Retry-After the first n times).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createProject, type TestProject } from '../helpers/api';
+import { cancel, forward, loopback, origin, poll, received, settledEnvelope, uniquePath } from './support';
+
+let project: TestProject;
+beforeAll(async () => {
+  project = await createProject();
+});
+
+/** A /busy url of the test's own: 429 the first `limited` times, then 200. */
+const busy = (limited: number, retryAfter?: string) => {
+  const key = crypto.randomUUID();
+  const query = retryAfter === undefined ? '' : `?retry_after=${encodeURIComponent(retryAfter)}`;
+  return { key, url: `${origin}/busy/${key}/${limited}${query}` };
+};
+
+const GET = 'GET' as const;
+
+describe('a queued request sent with retry', () => {
+  it('waits out a 429 with Retry-After and resolves 200, listing the attempt it waited out', async () => {
+    const { key, url } = busy(1);
+    const sent = await forward(project, { url, method: GET, queue: 'bp-resolve', retry: true });
+    expect(sent.status, sent.text).toBe(200);
+    const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 200, response_body: { calls: 2 } });
+    expect(done.attempts).toEqual([{ at: expect.any(Number), status_code: 429, waited_ms: 1000 }]);
+    expect(done.attempts[0].at).toBeLessThan(done.executed);
+    expect(done).not.toHaveProperty('next_attempt_at');
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+  });
+
+  it('is pending with next_attempt_at while it waits', async () => {
+    const { key, url } = busy(1);
+    const sent = await forward(project, { url, method: GET, queue: 'bp-waiting', retry: { within: 60 } });
+    let waiting: Record<string, any> | undefined;
+    for (const until = Date.now() + 1000; Date.now() < until && !waiting; ) {
+      const state = (await poll(project, { id: sent.json.id, url, method: GET })).json;
+      if (state.next_attempt_at !== undefined) waiting = state;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(waiting).toMatchObject({ status: 'pending', in_queue: 1, attempts: [{ status_code: 429, waited_ms: 1000 }] });
+    expect(waiting?.next_attempt_at).toBeGreaterThan(waiting?.attempts[0].at);
+    expect(await settledEnvelope(project, { id: sent.json.id, url, method: GET })).toMatchObject({ status: 'resolved', status_code: 200 });
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+  });
+
+  it('holds the requests behind it: the next one in its queue is sent only after it settles', async () => {
+    const { url } = busy(1);
+    const path = uniquePath('/echo/bp-behind');
+    const first = await forward(project, { url, method: GET, queue: 'bp-order', retry: true });
+    const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'bp-order' });
+    expect(second.json).toMatchObject({ status: 'pending', in_queue: 2 });
+    const firstDone = await settledEnvelope(project, { id: first.json.id, url, method: GET });
+    const secondDone = await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET });
+    expect(firstDone).toMatchObject({ status: 'resolved', status_code: 200 });
+    expect(secondDone.executed).toBeGreaterThanOrEqual(firstDone.responded);
+    expect(await received(path)).toBe(1);
+  });
+
+  it('falls back to the backoff when Retry-After is garbage', async () => {
+    const { key, url } = busy(2, 'soon, maybe');
+    const sent = await forward(project, { url, method: GET, queue: 'bp-garbage', retry: true });
+    const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 200 });
+    // The test settings' backoff: 200 ms, then 400 ms, each with jitter (half to all of it).
+    const waits = (done.attempts as Array<{ waited_ms: number }>).map((attempt) => attempt.waited_ms);
+    expect(waits).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThanOrEqual(100);
+    expect(waits[0]).toBeLessThanOrEqual(200);
+    expect(waits[1]).toBeGreaterThanOrEqual(200);
+    expect(waits[1]).toBeLessThanOrEqual(400);
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 3 });
+  });
+
+  it('settles with the 429 as it came when the wait would end after `within`', async () => {
+    const { key, url } = busy(5, '30');
+    const sent = await forward(project, { url, method: GET, queue: 'bp-within', retry: { within: 10 } });
+    const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 429, response_body: { error: 'rate limited', calls: 1 } });
+    expect(done).not.toHaveProperty('attempts');
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+  });
+
+  it('can be cancelled while it waits, and the queue behind it goes on at once', async () => {
+    const { key, url } = busy(5, '60');
+    const path = uniquePath('/echo/bp-after-cancel');
+    const first = await forward(project, { url, method: GET, queue: 'bp-cancel', retry: true });
+    const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'bp-cancel' });
+    for (const until = Date.now() + 1000; Date.now() < until; ) {
+      if ((await poll(project, { id: first.json.id, url, method: GET })).json.next_attempt_at !== undefined) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await cancel(project, { id: first.json.id, url, method: GET })).json).toMatchObject({ removed: true });
+    expect(await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET })).toMatchObject({ status: 'resolved' });
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+  });
+});
+
+describe('without retry (the spec unchanged)', () => {
+  it('a 429 settles at once with that status and nothing is sent again', async () => {
+    const { key, url } = busy(1);
+    const sent = await forward(project, { url, method: GET, queue: 'bp-plain' });
+    const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 429 });
+    expect(done).not.toHaveProperty('attempts');
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+  });
+});
+
+describe('refused retry values', () => {
+  it.each([
+    ['a direct request (no queue, poll or stream)', { retry: true }, 'retry'],
+    ['a string', { queue: 'bp-refused', retry: 'yes' }, 'retry'],
+    ['a zero within', { queue: 'bp-refused', retry: { within: 0 } }, 'retry.within'],
+    ['a within over a day', { queue: 'bp-refused', retry: { within: 86_401 } }, 'retry.within'],
+    ['a fractional within', { queue: 'bp-refused', retry: { within: 1.5 } }, 'retry.within'],
+    ['an unknown member', { queue: 'bp-refused', retry: { within: 5, times: 3 } }, 'retry.times'],
+  ])('%s is INVALID_PARAMETER naming the field, and nothing is sent', async (_what, extra, field) => {
+    const path = uniquePath('/echo/bp-refused');
+    const res = await forward(project, { url: `${origin}${path}`, method: GET, ...extra });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field } });
+    expect(await received(path)).toBe(0);
+  });
+
+  it('retry: false on a direct request is accepted (it asks for nothing)', async () => {
+    const path = uniquePath('/echo/bp-false');
+    const res = await forward(project, { url: `${origin}${path}`, method: GET, retry: false });
+    expect(res.status, res.text).toBe(200);
+  });
+});
