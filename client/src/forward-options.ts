@@ -12,6 +12,7 @@ import {
   MAX_EXPIRES_SECONDS,
   MAX_FORWARD_DATA_BYTES,
   MAX_FORWARD_HEADERS,
+  MAX_RETRY_WITHIN_SECONDS,
   METHOD_RULE,
   queueNameRefusal,
   urlRefusal,
@@ -20,7 +21,7 @@ import {
 import { childPath } from '../../schemas/paths.js';
 import { invalidParameter } from './errors.js';
 import { isPlainObject } from './forms.js';
-import type { ClientSecretRequestParams, ForwardRequestOptions, OnForwardError, OnForwardResponse, OnStream } from './forward-types.js';
+import type { ClientSecretRequestParams, ForwardRequestOptions, ForwardRetry, OnForwardError, OnForwardResponse, OnStream } from './forward-types.js';
 
 export type ResponseType = 'json' | 'text';
 export type SvcHeaders = boolean | { user?: boolean; service?: boolean };
@@ -53,6 +54,8 @@ export interface CheckedForward extends CheckedRequest {
   check: boolean;
   responseType?: ResponseType;
   signal?: AbortSignal;
+  /** Extension: wait out a 429 or 503 (as the server reads it; absent when false). */
+  retry?: ForwardRetry;
 }
 
 export interface CheckedClientSecretRequest extends CheckedRequest {
@@ -64,7 +67,7 @@ const MAX_SECRET_NAME = 64;
 const refuse = (path: string, rule: string) => invalidParameter(`${path}: ${rule}.`);
 
 const COMMON_OPTIONS = ['url', 'method', 'headers', 'data', 'params', 'queue', 'poll', 'expires', 'stream', 'realtime', 'onStream', 'onResponse', 'onError'];
-const FORWARD_OPTIONS: ReadonlySet<string> = new Set([...COMMON_OPTIONS, 'secretName', 'multipart', 'svcHeaders', 'check', 'responseType', 'signal']);
+const FORWARD_OPTIONS: ReadonlySet<string> = new Set([...COMMON_OPTIONS, 'secretName', 'multipart', 'svcHeaders', 'check', 'responseType', 'signal', 'retry']);
 const CLIENT_SECRET_OPTIONS: ReadonlySet<string> = new Set([...COMMON_OPTIONS, 'clientSecretName']);
 /** Options of the seed's forwardRequest that are gone: the key lives in a Secret Key, written with $CLIENT_SECRET. */
 const REMOVED_OPTIONS = ['apiKeyHeader', 'apiKeyScheme'];
@@ -204,6 +207,21 @@ function checkSignal(value: unknown): AbortSignal | undefined {
   return signal;
 }
 
+/** retry: true, false or { within } in whole seconds, on a queued request only (as the server refuses it). */
+function checkRetry(value: unknown, request: CheckedRequest): ForwardRetry | undefined {
+  if (value === undefined || value === false) return undefined;
+  const within = isPlainObject(value) ? value.within : undefined;
+  const rule = `must be true, false or { within: whole seconds from 1 to ${MAX_RETRY_WITHIN_SECONDS} }`;
+  if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) if (key !== 'within') throw refuse(childPath('retry', key), rule);
+    if (!(Number.isInteger(within) && (within as number) >= 1 && (within as number) <= MAX_RETRY_WITHIN_SECONDS)) throw refuse('retry.within', rule);
+  } else if (value !== true) throw refuse('retry', rule);
+  if (request.queue === undefined && request.poll === 0 && !request.stream) {
+    throw refuse('retry', 'needs a queued request (queue, poll or stream): a direct request has 10 seconds and cannot wait');
+  }
+  return value === true ? true : { within: within as number };
+}
+
 /** forwardRequest's options; `hasForm` says whether a form was given (multipart needs one). */
 export function checkForwardOptions(options: ForwardRequestOptions | unknown, hasForm: boolean): CheckedForward {
   if (!isPlainObject(options)) throw refuse('options', 'must be an object with at least url');
@@ -221,6 +239,7 @@ export function checkForwardOptions(options: ForwardRequestOptions | unknown, ha
     check: checkBoolean(options.check, 'check'),
     responseType: checkResponseType(options.responseType),
     signal: checkSignal(options.signal),
+    retry: checkRetry(options.retry, request),
   };
 }
 
@@ -229,7 +248,7 @@ const CLIENT_SECRET_METHODS: readonly ForwardMethod[] = ['GET', 'POST', 'DELETE'
 /** clientSecretRequest's one params object: a required clientSecretName and method, and no forwardRequest-only option. */
 export function checkClientSecretParams(params: ClientSecretRequestParams | unknown): CheckedClientSecretRequest {
   if (!isPlainObject(params)) throw refuse('params', 'must be an object with clientSecretName, url and method');
-  for (const name of ['multipart', 'svcHeaders', 'responseType', 'signal', 'secretName', 'check']) {
+  for (const name of ['multipart', 'svcHeaders', 'responseType', 'signal', 'secretName', 'check', 'retry']) {
     if (params[name] !== undefined) throw refuse(name, 'is an option of forwardRequest, not of the deprecated clientSecretRequest');
   }
   refuseUnknown(params, CLIENT_SECRET_OPTIONS, 'clientSecretRequest');

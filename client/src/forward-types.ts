@@ -43,6 +43,9 @@ export type OnForwardError = (err: any) => unknown;
  */
 export type OnStream = (chunk: string, seq: number, via: StreamVia) => void;
 
+/** forwardRequest's retry option (an extension): true (within a day), false (none), or how many seconds after the request was made it may wait until. */
+export type ForwardRetry = boolean | { within: number };
+
 export interface ForwardRequestOptions {
   /** The destination, http(s). */
   url: string;
@@ -77,6 +80,12 @@ export interface ForwardRequestOptions {
   realtime?: boolean;
   /** Each piece as it is read; its presence makes the poll read pieces (and resolve with the status envelope of a streamed request). */
   onStream?: OnStream;
+  /**
+   * Extension (queued requests only): a 429 or 503 is waited out (Retry-After, the X-RateLimit-Reset headers, else a
+   * backoff) and the request sent again, its queue waiting behind it, until `within` seconds after it was made
+   * (true: 86400). Nothing else is resent. The status object lists the waits in `attempts`.
+   */
+  retry?: ForwardRetry;
   /** Shape of the result: 'text' stringifies, 'json' parses a string that parses; a status object is never reshaped. */
   responseType?: 'json' | 'text';
   /** Aborting it stops this client's poll (the request carries on); an aborted signal is refused before sending. */

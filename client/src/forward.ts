@@ -38,6 +38,7 @@ import type {
   ForwardForm,
   ForwardHistoryParams,
   ForwardRequestOptions,
+  ForwardRetry,
   ForwardStatusEnvelope,
   ForwardStatusObject,
   PollArgument,
@@ -84,6 +85,7 @@ export interface DispatchBody {
   check?: boolean;
   stream?: boolean;
   realtime?: boolean;
+  retry?: ForwardRetry;
 }
 
 /** What the client does with the answer of a dispatch, beside the body it sent. */
@@ -156,6 +158,7 @@ async function forwardBody(form: unknown, options: CheckedForward): Promise<Disp
     multipart,
     check: options.check || undefined,
     ...streamFields(options),
+    retry: options.retry,
   };
 }
 

@@ -27,6 +27,7 @@ export type {
   ForwardRequestOptions,
   ForwardRequestStreamOptions,
   ForwardResponseMeta,
+  ForwardRetry,
   ForwardStatus,
   ForwardStatusEnvelope,
   ForwardStatusObject,

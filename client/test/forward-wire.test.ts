@@ -95,6 +95,11 @@ describe('options refused before anything is sent', () => {
     ['stream that is not true or false', { stream: 'yes' }, 'stream: must be true or false'],
     ['realtime that is not true or false', { stream: true, realtime: 1 }, 'realtime: must be true or false'],
     ['onStream that is not a function', { stream: true, onStream: 'print' }, 'onStream: must be a function'],
+    ['retry on a direct request', { retry: true }, 'retry: needs a queued request'],
+    ['retry that is a string', { queue: 'q1', retry: 'yes' }, 'retry: must be true, false or { within'],
+    ['retry within 0 seconds', { queue: 'q1', retry: { within: 0 } }, 'retry.within: must be true, false or { within'],
+    ['retry within more than a day', { queue: 'q1', retry: { within: 86_401 } }, 'retry.within: must be'],
+    ['retry with another member', { queue: 'q1', retry: { within: 5, times: 2 } }, 'retry.times: must be'],
   ];
   for (const [what, options, message] of refusals) {
     it(`${what} is INVALID_PARAMETER`, async () => {
@@ -182,6 +187,7 @@ describe('the dispatch on the wire', () => {
       queue: 'q1',
       expires: 60,
       svcHeaders: { user: true },
+      retry: { within: 600 },
     } as const;
     await svcOf({ idToken: 'tok' }).forwardRequest(null, options);
     const [req] = server.requests;

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../helpers/api';
-import { cancel, forward, loopback, origin, poll, received, settledEnvelope, uniquePath } from './support';
+import { cancel, eventually, forward, history, loopback, origin, poll, readStream, received, settledEnvelope, uniquePath } from './support';
 
 let project: TestProject;
 beforeAll(async () => {
@@ -31,6 +31,30 @@ describe('a queued request sent with retry', () => {
     expect(done.attempts).toEqual([{ at: expect.any(Number), status_code: 429, waited_ms: 1000 }]);
     expect(done.attempts[0].at).toBeLessThan(done.executed);
     expect(done).not.toHaveProperty('next_attempt_at');
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+  });
+
+  it('lists its attempts in the history once settled', async () => {
+    const { url } = busy(1);
+    const sent = await forward(project, { url, method: GET, queue: 'bp-history', retry: true });
+    await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    let item: Record<string, any> | undefined;
+    await eventually('the settled request is in the history', async () => {
+      item = (await history(project, { url, method: GET })).json.list[0];
+      return item?.status === 'resolved';
+    });
+    expect(item).toMatchObject({ status_code: 200, attempts: [{ status_code: 429, waited_ms: 1000 }] });
+    expect(item).not.toHaveProperty('next_attempt_at');
+  });
+
+  it('works for a streamed request: the 429 is waited out and the 200 relayed', async () => {
+    const { key, url } = busy(1);
+    const sent = await forward(project, { url, method: GET, stream: true, retry: true });
+    expect(sent.status, sent.text).toBe(200);
+    const read = await readStream(project, { id: sent.json.id, url, method: GET }, 0, {}, 5000);
+    expect(read.text).toBe('{"calls":2}');
+    const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 200, attempts: [{ status_code: 429, waited_ms: 1000 }] });
     expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
   });
 
