@@ -27,7 +27,7 @@ import { HistoryKeeper } from './forward-queue/history-keeper';
 import { QueueRunner } from './forward-queue/queue-runner';
 import { REQUESTS_SCHEMA, RequestsStore, type QueuedRequest } from './forward-queue/requests-store';
 import { StreamMover } from './forward-queue/stream-mover';
-import { HISTORY_SCHEMA } from './history-schema';
+import { HISTORY_ATTEMPTS_STEP, HISTORY_SCHEMA } from './history-schema';
 import { JobAlarm } from './job-alarm';
 import { type DeadJob, JobTable } from './job-table';
 import { REQUEST_TEXTS_SCHEMA } from './request-texts';
@@ -41,6 +41,7 @@ const SCHEMA = [
   REQUEST_TEXTS_SCHEMA,
   // The caller's history (issue 34 item 2), as D1 held it (migrations 0006 to 0018), and its place in D1's caller index.
   HISTORY_SCHEMA,
+  HISTORY_ATTEMPTS_STEP,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */

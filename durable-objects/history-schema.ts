@@ -66,3 +66,6 @@ export const HISTORY_SCHEMA = `
     name TEXT PRIMARY KEY,
     value INTEGER NOT NULL
   );`;
+
+/** Extension (issue 36 item 2): the sends of a request sent with retry that were waited out, as JSON (ForwardAttempt[]). */
+export const HISTORY_ATTEMPTS_STEP = 'ALTER TABLE forward_requests ADD COLUMN attempts TEXT;';

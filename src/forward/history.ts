@@ -38,6 +38,8 @@ export interface HistoryRow {
   expires_at: number | null;
   stream: number;
   request_headers: string | null;
+  /** Extension (issue 36): JSON of the record's attempts. */
+  attempts: string | null;
   body_segment: string | null;
   body_at: number | null;
   body_len: number | null;
@@ -50,7 +52,7 @@ export interface HistoryRow {
 
 /** The columns a write sets (see entryValues). */
 const WRITTEN_COLUMNS =
-  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers';
+  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers, attempts';
 /** A row's bodies in forward_bodies (migration 0016), looked up only for a row not pointing at a segment. */
 const SIDE_BODIES = `CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(b.request_body, b.response_body, b.request_headers) FROM forward_bodies AS b
   WHERE b.service_id = f.service_id AND b.caller_key = f.caller_key AND b.method = f.method AND b.url = f.url AND b.id = f.id) END AS side_bodies`;
@@ -87,6 +89,7 @@ export function recordOf(row: HistoryRow): ForwardRecord {
   if (row.expires_at !== null) record.expires_at = row.expires_at;
   if (row.stream === 1) record.stream = true;
   if (row.request_headers !== null) record.request_headers = row.request_headers;
+  if (row.attempts !== null && row.attempts !== undefined) record.attempts = JSON.parse(row.attempts) as ForwardRecord['attempts'];
   if (row.side_bodies !== null) {
     const [request, response, headers] = JSON.parse(row.side_bodies) as Array<string | null>;
     if (request !== null) record.request_body = request;
@@ -137,6 +140,7 @@ const entryValues = ({ owner, record, placed }: HistoryEntry) => {
     historyExpiry(record),
     record.stream ? 1 : 0,
     inline ? (record.request_headers ?? null) : null,
+    record.attempts ? JSON.stringify(record.attempts) : null,
     placed?.segment ?? null,
     placed ? 0 : null,
     placed?.len ?? null,
@@ -249,7 +253,7 @@ export function historyUpsert(db: HistoryDb, entries: readonly HistoryEntry[]): 
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
+         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts,
          body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
@@ -297,7 +301,7 @@ const ROW_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPD
   queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
   executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
   request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-  expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers,
+  expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts,
   body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`;
 const BODIES_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
   request_body = excluded.request_body, response_body = excluded.response_body, request_headers = excluded.request_headers`;

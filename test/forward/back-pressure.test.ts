@@ -3,6 +3,7 @@
  * back-pressure and is sent again, its queue waiting behind it; without `retry` a 429 settles as the spec
  * says. The destination is the loopback server's /busy route (429 with Retry-After the first n times).
  */
+import { abortAllDurableObjects } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../helpers/api';
 import { cancel, eventually, forward, history, loopback, origin, poll, readStream, received, settledEnvelope, uniquePath } from './support';
@@ -20,6 +21,16 @@ const busy = (limited: number, retryAfter?: string) => {
 };
 
 const GET = 'GET' as const;
+
+/** Polls (at most a second) until the request waits out back-pressure; answers that status object. */
+async function waitingState(id: string, url: string): Promise<Record<string, any>> {
+  for (const until = Date.now() + 1000; Date.now() < until; ) {
+    const state = (await poll(project, { id, url, method: GET })).json;
+    if (state.next_attempt_at !== undefined) return state;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the request never waited');
+}
 
 describe('a queued request sent with retry', () => {
   it('waits out a 429 with Retry-After and resolves 200, listing the attempt it waited out', async () => {
@@ -61,14 +72,9 @@ describe('a queued request sent with retry', () => {
   it('is pending with next_attempt_at while it waits', async () => {
     const { key, url } = busy(1);
     const sent = await forward(project, { url, method: GET, queue: 'bp-waiting', retry: { within: 60 } });
-    let waiting: Record<string, any> | undefined;
-    for (const until = Date.now() + 1000; Date.now() < until && !waiting; ) {
-      const state = (await poll(project, { id: sent.json.id, url, method: GET })).json;
-      if (state.next_attempt_at !== undefined) waiting = state;
-      else await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const waiting = await waitingState(sent.json.id, url);
     expect(waiting).toMatchObject({ status: 'pending', in_queue: 1, attempts: [{ status_code: 429, waited_ms: 1000 }] });
-    expect(waiting?.next_attempt_at).toBeGreaterThan(waiting?.attempts[0].at);
+    expect(waiting.next_attempt_at).toBeGreaterThan(waiting.attempts[0].at);
     expect(await settledEnvelope(project, { id: sent.json.id, url, method: GET })).toMatchObject({ status: 'resolved', status_code: 200 });
     expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
   });
@@ -110,15 +116,31 @@ describe('a queued request sent with retry', () => {
     expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
   });
 
+  it('loses nothing when its object restarts mid-wait: sent again when its time comes, not before, and the queue behind it waits', async () => {
+    const { key, url } = busy(1);
+    const path = uniquePath('/echo/bp-restart');
+    const first = await forward(project, { url, method: GET, queue: 'bp-restart', retry: true });
+    const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'bp-restart' });
+    const waiting = await waitingState(first.json.id, url);
+
+    // Resets every object instance (storage kept), as a crash or a deploy would: the new one runs every queue's job at once.
+    await abortAllDurableObjects();
+
+    const firstDone = await settledEnvelope(project, { id: first.json.id, url, method: GET });
+    expect(firstDone).toMatchObject({ status: 'resolved', status_code: 200, attempts: [{ status_code: 429, waited_ms: 1000 }] });
+    expect(firstDone.executed).toBeGreaterThanOrEqual(waiting.next_attempt_at);
+    const secondDone = await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET });
+    expect(secondDone.executed).toBeGreaterThanOrEqual(firstDone.responded);
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+    expect(await received(path)).toBe(1);
+  });
+
   it('can be cancelled while it waits, and the queue behind it goes on at once', async () => {
     const { key, url } = busy(5, '60');
     const path = uniquePath('/echo/bp-after-cancel');
     const first = await forward(project, { url, method: GET, queue: 'bp-cancel', retry: true });
     const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'bp-cancel' });
-    for (const until = Date.now() + 1000; Date.now() < until; ) {
-      if ((await poll(project, { id: first.json.id, url, method: GET })).json.next_attempt_at !== undefined) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitingState(first.json.id, url);
     expect((await cancel(project, { id: first.json.id, url, method: GET })).json).toMatchObject({ removed: true });
     expect(await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET })).toMatchObject({ status: 'resolved' });
     expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
