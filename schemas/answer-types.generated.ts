@@ -425,7 +425,7 @@ export interface ForwardStatusEnvelope {
    */
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**
@@ -503,7 +503,7 @@ export interface RequestHistory {
   status_code?: number;
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**

@@ -357,7 +357,9 @@ const forwardAttemptsAnswer = z
     }),
   )
   .optional()
-  .describe('Extension (retry): the sends answered 429 or 503 and waited out, oldest first; the last send is the request itself (executed, status_code).');
+  .describe(
+    'Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).',
+  );
 const nextAttemptAnswer = ms('Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again').optional();
 export const forwardStatusAnswer = z.object({
   id: z.string().describe("'stamp:entropy'"),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ForwardRecord } from './record';
-import { backoffBaseMs, waitingAgain, type ResendPolicy } from './resend';
+import { backoffBaseMs, MAX_LISTED_ATTEMPTS, waitingAgain, type ResendPolicy } from './resend';
 
 const CREATED = 1_000_000;
 const running: ForwardRecord = {
@@ -28,6 +28,14 @@ describe('a request answered with back-pressure', () => {
     const earlier = { ...running, attempts: [{ at: CREATED, status_code: 503, waited_ms: 1000 }] };
     const waiting = waitingAgain(earlier, { statusCode: 503 }, policy, CREATED + 20);
     expect(waiting?.attempts?.map((attempt) => attempt.waited_ms)).toEqual([1000, 2000]);
+  });
+
+  it(`lists only the latest ${MAX_LISTED_ATTEMPTS} attempts, so a day of short waits still fits its row`, () => {
+    const many = Array.from({ length: MAX_LISTED_ATTEMPTS }, (_, n) => ({ at: CREATED + n, status_code: 429, waited_ms: 1 }));
+    const waiting = waitingAgain({ ...running, attempts: many }, { statusCode: 503, askedWaitMs: 5 }, policy, CREATED + 100);
+    expect(waiting?.attempts).toHaveLength(MAX_LISTED_ATTEMPTS);
+    expect(waiting?.attempts?.[0].at).toBe(CREATED + 1);
+    expect(waiting?.attempts?.at(-1)).toEqual({ at: CREATED + 10, status_code: 503, waited_ms: 5 });
   });
 
   it('settles when the wait would end after `within`', () => {

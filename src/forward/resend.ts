@@ -8,6 +8,12 @@ import { BACK_PRESSURE_STATUSES, backoffMs } from '../outbound/back-pressure';
 import type { Env } from '../env';
 import type { ForwardRecord } from './record';
 
+/**
+ * The most attempts a record lists (the latest): a day of 1-second waits would otherwise outgrow a row
+ * (2 MB). Past it the backoff stays at its cap, which it reaches long before.
+ */
+export const MAX_LISTED_ATTEMPTS = 20;
+
 /** The backoff's first step (ms) when the answer asks for no wait. */
 const BACKOFF_BASE_MS = 1000;
 
@@ -45,7 +51,7 @@ export function waitingAgain(running: ForwardRecord, answer: SendAnswer, policy:
     ...waiting,
     status: 'pending',
     updated: now,
-    attempts: [...attempts, { at: executed ?? now, status_code: statusCode, waited_ms: wait }],
+    attempts: [...attempts, { at: executed ?? now, status_code: statusCode, waited_ms: wait }].slice(-MAX_LISTED_ATTEMPTS),
     next_attempt_at: now + wait,
   };
 }
