@@ -147,6 +147,19 @@ describe('a queued request sent with retry', () => {
   });
 });
 
+describe('a waiting request with expires', () => {
+  it('is gone at its time, and the queue behind it goes on', async () => {
+    const { key, url } = busy(5, '60');
+    const path = uniquePath('/echo/bp-after-expiry');
+    const first = await forward(project, { url, method: GET, queue: 'bp-expires', retry: true, expires: 1 });
+    const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'bp-expires' });
+    await waitingState(first.json.id, url);
+    expect(await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET })).toMatchObject({ status: 'resolved' });
+    expect((await poll(project, { id: first.json.id, url, method: GET })).status).toBe(404);
+    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+  });
+});
+
 describe('without retry (the spec unchanged)', () => {
   it('a 429 settles at once with that status and nothing is sent again', async () => {
     const { key, url } = busy(1);
