@@ -90,7 +90,7 @@ export async function sendBuilt(request: OutboundRequest, key: SendKey | null, e
     }
     const contentType = answer.headers['content-type'];
     const responded = Date.now();
-    const askedWaitMs = requestedWaitMs(answer.status, new Headers(answer.headers), responded);
+    const askedWaitMs = requestedWaitMs(answer.status, answer.headers, responded);
     return {
       ok: true,
       statusCode: answer.status,
@@ -198,7 +198,7 @@ export async function sendStreamed(
   if (statusCode >= 400) {
     try {
       const kept = await errorAnswer(answer.body, key, deadline);
-      const askedWaitMs = requestedWaitMs(statusCode, new Headers(answer.headers), Date.now());
+      const askedWaitMs = requestedWaitMs(statusCode, answer.headers, Date.now());
       return {
         ok: false,
         statusCode,

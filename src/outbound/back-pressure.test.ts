@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, durationMs, MAX_BACKOFF_MS, MAX_WAIT_MS, requestedWaitMs } from './back-pressure';
 
 const NOW = Date.UTC(2026, 10, 29, 7, 0, 0);
-const asked = (headers: Record<string, string>, status = 429) => requestedWaitMs(status, new Headers(headers), NOW);
+const asked = (headers: Record<string, string>, status = 429) => requestedWaitMs(status, Object.fromEntries(new Headers(headers)), NOW);
 
 describe('the wait a back-pressure answer asks for', () => {
   it('reads Retry-After as delta seconds', () => {
@@ -102,7 +102,7 @@ describe('any answer at all', () => {
         fc.nat(60),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (headers, status, waits, random) => {
-          const asked = requestedWaitMs(status, new Headers(headers), NOW);
+          const asked = requestedWaitMs(status, Object.fromEntries(new Headers(headers)), NOW);
           if (asked !== undefined) expect(asked).toBeGreaterThan(0);
           const wait = asked ?? backoffMs(waits, 1000, () => random);
           expect(wait).toBeGreaterThan(0);
