@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FieldIssueError } from './field-issue';
-import { normalizeIdempotency, windowMs } from './idempotency';
+import { normalizeIdempotency, registeredIdempotency, windowMs } from './idempotency';
+import { SIGNATURE_PRESETS } from './signature-presets';
 
 const refusedField = (input: { key: string; window?: string }): string | undefined => {
   try {
@@ -43,5 +44,22 @@ describe('the idempotency definition', () => {
     ]) {
       expect(refusedField({ key })).toBe('idempotency.key');
     }
+  });
+});
+
+describe('the default key of a provider preset', () => {
+  it("every preset's default key is one reference of the request", () => {
+    const keyed = SIGNATURE_PRESETS.filter((preset) => preset.idempotencyKey !== undefined);
+    expect(keyed.map((preset) => preset.id)).toEqual(expect.arrayContaining(['stripe', 'github', 'shopify', 'standard-webhooks', 'svix']));
+    for (const preset of keyed) expect(refusedField({ key: preset.idempotencyKey! })).toBeUndefined();
+  });
+
+  it('a ticket using a preset gets its key with the default window; its own idempotency wins; null opts out', () => {
+    expect(registeredIdempotency(undefined, 'github', 'idempotency')).toEqual({ key: '${headers[X-GitHub-Delivery]}', window: '24h' });
+    expect(registeredIdempotency(undefined, 'stripe', 'idempotency')).toEqual({ key: '${body[id]}', window: '24h' });
+    expect(registeredIdempotency({ key: '${body[data][id]}', window: '1h' }, 'stripe', 'idempotency')).toEqual({ key: '${body[data][id]}', window: '1h' });
+    expect(registeredIdempotency(null, 'stripe', 'idempotency')).toBeUndefined();
+    expect(registeredIdempotency(undefined, 'msgraph', 'idempotency')).toBeUndefined();
+    expect(registeredIdempotency(undefined, undefined, 'idempotency')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { invalidField } from './paths';
 import { parseTemplate, type Reference, TemplateSyntaxError } from './references';
+import { findPreset } from './signature-presets';
 import { storedIdempotency } from './stored-ticket';
 import { strictObject } from './strict';
 
@@ -67,4 +68,18 @@ export function normalizeIdempotency(input: z.output<typeof idempotencyInputSche
     throw invalidField(`${path}.key`, oneReference);
   }
   return { key, window };
+}
+
+/**
+ * The ticket's idempotency: its own, none when it says null, else the default key of the provider
+ * preset it uses (signature-presets.ts) with the default window.
+ */
+export function registeredIdempotency(
+  input: z.output<typeof idempotencyInputSchema> | null | undefined,
+  presetId: string | undefined,
+  path: string,
+): StoredIdempotency | undefined {
+  if (input) return normalizeIdempotency(input, path);
+  const key = input === undefined && presetId !== undefined ? findPreset(presetId)?.idempotencyKey : undefined;
+  return key ? { key, window: DEFAULT_IDEMPOTENCY_WINDOW } : undefined;
 }

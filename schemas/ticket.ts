@@ -7,7 +7,7 @@ import { MAX_DESCRIPTION } from './limits';
 import { actionSchema, type ActionInput } from './actions/schema';
 import { normalizeActions } from './actions/chain';
 import { conditionInputSchema, normalizeCondition } from './condition';
-import { idempotencyInputSchema, normalizeIdempotency } from './idempotency';
+import { idempotencyInputSchema, registeredIdempotency } from './idempotency';
 import { checked, type Checked } from './field-issue';
 import { parseOrRefuse } from './issues';
 import { requireExisting, type ExistenceCheck, type RegistrationLookups } from './lookups';
@@ -52,7 +52,10 @@ export const ticketRegistrationSchema = strictObject({
     .describe('Absolute expiry, ms since the epoch, in the future; null or absent = never.'),
   condition: conditionInputSchema.nullable().optional(),
   actions: z.array(actionSchema).describe('At most 50 actions in total, nested ones included.'),
-  idempotency: idempotencyInputSchema.optional(),
+  idempotency: idempotencyInputSchema
+    .nullable()
+    .optional()
+    .describe("Extension: null = none, also when a preset would set its provider's event id as the key."),
   // Read-only members of a ticket as getTickets lists it: accepted so a listed ticket can be saved back, then ignored.
   timestamp: z.number().optional().describe('Read-only; ignored.'),
   updated: z.number().optional().describe('Read-only; ignored.'),
@@ -80,7 +83,7 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
 
   const checks: ExistenceCheck[] = [];
   const condition = normalizeCondition(parsed.condition ?? {}, 'condition', checks);
-  const idempotency = parsed.idempotency ? normalizeIdempotency(parsed.idempotency, 'idempotency') : undefined;
+  const idempotency = registeredIdempotency(parsed.idempotency, parsed.condition?.preset?.id, 'idempotency');
   const actions = normalizeActions(parsed.actions as ActionInput[], now, checks);
 
   await requireExisting(checks, lookups);

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { ticketStub } from '../../src/platform/object-stubs';
-import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 
 const origin = inject('loopbackOrigin');
 let project: TestProject;
@@ -140,6 +140,52 @@ describe('idempotent consumption', () => {
     expect(await stub.status()).toMatchObject({ exists: true });
     const delays = (await (await fetch(`${origin}/delay-state/idem-busy`)).json()) as { arrived: number };
     expect(delays.arrived).toBe(1);
+  });
+});
+
+const hmacHex = async (secret: string, text: string) => {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return Array.from(new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text))), (b) => b.toString(16).padStart(2, '0')).join('');
+};
+const deliver = (ticketId: string, body: string, headers: Record<string, string>) =>
+  call('POST', `/tp/${project.service_id}/${ticketId}`, { raw: body, headers: { 'content-type': 'application/json', 'user-agent': 'provider', ...headers } });
+
+describe("a preset's provider event id as the default key", () => {
+  it('github (a header source): a redelivery with the same X-GitHub-Delivery answers the first receipt and runs nothing', async () => {
+    const path = '/echo/idem-github';
+    await putSecret(project, 'idem_github', 'gh-secret');
+    await registerTicket(project, 'idem-github', {
+      condition: { preset: { id: 'github', secretName: 'idem_github' } },
+      actions: [{ act: 'req', exe: { url: `${origin}${path}` } }],
+    });
+    const listed = await call('GET', `/v1/projects/${project.service_id}/tickets/idem-github`, { token: project.owner_key });
+    expect(listed.json.idempotency).toEqual({ key: '${headers[X-GitHub-Delivery]}', window: '24h' });
+    const body = JSON.stringify({ action: 'opened', number: 1 });
+    const headers = { 'x-hub-signature-256': `sha256=${await hmacHex('gh-secret', body)}`, 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' };
+    const first = await deliver('idem-github', body, headers);
+    expect(first.status).toBe(200);
+    expect((await deliver('idem-github', body, headers)).json).toEqual(first.json);
+    expect(await received(path)).toBe(1);
+    const other = await deliver('idem-github', body, { ...headers, 'x-github-delivery': '72d3162e-cc78-11e3-81ab-000000000000' });
+    expect(other.json.tkid).not.toBe(first.json.tkid);
+  });
+
+  it('stripe (a body source): a redelivery of the same event id answers the first receipt; idempotency null opts out', async () => {
+    await putSecret(project, 'idem_stripe', 'whsec_idem');
+    const sign = async (body: string) => {
+      const t = Math.floor(Date.now() / 1000);
+      return { 'stripe-signature': `t=${t},v1=${await hmacHex('whsec_idem', `${t}.${body}`)}` };
+    };
+    const body = JSON.stringify({ id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', type: 'invoice.paid' });
+    await registerTicket(project, 'idem-stripe', { condition: { preset: { id: 'stripe', secretName: 'idem_stripe' } }, actions: [] });
+    const first = await deliver('idem-stripe', body, await sign(body));
+    expect(first.status).toBe(200);
+    expect((await deliver('idem-stripe', body, await sign(body))).json).toEqual(first.json);
+
+    await registerTicket(project, 'idem-stripe-off', { condition: { preset: { id: 'stripe', secretName: 'idem_stripe' } }, idempotency: null, actions: [] });
+    const once = await deliver('idem-stripe-off', body, await sign(body));
+    const twice = await deliver('idem-stripe-off', body, await sign(body));
+    expect(twice.json.tkid).not.toBe(once.json.tkid);
   });
 });
 
