@@ -35,6 +35,8 @@ const LOG_EXPORT_BATCH = 100;
 /** Rows of the old D1 log taken in per D1 round trip, and round trips one read may spend on them. */
 const LEGACY_CHUNK = 100;
 const LEGACY_CHUNKS_PER_CALL = 10;
+/** Idempotency keys deleted per run of their expiry job. */
+const KEY_EXPIRY_BATCH = 1_000;
 
 /**
  * How long a started continuation holds its job: past this the alarm takes it up again (from its last
@@ -85,6 +87,7 @@ export class TicketDO extends DurableObject<Env> {
           givenUp: () => (this.data.compactionSettled(), false),
           d1Queries: 1,
         },
+        'expire-idempotency-keys': { run: async (job) => this.expireKeys(job) },
         'flush-sampling': {
           run: async (job) => {
             this.data.sampler.flush();
@@ -275,6 +278,14 @@ export class TicketDO extends DurableObject<Env> {
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);
+  }
+
+  /** Removes idempotency keys whose window ended, a batch per run; due again when the next one ends. */
+  private async expireKeys(job: Job<'expire-idempotency-keys'>): Promise<void> {
+    const now = Date.now();
+    const next = this.data.idempotency.expire(now, KEY_EXPIRY_BATCH);
+    if (next === null) this.data.jobs.delete(job.id);
+    else this.data.jobs.reschedule(job.id, Math.max(next, now));
   }
 
   /** A continuation that failed on every try: its consumption's log entry is closed as failed; the job is kept among the dead. */

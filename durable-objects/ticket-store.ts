@@ -6,6 +6,7 @@ import { encodeExport, type LogExport } from '../src/ticket-log/log-export';
 import type { ContinuationJob } from '../src/consume/continuation';
 import { JobTable, type KindOf, type NoPayload } from './job-table';
 import { Outbox } from './outbox';
+import { IDEMPOTENCY_SCHEMA, IdempotencyKeys } from './idempotency-keys';
 import { migrateSchema } from './schema';
 import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/ticket-log';
@@ -71,6 +72,8 @@ const SCHEMA = [
   TICKET_LOG_SCHEMA,
   // Failed consumptions and dry runs past a rate are counted, not kept whole (issue 26 item 2), with the per-minute counts.
   LOG_SAMPLING_SCHEMA,
+  // Idempotent consumption (issue 36 item 5): the keys a ticket's consumptions carried, with their first answers.
+  IDEMPOTENCY_SCHEMA,
 ];
 
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
@@ -87,6 +90,7 @@ export type TicketJobs = {
   'clear-log': { before: number; scope: LogScope };
   'take-in-logs': LogRef | LogScope;
   'flush-sampling': NoPayload;
+  'expire-idempotency-keys': NoPayload;
 };
 export type TicketJobKind = KindOf<TicketJobs>;
 
@@ -100,6 +104,7 @@ export class TicketStore implements ConsumeStore {
   readonly outbox: Outbox<LogExport, TicketJobs>;
   readonly log: TicketLog;
   readonly sampler: LogSampler;
+  readonly idempotency: IdempotencyKeys;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
@@ -118,6 +123,7 @@ export class TicketStore implements ConsumeStore {
     this.outbox = new Outbox(sql, this.jobs, { exportKind: 'export-logs', delayMs: LOG_EXPORT_DELAY_MS, now, encode: encodeExport });
     this.log = new TicketLog(sql, bucket, now);
     this.sampler = new LogSampler(sql, this.log, () => this.jobs.addOnce('flush-sampling', this.now() + SAMPLING_FLUSH_MS));
+    this.idempotency = new IdempotencyKeys(sql, (expiresAt) => this.jobs.addOnce('expire-idempotency-keys', expiresAt));
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */
@@ -165,6 +171,7 @@ export class TicketStore implements ConsumeStore {
     this.sql.exec('DELETE FROM ticket');
     this.sql.exec('DELETE FROM user_usage');
     this.jobs.deleteKind('continuation');
+    this.idempotency.clear();
     this.log.releaseOpen();
     this.cached = null;
     this.cachedRemaining = null;

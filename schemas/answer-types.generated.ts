@@ -190,6 +190,13 @@ export interface OwnerTicket {
    * Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.
    */
   rules_version?: 2;
+  /**
+   * Extension (docs/api.md "Idempotent consumption"): the key reference and the window, its default filled in.
+   */
+  idempotency?: {
+    key: string;
+    window: string;
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
 import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
-import { storedAction, storedCondition } from './stored-ticket';
+import { storedAction, storedCondition, storedIdempotency } from './stored-ticket';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -133,6 +133,7 @@ export const ownerTicketAnswer = z.object({
       'true = imported under the previous rules (spec 9.2), which it runs by until registered again; condition and actions are shown in the current format.',
     ),
   rules_version: z.literal(2).optional().describe('Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.'),
+  idempotency: storedIdempotency.optional(),
 });
 /** A summary entry's count: `more` entries of one kind in the minute, and the first of them as an example. */
 export const sampledSummaryAnswer = z.object({
@@ -223,6 +224,7 @@ const ticketDefinitionAnswer = z.object({
   rules: z.enum(['current', 'legacy']).describe('legacy = it runs by the previous rules until registered again.'),
   condition: storedCondition,
   actions: z.array(storedAction),
+  idempotency: storedIdempotency.nullable().describe('Extension: idempotent consumption; null = off.'),
 });
 export const oneTicketAnswer = ownerTicketAnswer.extend({
   registered_count: z.int().nullable().describe('The count as registered (null = unlimited); `count` is what is left.'),

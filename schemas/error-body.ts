@@ -26,7 +26,9 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'FORBIDDEN'
   | 'UNAUTHORIZED'
-  | 'TOO_MANY_REQUESTS';
+  | 'TOO_MANY_REQUESTS'
+  /** Extension (idempotent consumption): the first consumption with this key is still running. */
+  | 'IDEMPOTENCY_KEY_IN_USE';
 
 /** Where a consumption failed. */
 export type Stage = 'ticket' | 'condition' | 'action';

@@ -94,6 +94,7 @@ export const EXTENSION_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'linear-with-timestamp',
+    idempotencyKey: '${headers[Linear-Delivery]}',
     name: 'Linear (with its webhookTimestamp freshness check)',
     docs: 'https://linear.app/developers/webhooks#securing-webhooks',
     secret: "the webhook's signing secret",

@@ -12,6 +12,7 @@ const BASE64_BODY = { algorithm: 'sha256', encoding: 'base64', signed: '${body}'
 export const HMAC_PRESETS: readonly SignaturePreset[] = [
   {
     id: 'stripe',
+    idempotencyKey: '${body[id]}',
     name: 'Stripe',
     docs: 'https://docs.stripe.com/webhooks#verify-manually',
     secret: "the endpoint's signing secret, whsec_… as shown (used as written)",
@@ -29,6 +30,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'github',
+    idempotencyKey: '${headers[X-GitHub-Delivery]}',
     name: 'GitHub',
     docs: 'https://docs.github.com/webhooks/using-webhooks/validating-webhook-deliveries',
     secret: "the webhook's secret",
@@ -53,6 +55,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'shopify',
+    idempotencyKey: '${headers[X-Shopify-Webhook-Id]}',
     name: 'Shopify',
     docs: 'https://shopify.dev/docs/apps/build/webhooks/subscribe/https#step-5-verify-the-webhook',
     secret: "the app's client secret",
@@ -60,6 +63,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'standard-webhooks',
+    idempotencyKey: '${headers[webhook-id]}',
     name: 'Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers)',
     docs: 'https://www.standardwebhooks.com/',
     secret: 'the endpoint secret, whsec_<base64> as shown',
@@ -78,6 +82,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'svix',
+    idempotencyKey: '${headers[svix-id]}',
     name: 'Svix, Clerk, Resend (svix-id, svix-timestamp, svix-signature headers)',
     docs: 'https://docs.svix.com/receiving/verifying-payloads/how-manual',
     secret: 'the endpoint signing secret, whsec_<base64> as shown (Clerk: Webhooks → Signing Secret; Resend: the webhook signing secret)',
@@ -96,6 +101,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'paddle',
+    idempotencyKey: '${body[event_id]}',
     name: 'Paddle Billing',
     docs: 'https://developer.paddle.com/webhooks/signature-verification',
     secret: "the notification destination's secret key (pdl_ntfset_…)",
@@ -113,6 +119,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'linear',
+    idempotencyKey: '${headers[Linear-Delivery]}',
     name: 'Linear',
     docs: 'https://linear.app/developers/webhooks#securing-webhooks',
     secret: "the webhook's signing secret",
@@ -183,6 +190,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'jira',
+    idempotencyKey: '${headers[X-Atlassian-Webhook-Identifier]}',
     name: 'Jira / Atlassian Cloud',
     docs: 'https://developer.atlassian.com/cloud/jira/platform/webhooks/#secure-admin-webhooks',
     secret: "the webhook's secret",
@@ -219,6 +227,7 @@ export const HMAC_PRESETS: readonly SignaturePreset[] = [
   },
   {
     id: 'twitch',
+    idempotencyKey: '${headers[Twitch-Eventsub-Message-Id]}',
     name: 'Twitch EventSub',
     docs: 'https://dev.twitch.tv/docs/eventsub/handling-webhook-events/#verifying-the-event-message',
     secret: 'the secret given when the subscription was created',

@@ -49,6 +49,12 @@ export interface SignaturePreset {
   handshake?: Handshake;
   /** What the preset does not check, if anything (for example freshness). */
   note?: string;
+  /**
+   * The provider's own event (or delivery) id, unchanged across its redeliveries, as a reference of the
+   * request: the ticket's idempotency key when it uses the preset and names none (docs/api.md
+   * "Idempotent consumption"). Absent where the provider documents no such id on every delivery.
+   */
+  idempotencyKey?: string;
 }
 
 /** Every preset: HMAC over the template, token (compared with a Secret Key), and those needing the extensions (URL, body fields, public keys). */

@@ -94,3 +94,7 @@ export const storedAction = z
     retry: z.boolean().optional(),
   })
   .describe('An action as stored: the registered action with its chains.');
+
+export const storedIdempotency = z
+  .object({ key: z.string(), window: z.string() })
+  .describe('Extension (docs/api.md "Idempotent consumption"): the key reference and the window, its default filled in.');

@@ -19,6 +19,7 @@ export type {
   UserRow,
 } from './answer-types.generated';
 import type { TicketAction, TicketCondition } from './answer-types.generated';
+import type { StoredIdempotency } from './idempotency';
 import type { PUBLIC_KEY_ALGORITHMS } from './signature';
 
 /** Beyond spec 2.2.1 (docs/signature-extensions.md): public-key signatures, the key held by the Secret Key. */
@@ -46,4 +47,6 @@ export interface StoredTicket {
   rules_version?: 2;
   /** Imported under the previous rules (spec 9.2): runs by them until registered again. */
   legacy?: true;
+  /** Extension: the key of idempotent consumption and its window (schemas/idempotency.ts). */
+  idempotency?: StoredIdempotency;
 }

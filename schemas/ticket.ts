@@ -7,6 +7,7 @@ import { MAX_DESCRIPTION } from './limits';
 import { actionSchema, type ActionInput } from './actions/schema';
 import { normalizeActions } from './actions/chain';
 import { conditionInputSchema, normalizeCondition } from './condition';
+import { idempotencyInputSchema, registeredIdempotency } from './idempotency';
 import { checked, type Checked } from './field-issue';
 import { parseOrRefuse } from './issues';
 import { requireExisting, type ExistenceCheck, type RegistrationLookups } from './lookups';
@@ -51,6 +52,10 @@ export const ticketRegistrationSchema = strictObject({
     .describe('Absolute expiry, ms since the epoch, in the future; null or absent = never.'),
   condition: conditionInputSchema.nullable().optional(),
   actions: z.array(actionSchema).describe('At most 50 actions in total, nested ones included.'),
+  idempotency: idempotencyInputSchema
+    .nullable()
+    .optional()
+    .describe("Extension: null = none, also when a preset would set its provider's event id as the key."),
   // Read-only members of a ticket as getTickets lists it: accepted so a listed ticket can be saved back, then ignored.
   timestamp: z.number().optional().describe('Read-only; ignored.'),
   updated: z.number().optional().describe('Read-only; ignored.'),
@@ -78,6 +83,7 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
 
   const checks: ExistenceCheck[] = [];
   const condition = normalizeCondition(parsed.condition ?? {}, 'condition', checks);
+  const idempotency = registeredIdempotency(parsed.idempotency, parsed.condition?.preset?.id, 'idempotency');
   const actions = normalizeActions(parsed.actions as ActionInput[], now, checks);
 
   await requireExisting(checks, lookups);
@@ -89,5 +95,6 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
   const limit = parsed.limit_per_user === true ? 1 : parsed.limit_per_user;
   if (typeof limit === 'number' && limit > 0) ticket.limit_per_user = limit;
   if (typeof parsed.time_to_live === 'number') ticket.time_to_live = parsed.time_to_live;
+  if (idempotency) ticket.idempotency = idempotency;
   return { ticket, count };
 }

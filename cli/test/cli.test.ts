@@ -307,6 +307,8 @@ describe('svc against wrangler dev', () => {
     const text = (await svc(['presets', 'twitch'])).stdout;
     expect(text).toContain('handshake: Twitch EventSub webhook_callback_verification');
     expect(text).toContain('https://dev.twitch.tv/docs/eventsub/');
+    expect(text).toContain('idempotency key (default): ${headers[Twitch-Eventsub-Message-Id]}');
+    expect((await svc(['presets', 'slack'])).stdout).not.toContain('idempotency key');
   });
 
   it('presets <id> --secret-name prints the signature and the handshake ready for a condition', async () => {

@@ -9,6 +9,7 @@ import { parseBody, parseQuery } from './read-request';
 import type { ProjectUser } from '../platform/types';
 import { outcomeOf, type ContinuationJob } from './continuation';
 import { Consumption, failure, type Reading } from './consumption';
+import { answerKept, idempotencyKeyOf, KEY_LEASE_MS, keptKey, settleKey } from './idempotent';
 import type { ConsumeStore, Reservation } from './store';
 import type { ConsumeInput, ConsumeOutcome } from './types';
 
@@ -66,11 +67,14 @@ async function consumeRead(
   ports: ConsumePorts,
 ): Promise<ConsumeOutcome> {
   const consumption = new Consumption(store, ticket, input, request, ports);
+  const key = idempotencyKeyOf(ticket, input, request);
   const refused = consumption.refusal(consumption.now);
-  if (refused) return consumption.fail('ticket', refused.code, refused.message);
+  // A duplicate of a success is answered even when that success took the last unit of the count.
+  if (refused && keptKey(store, key, consumption.now)?.state !== 'succeeded') return consumption.fail('ticket', refused.code, refused.message);
 
   const handshake = !consumption.check && ticket.condition.handshake ? handshakeAnswer(ticket.condition.handshake, request, input.search) : undefined;
   if (handshake) return answerVerifiedHandshake(consumption, handshake, ports);
+  if (key && !key.ok) return consumption.fail('ticket', key.code, key.message, key.detail);
 
   const condition = await evaluateCondition(ticket.condition, request, consumption.conditionPorts(), consumption.rules);
   if (!condition.ok) return consumption.fail('condition', condition.code, condition.message, condition.detail);
@@ -82,13 +86,19 @@ async function consumeRead(
     return { ok: true, status: 200, body: CHECK_PASSED };
   }
 
-  // Nothing awaited between this re-check and the reservation: the object runs it atomically.
-  const lateRefusal = consumption.refusal(ports.now());
+  // Nothing awaited between the key's look-up, this re-check and the reservation: the object runs them atomically.
+  const now = ports.now();
+  const kept = keptKey(store, key, now);
+  if (kept) return answerKept(consumption, kept, now);
+  const lateRefusal = consumption.refusal(now);
   if (lateRefusal) return consumption.fail('ticket', lateRefusal.code, lateRefusal.message);
+  if (key?.ok) store.idempotency.claim(key.key, consumption.consumeId, now + KEY_LEASE_MS);
   const reservation = store.reserve(request.user?.user_id);
   const hash = await consumption.hash();
   const outcome = await runChain(consumption, { body: condition.body, params: condition.params, placeholders: condition.placeholders }, hash, ports);
-  return settle(consumption, store, { placeholders: condition.placeholders, reservation, hash }, outcome);
+  const answer = settle(consumption, store, { placeholders: condition.placeholders, reservation, hash }, outcome);
+  settleKey(store, key, consumption.consumeId, { failed: outcome.error !== undefined && !outcome.continuation, outcome: answer }, ports.now());
+  return answer;
 }
 
 /** The provider's handshake: its signature first (method and signature only), then the answer; no action runs, no count is spent. */

@@ -12,6 +12,20 @@ export interface Reservation {
   usage?: { userId: string; generation: number };
 }
 
+/** What a ticket keeps of an idempotency key (extension): its first consumption runs, or succeeded with this answer. */
+export type KeptKey =
+  | { state: 'running'; consumeId: string; leaseUntil: number }
+  | { state: 'succeeded'; consumeId: string; answer: { status: number; body: unknown; text?: true } };
+
+/** The idempotency keys of the ticket (durable-objects/idempotency-keys.ts); synchronous like the rest. */
+export interface IdempotencyStore {
+  find(key: string, now: number): KeptKey | null;
+  claim(key: string, consumeId: string, leaseUntil: number): void;
+  /** Keeps the answer until expiresAt and makes sure the expiry job is scheduled. */
+  keep(key: string, consumeId: string, answer: unknown, expiresAt: number): void;
+  release(key: string, consumeId: string): void;
+}
+
 /**
  * What the consumption path needs of the storage of its ticket (the TicketDO's TicketStore implements
  * it). Every method is synchronous, so a sequence of calls without an await between them is one
@@ -29,6 +43,8 @@ export interface ConsumeStore {
   release(reservation: Reservation): void;
   /** Appends a log row and its action rows for export to D1; final = the closing row of a continuation. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final?: boolean): void;
+  /** The idempotency keys (extension). */
+  readonly idempotency: IdempotencyStore;
   /** Stores the rest of a run that goes on after resp, to run at runAt. */
   scheduleContinuation(runAt: number, payload: string): void;
 }

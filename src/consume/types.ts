@@ -32,4 +32,5 @@ export type ConsumeOutcome =
   /** text: a handshake answered as text/plain (body is the text). */
   | { ok: true; status: number; body: unknown; text?: true }
   /** legacy: the ticket runs by the previous rules and answers its failure as plain text (spec 7). */
-  | { ok: false; status: number; error: ErrorBody; legacy?: true };
+  /** retryAfter: seconds, sent as Retry-After (an idempotency key whose first consumption still runs). */
+  | { ok: false; status: number; error: ErrorBody; legacy?: true; retryAfter?: number };

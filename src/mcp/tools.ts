@@ -200,7 +200,8 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       description:
         'How known providers (Stripe, GitHub, Slack, Shopify, Standard Webhooks, Svix/Clerk/Resend, Paddle, Linear, Zoom, Intercom, Typeform, Calendly, ' +
         'Vercel, Bitbucket, Jira, Coinbase Commerce, WooCommerce, Sentry, Notion, Twitch, GitLab, Postmark, Microsoft Graph) authenticate webhooks: ' +
-        'each with its docs link, what the Secret Key must hold, the signature part and the handshake it answers. ' +
+        'each with its docs link, what the Secret Key must hold, the signature part, the handshake it answers ' +
+        "and idempotencyKey: the provider's event id, the ticket's default idempotency key (docs/api.md, Idempotent consumption). " +
         'Register one as condition.preset { id, secretName }; it expands into condition.signature and condition.handshake. ' +
         "Token presets (GitLab, Postmark) are signatures with algorithm 'token': the Secret Key named by secretName holds the token itself, compared with the header in constant time, so the token is never written into the ticket.",
       inputSchema: { id: z.string().optional().describe('One preset id, e.g. svix; absent = all.') },

@@ -236,7 +236,9 @@ function render(outcome: ConsumeOutcome): Response {
   if (!outcome.ok && outcome.legacy) {
     return new Response(legacyText(outcome), { status: outcome.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   }
-  if (!outcome.ok) return Response.json(outcome.error, { status: outcome.status });
+  if (!outcome.ok) {
+    return Response.json(outcome.error, { status: outcome.status, ...(outcome.retryAfter ? { headers: { 'retry-after': String(outcome.retryAfter) } } : {}) });
+  }
   if (NO_BODY.has(outcome.status)) return new Response(null, { status: outcome.status });
   if (outcome.text) return new Response(String(outcome.body), { status: outcome.status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   return Response.json(outcome.body, { status: outcome.status });

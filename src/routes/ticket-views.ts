@@ -1,4 +1,5 @@
 import { currentFormOf } from '../../schemas/legacy/current-form';
+import type { StoredIdempotency } from '../../schemas/idempotency';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import type { ConsumeOutcome } from '../consume/types';
 import { ticketNotFound } from './ticket-params';
@@ -22,6 +23,7 @@ export function ownerView(ticket: StoredTicket, remaining: number | null): Recor
     actions,
     legacy: ticket.legacy === true,
     ...(ticket.rules_version !== undefined ? { rules_version: ticket.rules_version } : {}),
+    ...(ticket.idempotency ? { idempotency: ticket.idempotency } : {}),
   };
 }
 
@@ -37,6 +39,8 @@ export interface TicketDefinition {
   rules: 'current' | 'legacy';
   condition: unknown;
   actions: unknown;
+  /** Extension: idempotent consumption; null = off. */
+  idempotency: StoredIdempotency | null;
 }
 
 export function definitionOf(ticket: Omit<StoredTicket, 'timestamp' | 'updated'>, count: number | null | undefined): TicketDefinition {
@@ -49,6 +53,7 @@ export function definitionOf(ticket: Omit<StoredTicket, 'timestamp' | 'updated'>
     rules: ticket.legacy === true ? 'legacy' : 'current',
     condition,
     actions,
+    idempotency: ticket.idempotency ?? null,
   };
 }
 

@@ -244,6 +244,13 @@ const validTicket = fc.record(
     time_to_live: fc.oneof(fc.constant(null), fc.integer({ min: Date.now() + DAY, max: Date.now() + 365 * DAY })),
     condition,
     actions: chain({ inThen: false, inErr: false }, 2, false),
+    idempotency: fc.record(
+      {
+        key: fc.constantFrom('${headers[webhook-id]}', '${headers[X-GitHub-Delivery]}', '${body[id]}', '${body[data][object][id]}', '${params[event]}'),
+        window: fc.constantFrom('1s', '90s', '30m', '24h', '168h', '7d'),
+      },
+      { requiredKeys: ['key'] },
+    ),
   },
   { requiredKeys: ['actions'] },
 );

@@ -44,6 +44,7 @@ export function registerPresets(program: Command, context: Context): void {
         ctx.io.out(`    ${header ? `header: ${header}   ` : ''}key: ${preset.secret}`);
         if (preset.handshake) ctx.io.out(`    handshake: ${HANDSHAKE_NOTES[preset.handshake]}`);
         if (preset.note) ctx.io.out(`    note: ${preset.note}`);
+        if (preset.idempotencyKey) ctx.io.out(`    idempotency key (default): ${preset.idempotencyKey}`);
         ctx.io.out(ctx.io.color.dim(`    ${preset.docs}`));
         if (id !== undefined) ctx.io.out(JSON.stringify(conditionOf(preset, '<your secret key name>'), null, 2));
       }

@@ -127,6 +127,37 @@ const registerCases = (): BadInputCase[] => [
     body: withActions([{ act: 'nlsd', exe: { group: fullwidth('public'), newsletter: NEWSLETTER } }]),
     expect: refused('actions[0].exe.newsletter'),
   },
+  // Idempotent consumption (extension, docs/api.md): the window and the key.
+  ...(
+    [
+      ['0s', 'an idempotency window of 0s'],
+      ['-1h', 'a negative idempotency window'],
+      ['8d', 'an idempotency window over 7 days'],
+      ['soon', 'an idempotency window that is no duration'],
+    ] as const
+  ).map(
+    ([window, input]): BadInputCase => ({
+      ...register(PLAIN),
+      input,
+      body: { json: { ...ticketBase, idempotency: { key: '${headers[webhook-id]}', window } } },
+      expect: refused('idempotency.window'),
+    }),
+  ),
+  ...(
+    [
+      ['webhook-id', 'an idempotency key that is no reference'],
+      ['${ip}', 'an idempotency key that is not of the request'],
+      ['id-${body[id]}', 'an idempotency key with text around its reference'],
+      [`\${body[${'k'.repeat(300)}]}`, 'an idempotency key over 256 characters'],
+    ] as const
+  ).map(
+    ([key, input]): BadInputCase => ({
+      ...register(PLAIN),
+      input,
+      body: { json: { ...ticketBase, idempotency: { key } } },
+      expect: refused('idempotency.key'),
+    }),
+  ),
   { ...register(PLAIN), input: 'a resp status of 99', body: withActions([{ act: 'resp', exe: { status: 99 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'a resp status of 600', body: withActions([{ act: 'resp', exe: { status: 600 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'an acsg group of 0', body: withActions([{ act: 'acsg', exe: { group: 0 } }]), expect: refused('actions[0].exe.group') },
