@@ -21,6 +21,7 @@ import { envelopeOf, type ForwardRecord } from '../src/forward/record';
 import type { ForwardOutcome } from '../src/forward/send';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { CHUNKS_SCHEMA } from './chunk-store';
+import { CIRCUITS_SCHEMA } from './destination-circuits';
 import { ForwardStreams } from './forward-streams';
 import type { ForwardJobs } from './forward-queue/forward-jobs';
 import { HistoryKeeper } from './forward-queue/history-keeper';
@@ -42,6 +43,8 @@ const SCHEMA = [
   // The caller's history (issue 34 item 2), as D1 held it (migrations 0006 to 0018), and its place in D1's caller index.
   HISTORY_SCHEMA,
   HISTORY_ATTEMPTS_STEP,
+  // Pausing a failing destination (issue 36 item 6): the circuit of each destination origin.
+  CIRCUITS_SCHEMA,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */
