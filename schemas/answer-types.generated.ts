@@ -432,24 +432,28 @@ export interface ForwardStatusEnvelope {
    */
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**
-     * That send began, ms since the epoch.
+     * That send began, or the hold began, ms since the epoch.
      */
     at: number;
     /**
-     * 429 or 503
+     * 429 or 503; absent on a hold for an open circuit (nothing was sent)
      */
-    status_code: number;
+    status_code?: number;
     /**
-     * How long the request waited before it was sent again
+     * How long the request waited before it was tried again
      */
     waited_ms: number;
+    /**
+     * Extension (circuit): the request was held, not sent: its destination's circuit was open
+     */
+    waited?: 'circuit';
   }[];
   /**
-   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   * Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again, ms since the epoch.
    */
   next_attempt_at?: number;
   /**
@@ -510,24 +514,28 @@ export interface RequestHistory {
   status_code?: number;
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**
-     * That send began, ms since the epoch.
+     * That send began, or the hold began, ms since the epoch.
      */
     at: number;
     /**
-     * 429 or 503
+     * 429 or 503; absent on a hold for an open circuit (nothing was sent)
      */
-    status_code: number;
+    status_code?: number;
     /**
-     * How long the request waited before it was sent again
+     * How long the request waited before it was tried again
      */
     waited_ms: number;
+    /**
+     * Extension (circuit): the request was held, not sent: its destination's circuit was open
+     */
+    waited?: 'circuit';
   }[];
   /**
-   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   * Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again, ms since the epoch.
    */
   next_attempt_at?: number;
   /**
