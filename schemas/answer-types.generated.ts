@@ -584,6 +584,38 @@ export interface ForwardCheckAnswer {
 }
 
 /**
+ * Extension: the answer of listPausedDestinations, the project's open and half-open destination circuits.
+ */
+export interface PausedDestinations {
+  list: {
+    /**
+     * The destination's origin (scheme, host and port).
+     */
+    origin: string;
+    /**
+     * Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller).
+     */
+    caller: string;
+    /**
+     * open: requests sent with retry are held until the next probe; half-open: a probe is out.
+     */
+    state: 'open' | 'half-open';
+    /**
+     * The circuit opened, ms since the epoch.
+     */
+    since: number;
+    /**
+     * Failures counted since the run of them began (5 in a row within 10 minutes open it).
+     */
+    failures: number;
+    /**
+     * The next probe (open), or when the probe that is out is taken for lost (half-open), ms since the epoch.
+     */
+    next_probe_at: number;
+  }[];
+}
+
+/**
  * A consumption's receipt as the service sends it.
  */
 export interface ReceiptBody {

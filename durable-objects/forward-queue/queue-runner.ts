@@ -14,7 +14,7 @@ import type { ForwardError, ForwardRecord } from '../../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../../src/forward/send';
 import { backoffBaseMs, waitingAgain, type SendAnswer } from '../../src/forward/resend';
 import { circuitPolicy, heldForCircuit, originOf, verdictOfOutcome, waitsForCircuit } from '../../src/forward/destination-pause';
-import { admit, recorded, type Verdict } from '../../src/outbound/circuit';
+import { admit, probeLost, recorded, type Verdict } from '../../src/outbound/circuit';
 import { settled, settledStream } from '../../src/forward/settle';
 import { keyRefusal, missingKey } from '../../src/forward/verdicts';
 import { loadSecretKey } from '../../src/platform/secrets';
@@ -143,6 +143,7 @@ export class QueueRunner {
     const controller = new AbortController();
     this.inFlight.set(head.seq, controller);
     let nextRunAt: number | undefined;
+    let told = false;
     try {
       // On disk before anything is sent: from here a crash can fail this request, never send it again.
       await this.parts.storage.sync();
@@ -151,6 +152,7 @@ export class QueueRunner {
       const outcome = running.stream ? await this.sendStream(head.seq, running, head.plan, controller.signal) : await this.send(head.plan, controller.signal);
       if (controller.signal.aborted) return;
       if (origin !== undefined) this.tellCircuit(head.plan.owner, origin, verdictOfOutcome(outcome), admission === 'probe');
+      told = true;
       const waiting = this.waitingAgain(head.plan, running, outcome);
       if (waiting) {
         // Not settled: the head stays at the head, and its queue waits with it (sequential queues).
@@ -164,6 +166,8 @@ export class QueueRunner {
       );
     } finally {
       this.inFlight.delete(head.seq);
+      // A probe cancelled (or that threw) told nothing: the next request due is the probe, not one after its lease.
+      if (admission === 'probe' && !told && origin !== undefined) this.releaseProbe(origin);
       // The next request of the queue (or this one again after its wait), in an invocation of its own.
       jobs.reschedule(job.id, nextRunAt ?? Date.now());
     }
@@ -228,6 +232,13 @@ export class QueueRunner {
     const paused = (state: string | undefined) => state === 'open' || state === 'half-open';
     if (paused(before?.state) || paused(after?.state)) this.parts.circuitsChanged(owner);
     if (paused(before?.state) && !paused(after?.state)) this.runQueuesNow();
+  }
+
+  private releaseProbe(origin: string): void {
+    const circuit = this.parts.circuits.get(origin);
+    if (circuit?.state !== 'half-open') return;
+    this.parts.circuits.put(origin, probeLost(circuit, Date.now()));
+    this.runQueuesNow();
   }
 
   /** Every queue runs now: a head held for a circuit that closed is sent, any other wait is kept (see run). */

@@ -4,6 +4,7 @@
  * one of its circuits pauses or lets go (a job of its own, off the request path); the owner's listing and an
  * alert rule read them by project.
  */
+import type { PausedDestinations } from '../../schemas/forward-rules';
 import type { PausedDestination } from '../outbound/circuit';
 import type { HistoryOwner } from './history';
 import { callerName } from './owner-history';
@@ -12,17 +13,6 @@ import { callerName } from './owner-history';
 export const MAX_REPORTED_PER_CALLER = 50;
 /** The most the owner's listing answers for a project (the longest paused first). */
 const MAX_LISTED = 200;
-
-/** A paused destination as the owner's listing answers it. */
-export interface PausedDestinationItem {
-  origin: string;
-  caller: string;
-  state: 'open' | 'half-open';
-  since: number;
-  failures: number;
-  /** The next probe (open), or when the probe that is out is taken for lost (half-open). */
-  next_probe_at: number;
-}
 
 interface ReportedRow {
   caller_key: string;
@@ -57,7 +47,7 @@ export async function reportPaused(db: D1Database, owner: HistoryOwner, paused: 
 }
 
 /** The project's paused destinations, longest paused first. */
-export async function pausedDestinations(db: D1Database, serviceId: string): Promise<PausedDestinationItem[]> {
+export async function pausedDestinations(db: D1Database, serviceId: string): Promise<PausedDestinations['list']> {
   const { results } = await db
     .prepare('SELECT caller_key, origin, state, since, failures, probe_at FROM destination_circuits WHERE service_id = ? ORDER BY since, origin LIMIT ?')
     .bind(serviceId, MAX_LISTED)

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
 import { when } from '../components/when';
+import { PausedDestinations } from '../components/PausedDestinations';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { useListing } from '../components/use-listing';
 
@@ -81,6 +82,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
       <div class="title-bar">
         <h2 id="forward-title">Forwarding</h2>
       </div>
+      <PausedDestinations api={api} />
       <p class="hint">Every caller's forwarded requests, newest first. The key is shown as $CLIENT_SECRET wherever it went.</p>
       <form class="filters" aria-label="Filters" onSubmit={(e) => (e.preventDefault(), setFilters({ ...draft }))}>
         <div class="field">
