@@ -10,7 +10,7 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { THRESHOLD } from '../../src/outbound/circuit';
 import { call, createProject, type TestProject } from '../helpers/api';
-import { cancel, eventually, forward, loopback, origin, poll, received, settledEnvelope, uniquePath } from './support';
+import { cancel, eventually, forward, heldAtGate, loopback, origin, poll, received, settledEnvelope, uniquePath } from './support';
 
 const GET = 'GET' as const;
 
@@ -115,6 +115,45 @@ describe("a destination's circuit, for queued requests sent with retry", () => {
       message: 'The request was removed from its queue.',
     });
     expect(await calls(key)).toBe(THRESHOLD);
+  });
+});
+
+describe("a destination's circuit, across the caller's queues", () => {
+  it('lets one probe out at a time, and its success lets every held queue go on at once', async () => {
+    const project = await createProject();
+    const { key, url } = failing(THRESHOLD);
+    const path = uniquePath('/echo/circuit-other-queue');
+    await openCircuit(project, url, 'circuit-queues-0');
+    const first = await forward(project, { url, method: GET, queue: 'circuit-queues-1', retry: true });
+    const second = await forward(project, { url: `${origin}${path}`, method: GET, queue: 'circuit-queues-2', retry: true });
+
+    const done = [
+      await settledEnvelope(project, { id: first.json.id, url, method: GET }),
+      await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET }),
+    ].sort((a, b) => a.executed - b.executed);
+    for (const one of done) expect(one).toMatchObject({ status: 'resolved', status_code: 200, attempts: [{ waited: 'circuit' }] });
+    // The later one was held while the probe was out (its lease is a minute): sent only once the probe's success came back.
+    expect(done[1].executed).toBeGreaterThanOrEqual(done[0].responded);
+    expect(await calls(key)).toBe(THRESHOLD + 1);
+    expect(await received(path)).toBe(1);
+  });
+
+  it('frees the circuit at once when the probe is cancelled: the next request due becomes the probe', async () => {
+    const project = await createProject();
+    const { url } = failing(1000);
+    await openCircuit(project, url, 'circuit-cancel-0');
+    const gate = crypto.randomUUID();
+    const gated = `${origin}/gate/hold/${gate}`;
+    const probe = await forward(project, { url: gated, method: GET, queue: 'circuit-cancel-1', retry: true });
+    await heldAtGate(gate);
+    const { key: nextKey, url: nextUrl } = failing(0);
+    const next = await forward(project, { url: nextUrl, method: GET, queue: 'circuit-cancel-2', retry: true });
+    await heldState(project, next.json.id, nextUrl);
+
+    expect((await cancel(project, { id: probe.json.id, url: gated, method: GET })).json).toMatchObject({ removed: true });
+    // Held until the cancelled probe's lease (a minute) otherwise: settling within the poll's bound shows it went at once.
+    expect(await settledEnvelope(project, { id: next.json.id, url: nextUrl, method: GET })).toMatchObject({ status: 'resolved', status_code: 200 });
+    expect(await calls(nextKey)).toBe(1);
   });
 });
 
