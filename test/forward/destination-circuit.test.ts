@@ -100,15 +100,30 @@ describe("a destination's circuit, for queued requests sent with retry", () => {
     expect(await calls(key)).toBe(THRESHOLD + 1);
   });
 
-  it('keeps its state when the object restarts: a request sent with retry afterwards is still held', async () => {
+  it('loses nothing when the object restarts mid-hold: the held request is sent at the probe time, not before', async () => {
     const project = await createProject();
-    const { key, url } = failing(1000);
+    const { key, url } = failing(THRESHOLD);
     await openCircuit(project, url, 'circuit-restart');
+    const held = await forward(project, { url, method: GET, queue: 'circuit-restart', retry: true });
+    const waiting = await heldState(project, held.json.id, url);
 
-    // Resets every object instance (storage kept), as a crash or a deploy would.
+    // Resets every object instance (storage kept), as a crash or a deploy would: the new one runs every queue's job at once.
     await abortAllDurableObjects();
 
-    const after = await forward(project, { url, method: GET, queue: 'circuit-restart', retry: true });
+    const done = await settledEnvelope(project, { id: held.json.id, url, method: GET });
+    expect(done).toMatchObject({ status: 'resolved', status_code: 200, attempts: [{ waited: 'circuit' }] });
+    expect(done.executed).toBeGreaterThanOrEqual(waiting.next_attempt_at);
+    expect(await calls(key)).toBe(THRESHOLD + 1);
+  });
+
+  it('keeps an open circuit across a restart: a request sent with retry afterwards is held', async () => {
+    const project = await createProject();
+    const { key, url } = failing(1000);
+    await openCircuit(project, url, 'circuit-restart-open');
+
+    await abortAllDurableObjects();
+
+    const after = await forward(project, { url, method: GET, queue: 'circuit-restart-open', retry: true });
     await heldState(project, after.json.id, url);
     expect((await cancel(project, { id: after.json.id, url, method: GET })).json).toMatchObject({
       removed: true,
