@@ -492,6 +492,26 @@ describe('the owner dashboard', () => {
     await waitForLogRows('.log-row', 0);
   });
 
+  it('marks a duplicate delivery (extension: idempotency) with the consumption it repeats, and the first one without', async () => {
+    await worker.registerTicket('deduplicated', { condition: { method: 'POST' }, idempotency: { key: '${headers[x-event-id]}' }, actions: [] });
+    const deliver = () =>
+      fetch(`${worker.url}/tp/${worker.project.service_id}/deduplicated`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-event-id': 'evt_dashboard_1' },
+        body: '{}',
+      });
+    const first = await deliver();
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect((await deliver()).status).toBe(200);
+    await page.goto(`${worker.url}/#/tickets/deduplicated/logs`);
+    await waitForLogRows('.log-row', 2);
+    const rows = page.locator('.log-row');
+    // Newest first: the duplicate, naming the first consumption's id.
+    const firstId = await rows.nth(1).getAttribute('data-consume-id');
+    expect(await rows.nth(0).locator('.duplicate').textContent()).toBe(` duplicate of ${firstId}`);
+    expect(await rows.nth(1).locator('.duplicate').count()).toBe(0);
+  });
+
   it('live refresh lists a consumption made after the page opened, without a click, and its action rows show the key as ${CLIENT_SECRET}', async () => {
     const KEY = 'sk_live_dashboard_9f3e41';
     await worker.putSecretKey('api', { value: KEY });
