@@ -268,7 +268,6 @@ describe('svc logs and idempotency (extension)', () => {
         is_test: false,
         timestamp: Date.UTC(2026, 10, 29, 9),
         description,
-        failed: false,
         attempts: 1,
       }) as LogRow;
     const duplicate = row(JSON.stringify({ outcome: { ok: true }, duplicate_of: 'abc' }));
