@@ -21,7 +21,17 @@ export function outcomeOf(row: Pick<LogRow, 'description' | 'failed'>): { ok: bo
   return { ok, text: typeof outcome?.message === 'string' ? `${code}: ${outcome.message}` : code };
 }
 
-/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts; a summary of counted entries says how many. */
+/** The first consumption a duplicate answered for (extension: idempotency), as its description records it. */
+export function duplicateOf(row: Pick<LogRow, 'description'>): string | undefined {
+  try {
+    const first = (JSON.parse(row.description) as { duplicate_of?: unknown }).duplicate_of;
+    return typeof first === 'string' ? first : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user, retry and duplicate facts; a summary of counted entries says how many. */
 export function formatLogRow(row: LogRow, color: Colors): string {
   const { ok, text } = outcomeOf(row);
   const shown = row.sampled ? `${row.sampled.text} (counted, not kept)` : text;
@@ -29,6 +39,8 @@ export function formatLogRow(row: LogRow, color: Colors): string {
   if (row.check) parts.push(color.cyan('[dry run]'));
   if (row.user_id) parts.push(`user=${row.user_id}`);
   if (row.attempts !== undefined && row.attempts > 1) parts.push(`attempts=${row.attempts}`);
+  const first = duplicateOf(row);
+  if (first) parts.push(color.cyan(`[duplicate of ${first}]`));
   if (row.warning) parts.push(color.yellow(`warning: ${row.warning}`));
   return parts.join('  ');
 }
