@@ -20,7 +20,11 @@ const msOf = (local: string) => (local ? String(new Date(local).getTime()) : '')
 const text = (value: unknown) => (value === undefined || value === null ? '—' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 const fullIdOf = (item: ForwardItem) => `${item.method}:${item.id}:${item.url}`;
 /** The status a waiting request is waiting out (extension: forwardRequest's retry). */
-const lastAttemptCode = (item: ForwardItem) => item.attempts?.at(-1)?.status_code ?? 429;
+/** What a waiting request waits for: its destination's open circuit (extension) or the 429/503 it was answered. */
+const waitingFor = (item: ForwardItem) => {
+  const last = item.attempts?.at(-1);
+  return last?.waited === 'circuit' ? 'held: its destination is paused' : `waiting out a ${last?.status_code ?? 429}`;
+};
 const waitText = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
 interface Filters {
@@ -163,7 +167,7 @@ function ForwardRow({ api, item, open, toggle }: { api: OwnerApi; item: ForwardI
         {item.next_attempt_at !== undefined && (
           <span class="waiting">
             {' '}
-            waiting out a {lastAttemptCode(item)} until {when(item.next_attempt_at)}
+            {waitingFor(item)} until {when(item.next_attempt_at)}
           </span>
         )}
       </button>
@@ -218,7 +222,7 @@ function RequestView({ view }: { view: ForwardRequestView }) {
               <ol class="forward-attempts">
                 {view.attempts.map((attempt) => (
                   <li key={attempt.at}>
-                    {when(attempt.at)}: {attempt.status_code}, waited {waitText(attempt.waited_ms)}
+                    {when(attempt.at)}: {attempt.waited === 'circuit' ? 'held, destination paused' : attempt.status_code}, waited {waitText(attempt.waited_ms)}
                   </li>
                 ))}
               </ol>
