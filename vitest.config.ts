@@ -36,6 +36,8 @@ const workers = cloudflareTest({
       FORWARD_STREAM_MS: '10000',
       // Shortens the first step of the back-pressure backoff (1 s) so the retry tests stay quick (src/forward/resend.ts).
       FORWARD_BACKOFF_MS: '200',
+      // Shortens the 1-minute step of a destination circuit's probe so the circuit tests stay quick (src/forward/destination-pause.ts).
+      CIRCUIT_PROBE_MS: '300',
       OPERATOR_TOKEN: 'test-operator-token',
       SECRETS_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       // Strict limits: every invocation counted against Cloudflare's Paid-plan limits (docs/limits.md).

@@ -4,6 +4,7 @@ import type { ForwardHistoryQuery } from '../schemas/forward';
 import type { OwnerForwardQuery } from '../schemas/forward-owner';
 import type { Env } from '../src/env';
 import { findHistory, historyRows, type HistoryOwner } from '../src/forward/history';
+import { MAX_REPORTED_PER_CALLER, reportPaused } from '../src/forward/destination-report';
 import { findOwnerHistory, ownerRows } from '../src/forward/owner-history';
 import type {
   DirectDispatch,
@@ -21,6 +22,7 @@ import { envelopeOf, type ForwardRecord } from '../src/forward/record';
 import type { ForwardOutcome } from '../src/forward/send';
 import { strictEnv, strictObject } from '../src/platform/strict-entry';
 import { CHUNKS_SCHEMA } from './chunk-store';
+import { CIRCUITS_SCHEMA, DestinationCircuits } from './destination-circuits';
 import { ForwardStreams } from './forward-streams';
 import type { ForwardJobs } from './forward-queue/forward-jobs';
 import { HistoryKeeper } from './forward-queue/history-keeper';
@@ -29,7 +31,7 @@ import { REQUESTS_SCHEMA, RequestsStore, type QueuedRequest } from './forward-qu
 import { StreamMover } from './forward-queue/stream-mover';
 import { HISTORY_ATTEMPTS_STEP, HISTORY_SCHEMA } from './history-schema';
 import { JobAlarm } from './job-alarm';
-import { type DeadJob, JobTable } from './job-table';
+import { type DeadJob, type Job, JobTable } from './job-table';
 import { REQUEST_TEXTS_SCHEMA } from './request-texts';
 import { migrateSchema } from './schema';
 import { ARCHIVE_SCHEMA } from './stream-archive';
@@ -42,6 +44,8 @@ const SCHEMA = [
   // The caller's history (issue 34 item 2), as D1 held it (migrations 0006 to 0018), and its place in D1's caller index.
   HISTORY_SCHEMA,
   HISTORY_ATTEMPTS_STEP,
+  // Pausing a failing destination (issue 36 item 6): the circuit of each destination origin.
+  CIRCUITS_SCHEMA,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */
@@ -68,6 +72,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly keeper: HistoryKeeper;
   private readonly runner: QueueRunner;
   private readonly alarms: JobAlarm<ForwardJobs>;
+  private readonly circuits: DestinationCircuits;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, strictEnv(env));
@@ -78,8 +83,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
     this.mover = new StreamMover(this.store, this.streams, this.jobs);
     this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm());
-    const { store, jobs, streams, mover } = this;
-    this.runner = new QueueRunner({ storage: ctx.storage, env: this.env, store, jobs, streams, mover, outbox: this.keeper.outbox });
+    this.circuits = new DestinationCircuits(ctx.storage.sql);
+    const { store, jobs, streams, mover, circuits } = this;
+    const circuitsChanged = (owner: HistoryOwner) => {
+      if (!jobs.has('report-circuits', owner)) jobs.add('report-circuits', Date.now(), owner);
+    };
+    this.runner = new QueueRunner({ storage: ctx.storage, env: this.env, store, jobs, streams, mover, outbox: this.keeper.outbox, circuits, circuitsChanged });
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
@@ -93,10 +102,12 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         'drop-stream': { run: (job) => this.mover.deleteMoved(job) },
         'compact-history': { run: (job) => this.keeper.compact(job) },
         'sweep-history': { run: (job) => this.keeper.sweep(job) },
+        'report-circuits': { run: (job) => this.reportCircuits(job) },
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );
     void ctx.blockConcurrencyWhile(async () => {
+      this.circuits.releaseProbes(Date.now());
       this.runner.failInterrupted();
       this.keeper.failInterruptedDirect();
       this.mover.scheduleUnmoved();
@@ -235,6 +246,15 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   /** One step of a background job (a queued request's run), in an invocation of its own (job-alarm.ts). */
   async runJob(id: number): Promise<void> {
     await this.alarms.runStarted(id);
+  }
+
+  /** Writes the object's paused destinations to D1 for the owner's listing (src/forward/destination-report.ts). */
+  private async reportCircuits(job: Job<'report-circuits'>): Promise<void> {
+    const paused = this.circuits.paused(MAX_REPORTED_PER_CALLER);
+    await reportPaused(this.env.DB, this.jobs.payloadOf(job), paused, Date.now());
+    // A change while D1 was written found this job due and added none: it runs again.
+    if (JSON.stringify(this.circuits.paused(MAX_REPORTED_PER_CALLER)) === JSON.stringify(paused)) this.jobs.delete(job.id);
+    else this.jobs.reschedule(job.id, Date.now());
   }
 
   /** A request's status envelope: its place in its queue while unresolved. */

@@ -432,24 +432,28 @@ export interface ForwardStatusEnvelope {
    */
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**
-     * That send began, ms since the epoch.
+     * That send began, or the hold began, ms since the epoch.
      */
     at: number;
     /**
-     * 429 or 503
+     * 429 or 503; absent on a hold for an open circuit (nothing was sent)
      */
-    status_code: number;
+    status_code?: number;
     /**
-     * How long the request waited before it was sent again
+     * How long the request waited before it was tried again
      */
     waited_ms: number;
+    /**
+     * Extension (circuit): the request was held, not sent: its destination's circuit was open
+     */
+    waited?: 'circuit';
   }[];
   /**
-   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   * Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again, ms since the epoch.
    */
   next_attempt_at?: number;
   /**
@@ -510,24 +514,28 @@ export interface RequestHistory {
   status_code?: number;
   error?: ForwardFailure;
   /**
-   * Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).
+   * Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).
    */
   attempts?: {
     /**
-     * That send began, ms since the epoch.
+     * That send began, or the hold began, ms since the epoch.
      */
     at: number;
     /**
-     * 429 or 503
+     * 429 or 503; absent on a hold for an open circuit (nothing was sent)
      */
-    status_code: number;
+    status_code?: number;
     /**
-     * How long the request waited before it was sent again
+     * How long the request waited before it was tried again
      */
     waited_ms: number;
+    /**
+     * Extension (circuit): the request was held, not sent: its destination's circuit was open
+     */
+    waited?: 'circuit';
   }[];
   /**
-   * Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again, ms since the epoch.
+   * Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again, ms since the epoch.
    */
   next_attempt_at?: number;
   /**
@@ -573,6 +581,38 @@ export interface ForwardCheckAnswer {
      */
     limits: string;
   };
+}
+
+/**
+ * Extension: the answer of listPausedDestinations, the project's open and half-open destination circuits.
+ */
+export interface PausedDestinations {
+  list: {
+    /**
+     * The destination's origin (scheme, host and port).
+     */
+    origin: string;
+    /**
+     * Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller).
+     */
+    caller: string;
+    /**
+     * open: requests sent with retry are held until the next probe; half-open: a probe is out.
+     */
+    state: 'open' | 'half-open';
+    /**
+     * The circuit opened, ms since the epoch.
+     */
+    since: number;
+    /**
+     * Failures counted since the run of them began (5 in a row within 10 minutes open it).
+     */
+    failures: number;
+    /**
+     * The next probe (open), or when the probe that is out is taken for lost (half-open), ms since the epoch.
+     */
+    next_probe_at: number;
+  }[];
 }
 
 /**

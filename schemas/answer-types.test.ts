@@ -22,6 +22,7 @@ import type {
   realtimeServerFrameAnswer,
   receiptAnswer,
   removalAnswer,
+  pausedDestinationsAnswer,
   requestHistoryAnswer,
   secureRequestAnswer,
   ticketLogAnswer,
@@ -31,6 +32,7 @@ import type {
   ForwardCheckAnswer,
   ForwardFailure,
   ForwardStatusEnvelope,
+  PausedDestinations,
   QueueCountAnswer,
   RealtimeServerFrame,
   RemovalAnswer,
@@ -59,6 +61,7 @@ describe('the answer types are the schemas of the routes', () => {
     expectTypeOf<FinalizeAnswer>().toEqualTypeOf<Out<typeof finalizeAnswer>>();
     expectTypeOf<RemovalAnswer>().toEqualTypeOf<Out<typeof removalAnswer>>();
     expectTypeOf<QueueCountAnswer>().toEqualTypeOf<Out<typeof queueCountAnswer>>();
+    expectTypeOf<PausedDestinations>().toEqualTypeOf<Out<typeof pausedDestinationsAnswer>>();
     expectTypeOf<RequestHistory>().toEqualTypeOf<Out<typeof requestHistoryAnswer>>();
     expectTypeOf<ForwardCheckAnswer>().toEqualTypeOf<Out<typeof forwardCheckAnswer>>();
     expectTypeOf<RealtimeServerFrame>().toEqualTypeOf<Out<typeof realtimeServerFrameAnswer>>();

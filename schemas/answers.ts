@@ -349,20 +349,26 @@ export const forwardErrorAnswer = z.object({
   truncated: z.boolean().optional().describe('... and whether that body was cut.'),
   chunks: z.int().optional().describe('A streamed request that failed after its answer began: the pieces kept.'),
 });
-/** Extension (issue 36): the sends of a request sent with `retry` that were answered 429 or 503 and waited out. */
+/**
+ * Extension (issue 36): the sends of a request sent with `retry` that were answered 429 or 503 and waited
+ * out, and the times it was held because its destination's circuit was open.
+ */
 const forwardAttemptsAnswer = z
   .array(
     z.object({
-      at: ms('That send began'),
-      status_code: z.int().describe('429 or 503'),
-      waited_ms: z.int().describe('How long the request waited before it was sent again'),
+      at: ms('That send began, or the hold began'),
+      status_code: z.int().optional().describe('429 or 503; absent on a hold for an open circuit (nothing was sent)'),
+      waited_ms: z.int().describe('How long the request waited before it was tried again'),
+      waited: z.literal('circuit').optional().describe("Extension (circuit): the request was held, not sent: its destination's circuit was open"),
     }),
   )
   .optional()
   .describe(
-    'Extension (retry): the sends answered 429 or 503 and waited out, oldest first (the latest 20); the last send is the request itself (executed, status_code).',
+    'Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).',
   );
-const nextAttemptAnswer = ms('Extension (retry): while the request waits out a 429 or 503 (status pending), when it is sent again').optional();
+const nextAttemptAnswer = ms(
+  'Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again',
+).optional();
 export const forwardStatusAnswer = z.object({
   id: z.string().describe("'stamp:entropy'"),
   status: forwardStatus,
@@ -493,6 +499,19 @@ export const jsonRpcAnswer = z.object({
 /** The owner's view of forwarding (issue 15): a history item named by its caller, and one request in full. */
 export const ownerForwardItemAnswer = requestHistoryAnswer.extend({
   caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+});
+/** Extension (issue 36 item 6): a project's paused destinations, as their callers' objects reported them. */
+export const pausedDestinationsAnswer = z.object({
+  list: z.array(
+    z.object({
+      origin: z.string().describe("The destination's origin (scheme, host and port)."),
+      caller: z.string().describe("Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller)."),
+      state: z.enum(['open', 'half-open']).describe('open: requests sent with retry are held until the next probe; half-open: a probe is out.'),
+      since: ms('The circuit opened'),
+      failures: z.int().describe('Failures counted since the run of them began (5 in a row within 10 minutes open it).'),
+      next_probe_at: ms('The next probe (open), or when the probe that is out is taken for lost (half-open)'),
+    }),
+  ),
 });
 export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
   full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>'."),

@@ -9,13 +9,14 @@ import type {
   ForwardCheckAnswer,
   ForwardFailure,
   ForwardStatusEnvelope,
+  PausedDestinations,
   QueueCountAnswer,
   RemovalAnswer,
   RequestHistory,
 } from './answer-types.generated';
 
 /** The answers of the forwarding routes, generated from the schemas the routes declare (schemas/answers.ts). */
-export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardStatusEnvelope, QueueCountAnswer, RemovalAnswer, RequestHistory };
+export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardStatusEnvelope, PausedDestinations, QueueCountAnswer, RemovalAnswer, RequestHistory };
 
 export const FORWARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 

@@ -78,6 +78,7 @@ const typesOf = (a) => [
   ['QueueCountAnswer', a.queueCountAnswer, 'The unresolved requests of a queue.'],
   ['RequestHistory', a.requestHistoryAnswer, 'One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies.'],
   ['ForwardCheckAnswer', a.forwardCheckAnswer, 'What a dry run (`check: true`) answers: the request as it would go, the key shown as its token.'],
+  ['PausedDestinations', a.pausedDestinationsAnswer, "Extension: the answer of listPausedDestinations, the project's open and half-open destination circuits."],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];

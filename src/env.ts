@@ -24,6 +24,8 @@ export interface Env extends GeneratedEnv {
   OUTBOUND_CALL_MS?: string;
   /** First step of the back-pressure backoff in ms (default and most 1000; tests shorten it). */
   FORWARD_BACKOFF_MS?: string;
+  /** A destination circuit's first probe step in ms (default and most 60 000; tests shorten it). */
+  CIRCUIT_PROBE_MS?: string;
   /** Longest time a streamed answer is relayed in ms (default and most MAX_STREAM_MS; tests shorten it). */
   FORWARD_STREAM_MS?: string;
   /** "1" (Paid plan) or "free": counts each invocation against Cloudflare's limits (docs/limits.md); unset in production. */

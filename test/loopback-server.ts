@@ -48,6 +48,8 @@
  *   /busy/<k>/<n>    answers 429 with `Retry-After: <retry_after>` (the query's value, default 1; `none`: no
  *                    header) the first <n> times it is called under key <k>, then 200 { calls }: a rate-limited
  *                    API; /busy-state/<k> answers { calls }
+ *   /failing/<k>/<n> answers 500 the first <n> times it is called under key <k>, then 200 { calls }: a failing
+ *                    destination that recovers; its calls under /busy-state/<k> (keys are the test's own)
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -313,8 +315,15 @@ function handleGate(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   } else json(404, { error: 'no such gate verb' });
 }
 
-/** The calls of each /busy/<k> so far. */
+/** The calls of each /busy/<k> and /failing/<k> so far. */
 const busyCalls = new Map<string, number>();
+
+function handleFailing(res: http.ServerResponse, key: string, failing: number): void {
+  const calls = (busyCalls.get(key) ?? 0) + 1;
+  busyCalls.set(key, calls);
+  res.writeHead(calls <= failing ? 500 : 200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(calls <= failing ? { error: 'failing', calls } : { calls }));
+}
 
 function handleBusy(res: http.ServerResponse, key: string, limited: number, url: URL): void {
   const calls = (busyCalls.get(key) ?? 0) + 1;
@@ -412,6 +421,9 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     } else if (/^\/busy\/[^/]+\/\d+$/.test(url.pathname)) {
       const [, , key, limited] = url.pathname.split('/');
       handleBusy(res, key, Number(limited), url);
+    } else if (/^\/failing\/[^/]+\/\d+$/.test(url.pathname)) {
+      const [, , key, failing] = url.pathname.split('/');
+      handleFailing(res, key, Number(failing));
     } else if (/^\/busy-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ calls: busyCalls.get(url.pathname.slice('/busy-state/'.length)) ?? 0 }));

@@ -87,5 +87,6 @@ export const paths = (serviceId: string) => {
     signature: (id: string, consumeId: string) => `${ticket(id)}/log/${encodeURIComponent(consumeId)}/signature`,
     secrets: `${project}/secrets`,
     secret: (name: string) => `${project}/secrets/${encodeURIComponent(name)}`,
+    destinations: `${project}/destinations`,
   };
 };

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDestinations } from './commands/destinations';
 import { registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerPresets } from './commands/presets';
@@ -31,5 +32,6 @@ export function buildProgram(rt: Runtime): Command {
   registerLogs(program, context);
   registerSecrets(program, context);
   registerPresets(program, context);
+  registerDestinations(program, context);
   return program;
 }

@@ -265,6 +265,15 @@ describe('svc against wrangler dev', () => {
     expect((await svc(['secrets', 'delete', 'demo'])).code).toBe(0);
   });
 
+  it('destinations answers the paused destinations through the owner route: none on a project whose destinations never failed', async () => {
+    const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
+    const text = await svc(['destinations'], { env });
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('No paused destinations.\n');
+    expect(JSON.parse((await svc(['destinations', '--json'], { env })).stdout)).toEqual({ list: [] });
+  });
+
   it('SVC_URL and SVC_OWNER_KEY work without a config file', async () => {
     const result = await svc(['tickets', 'list'], {
       env: { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key },

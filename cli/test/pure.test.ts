@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { checkBody } from '../src/check-body';
+import { formatPausedDestination } from '../src/commands/destinations';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
 import { formatFloodMinute, formatLogRow, outcomeOf } from '../src/logs-format';
@@ -226,6 +227,19 @@ describe('output', () => {
     expect(usage.exitCode).toBe(EXIT_USAGE);
     const crash = errorReport(new TypeError('boom'), false);
     expect(crash).toEqual({ text: 'svc: boom\n', exitCode: EXIT_FAILED });
+  });
+});
+
+describe('svc destinations (issue 36 item 6)', () => {
+  it('prints a paused destination with its state, caller, failures and probe time in UTC', () => {
+    const since = Date.UTC(2026, 10, 29, 9, 0, 0);
+    const item = { origin: 'https://api.example.com', caller: 'visitor:a', failures: 5, since, next_probe_at: since + 90_000 };
+    expect(formatPausedDestination({ ...item, state: 'open' })).toBe(
+      'https://api.example.com  open  caller=visitor:a  failures=5  since 2026-11-29T09:00:00Z  next probe 2026-11-29T09:01:30Z',
+    );
+    expect(formatPausedDestination({ ...item, state: 'half-open' })).toContain(
+      'half-open  caller=visitor:a  failures=5  since 2026-11-29T09:00:00Z  probe out until 2026-11-29T09:01:30Z',
+    );
   });
 });
 

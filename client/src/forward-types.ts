@@ -83,7 +83,9 @@ export interface ForwardRequestOptions {
   /**
    * Extension (queued requests only): a 429 or 503 is waited out (Retry-After, the X-RateLimit-Reset headers, else a
    * backoff) and the request sent again, its queue waiting behind it, until `within` seconds after it was made
-   * (true: 86400). Nothing else is resent. The status object lists the waits in `attempts`.
+   * (true: 86400). Nothing else is resent. The status object lists the waits in `attempts`. While the destination's
+   * circuit is open (5 failures in a row: 5xx, timeout, network error) the request is held, not sent, until a probe
+   * succeeds: listed in `attempts` as `{ waited: 'circuit' }` (docs/api.md, "Pausing a failing destination").
    */
   retry?: ForwardRetry;
   /** Shape of the result: 'text' stringifies, 'json' parses a string that parses; a status object is never reshaped. */

@@ -184,3 +184,36 @@ describe('a request sent with retry (extension) on the Forwarding page', () => {
     }
   });
 });
+
+describe('paused destinations (extension) on the Forwarding page', () => {
+  it('lists a destination whose circuit five failures in a row opened, with its caller and failures', async () => {
+    destination.script('/failing', { pieces: ['{"error":"down"}'], status: 500 });
+    // A caller of its own (its own queue object, so its own circuits): the other tests' requests are not held.
+    for (let n = 0; n < 5; n++) {
+      const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'dashboard-circuit-visitor' },
+        body: JSON.stringify({ url: `${destination.url}/failing`, method: 'POST', queue: 'dash-circuit', retry: true }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const paused = async () => {
+      const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/destinations`, {
+        headers: { authorization: `Bearer ${worker.project.owner_key}` },
+      });
+      return ((await res.json()) as { list: any[] }).list;
+    };
+    const until = Date.now() + 20_000;
+    while ((await paused()).length === 0) {
+      if (Date.now() > until) throw new Error('the circuit never opened');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await page.click('nav a[href="#/forwarding"]');
+    await page.click('.paused-destinations button:has-text("Refresh")');
+    const cells = page.locator('.paused-destinations tbody tr td');
+    await expect.poll(() => cells.count()).toBe(6);
+    const texts = await cells.allTextContents();
+    expect(texts.slice(0, 4)).toEqual([new URL(destination.url).origin, 'open (waiting)', expect.stringMatching(/^visitor:/), '5']);
+    await screenshot(page, 'forward-paused-destinations');
+  });
+});

@@ -104,3 +104,6 @@ export const listForwardRequests = (api: OwnerApi, filters: Record<string, strin
   );
 
 export const getForwardRequest = (api: OwnerApi, fullId: string) => api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);
+
+/** Extension: the project's paused destinations (GET …/destinations). */
+export const listPausedDestinations = (api: OwnerApi) => api.project<import('../../schemas/forward-rules').PausedDestinations>('GET', '/destinations');

@@ -12,6 +12,8 @@ export type ForwardJobs = {
   'drop-stream': { key: string };
   'compact-history': HistoryOwner;
   'sweep-history': HistoryOwner;
+  /** The object's paused destinations, written to D1 for the owner's listing (src/forward/destination-report.ts). */
+  'report-circuits': HistoryOwner;
 };
 
 export type ForwardJobTable = JobTable<ForwardJobs>;

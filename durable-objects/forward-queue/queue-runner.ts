@@ -7,14 +7,18 @@
 import { MAX_STREAM_MS } from '../../schemas/forward-rules';
 import type { Env } from '../../src/env';
 import type { HistoryChange } from '../../src/forward/history-changes';
+import type { HistoryOwner } from '../../src/forward/history';
 import { addressOfRecord } from '../../src/forward/owner-history';
 import type { QueuedPlan } from '../../src/forward/queue-store';
 import type { ForwardError, ForwardRecord } from '../../src/forward/record';
 import { sendPrepared, sendStreamed, type ForwardOutcome, type SendKey, type StreamOutcome } from '../../src/forward/send';
 import { backoffBaseMs, waitingAgain, type SendAnswer } from '../../src/forward/resend';
+import { circuitPolicy, heldForCircuit, originOf, verdictOfOutcome, waitsForCircuit } from '../../src/forward/destination-pause';
+import { admit, probeLost, recorded, type Verdict } from '../../src/outbound/circuit';
 import { settled, settledStream } from '../../src/forward/settle';
 import { keyRefusal, missingKey } from '../../src/forward/verdicts';
 import { loadSecretKey } from '../../src/platform/secrets';
+import type { DestinationCircuits } from '../destination-circuits';
 import { streamLimitMs, type ForwardStreams } from '../forward-streams';
 import type { Job } from '../job-table';
 import type { Outbox } from '../outbox';
@@ -46,6 +50,9 @@ export interface QueueParts {
   streams: ForwardStreams;
   mover: StreamMover;
   outbox: Outbox<HistoryChange, ForwardJobs>;
+  circuits: DestinationCircuits;
+  /** A circuit of the owner's object was paused or let go (its report to the owner's listing is due). */
+  circuitsChanged: (owner: HistoryOwner) => void;
 }
 
 export class QueueRunner {
@@ -115,17 +122,28 @@ export class QueueRunner {
     }
     const started = Date.now();
     // Waiting out back-pressure (a restart ran every queue at once): the queue waits for the head's time.
-    if (head.record.next_attempt_at !== undefined && head.record.next_attempt_at > started) {
+    // A head held for its destination's circuit asks the circuit again instead (it may have closed early).
+    if (head.record.next_attempt_at !== undefined && head.record.next_attempt_at > started && !waitsForCircuit(head.record)) {
       jobs.reschedule(job.id, head.record.next_attempt_at);
+      return;
+    }
+    const lease = head.record.stream ? STREAM_LEASE_MS : RUN_LEASE_MS;
+    const origin = originOf(head.plan.prepared.url);
+    const admission = head.plan.retryWithin !== undefined && origin !== undefined ? this.admit(origin, started, started + lease) : 'go';
+    if (typeof admission === 'number') {
+      // Held, not sent: the head stays at the head, and its queue waits with it until the probe's time.
+      if (head.record.next_attempt_at !== admission) this.save(head, heldForCircuit(head.record, admission, started));
+      jobs.reschedule(job.id, admission);
       return;
     }
     const { next_attempt_at: _waited, ...waited } = head.record;
     const running: ForwardRecord = { ...waited, status: 'running', updated: started, executed: started };
-    jobs.reschedule(job.id, started + (head.record.stream ? STREAM_LEASE_MS : RUN_LEASE_MS));
+    jobs.reschedule(job.id, started + lease);
     this.save(head, running);
     const controller = new AbortController();
     this.inFlight.set(head.seq, controller);
     let nextRunAt: number | undefined;
+    let told = false;
     try {
       // On disk before anything is sent: from here a crash can fail this request, never send it again.
       await this.parts.storage.sync();
@@ -133,6 +151,8 @@ export class QueueRunner {
       if (controller.signal.aborted) return;
       const outcome = running.stream ? await this.sendStream(head.seq, running, head.plan, controller.signal) : await this.send(head.plan, controller.signal);
       if (controller.signal.aborted) return;
+      if (origin !== undefined) this.tellCircuit(head.plan.owner, origin, verdictOfOutcome(outcome), admission === 'probe');
+      told = true;
       const waiting = this.waitingAgain(head.plan, running, outcome);
       if (waiting) {
         // Not settled: the head stays at the head, and its queue waits with it (sequential queues).
@@ -146,6 +166,8 @@ export class QueueRunner {
       );
     } finally {
       this.inFlight.delete(head.seq);
+      // A probe cancelled (or that threw) told nothing: the next request due is the probe, not one after its lease.
+      if (admission === 'probe' && !told && origin !== undefined) this.releaseProbe(origin);
       // The next request of the queue (or this one again after its wait), in an invocation of its own.
       jobs.reschedule(job.id, nextRunAt ?? Date.now());
     }
@@ -187,6 +209,42 @@ export class QueueRunner {
     if (request) this.remove(request);
     this.parts.jobs.delete(job.id);
     return Promise.resolve();
+  }
+
+  /**
+   * Whether a send to the origin goes now ('go'), goes as the circuit's probe ('probe', the circuit marked
+   * half-open first, so no other send is let through), or is held until the time answered.
+   */
+  private admit(origin: string, now: number, leaseUntil: number): 'go' | 'probe' | number {
+    const admission = admit(this.parts.circuits.get(origin), now, leaseUntil);
+    if (admission.send === 'wait') return admission.until;
+    if (admission.send === 'probe') this.parts.circuits.put(origin, admission.circuit);
+    return admission.send;
+  }
+
+  /** A queued send's verdict on its destination; a circuit that closes lets every queue held by it go on. */
+  private tellCircuit(owner: HistoryOwner, origin: string, verdict: Verdict, probe: boolean): void {
+    const { circuits } = this.parts;
+    const before = circuits.get(origin);
+    const after = recorded(before, verdict, probe, Date.now(), circuitPolicy(this.parts.env, Math.random));
+    if (after === before) return;
+    circuits.put(origin, after);
+    const paused = (state: string | undefined) => state === 'open' || state === 'half-open';
+    if (paused(before?.state) || paused(after?.state)) this.parts.circuitsChanged(owner);
+    if (paused(before?.state) && !paused(after?.state)) this.runQueuesNow();
+  }
+
+  private releaseProbe(origin: string): void {
+    const circuit = this.parts.circuits.get(origin);
+    if (circuit?.state !== 'half-open') return;
+    this.parts.circuits.put(origin, probeLost(circuit, Date.now()));
+    this.runQueuesNow();
+  }
+
+  /** Every queue runs now: a head held for a circuit that closed is sent, any other wait is kept (see run). */
+  private runQueuesNow(): void {
+    const { jobs } = this.parts;
+    for (const job of jobs.all()) if (job.kind === 'run') jobs.reschedule(job.id, Date.now());
   }
 
   /** A request sent with retry and answered 429 or 503: its waiting record (resend.ts); undefined when it settles. */

@@ -10,12 +10,17 @@ export interface ForwardError extends Omit<ForwardFailure, 'code'> {
   code: ErrorCode;
 }
 
-/** Extension (issue 36): a send answered 429 or 503 that was waited out (the request was sent again after waited_ms). */
+/**
+ * Extension (issue 36): a send answered 429 or 503 that was waited out (the request was sent again after
+ * waited_ms), or (waited: 'circuit', no status_code) a time the request was held, not sent, because its
+ * destination's circuit was open.
+ */
 export interface ForwardAttempt {
-  /** When that send began (ms). */
+  /** When that send began, or the hold (ms). */
   at: number;
-  status_code: number;
+  status_code?: number;
   waited_ms: number;
+  waited?: 'circuit';
 }
 
 export interface ForwardRecord {
@@ -54,9 +59,9 @@ export interface ForwardRecord {
    * characters only (see compactTextsOfPrefixes); a body the record carries itself wins over it.
    */
   side_texts?: CompactTexts;
-  /** Extension (issue 36): the sends answered 429 or 503 and waited out, oldest first (a request sent with retry). */
+  /** Extension (issue 36): the sends answered 429 or 503 and waited out, and the holds for an open circuit, oldest first (a request sent with retry). */
   attempts?: ForwardAttempt[];
-  /** Extension (issue 36): while a request waits out back-pressure, when it is sent again (ms). */
+  /** Extension (issue 36): while a request waits out back-pressure or an open circuit, when it is tried again (ms). */
   next_attempt_at?: number;
 }
 

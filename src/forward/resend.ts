@@ -44,7 +44,8 @@ export function waitingAgain(running: ForwardRecord, answer: SendAnswer, policy:
   const { statusCode } = answer;
   if (policy.withinSeconds === undefined || statusCode === undefined || !BACK_PRESSURE_STATUSES.has(statusCode)) return undefined;
   const attempts = running.attempts ?? [];
-  const wait = answer.askedWaitMs ?? backoffMs(attempts.length, policy.baseMs, policy.random);
+  const sends = attempts.filter((attempt) => attempt.waited !== 'circuit').length;
+  const wait = answer.askedWaitMs ?? backoffMs(sends, policy.baseMs, policy.random);
   if (now + wait > running.created + policy.withinSeconds * 1000) return undefined;
   const { executed, ...waiting } = running;
   return {

@@ -12,6 +12,7 @@ import { PROJECT_PATH, guard } from '../http/guards';
 import { pageRequest } from '../wire/paging';
 import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
 import { findOwnerRequest, listOwnerHistory } from '../forward/owner-fan-out';
+import { pausedDestinations } from '../forward/destination-report';
 import { forwardQueueStub } from '../platform/object-stubs';
 import * as answer from '../../schemas/answers';
 import { z } from 'zod';
@@ -80,4 +81,17 @@ forwardOwnerRoutes.get(`${REQUESTS_PATH}/:id`, ...getProjectForwardRequestRoute.
   const streamText =
     record.stream && record.response_body === undefined ? await forwardQueueStub(c.env, found.owner).streamText(addressOfRecord(record)) : null;
   return c.json(ownerRequestView(found.owner, record, streamText));
+});
+
+const listPausedDestinationsRoute = route({
+  operationId: 'listPausedDestinations',
+  tag: 'forward',
+  guard: guard('owner', "Only the project owner can read the project's paused destinations."),
+  summary:
+    "Extension: the project's paused destinations (open or half-open circuits), longest paused first, at most 200; requests sent with retry to them wait.",
+  success: ok('The paused destinations, each with its caller.', answer.pausedDestinationsAnswer),
+});
+
+forwardOwnerRoutes.get(`${PROJECT_PATH}/destinations`, ...listPausedDestinationsRoute.middleware, async (c) => {
+  return c.json({ list: await pausedDestinations(c.env.DB, c.get('project').service_id) });
 });

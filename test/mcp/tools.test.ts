@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { call, putSecret } from '../helpers/api';
 import { eventually, flushLogs } from '../logs/log-helpers';
 import { callTool, ownerSession, textOf } from './mcp-helpers';
+import { forward, origin, settledEnvelope } from '../forward/support';
 
 const PAID_ONLY = { description: 'paid only', count: 5, condition: { body: [{ key: 'kind', operator: '=', value: 'paid' }] }, actions: [] };
 const NOTES = {
@@ -24,6 +25,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
         'diagnose_signature',
         'match_signature_preset',
         'get_ticket',
+        'list_paused_destinations',
         'list_secret_keys',
         'list_signature_presets',
         'list_tickets',
@@ -136,6 +138,19 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     const result = await callTool(session.client, 'list_secret_keys');
     expect((result.structuredContent as any).list).toEqual([expect.objectContaining({ name: 'mcp-listed', locked: false })]);
     expect(JSON.stringify(result)).not.toContain('value-that-must-not-show-4f1c');
+  });
+
+  it('list_paused_destinations answers what the owner route answers: the origin whose circuit five failures opened', async () => {
+    const url = `${origin}/failing/${crypto.randomUUID()}/1000`;
+    const sent = [];
+    for (let i = 0; i < 5; i++) sent.push(await forward(session.project, { url, method: 'GET', queue: 'mcp-circuit', retry: true }));
+    for (const one of sent) await settledEnvelope(session.project, { id: one.json.id, url, method: 'GET' });
+    const direct = () => call('GET', `/v1/projects/${session.project.service_id}/destinations`, { token: session.project.owner_key });
+    await eventually(async () => (await direct()).json.list.length === 1);
+    const result = await callTool(session.client, 'list_paused_destinations');
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toEqual((await direct()).json);
+    expect(result.structuredContent).toMatchObject({ list: [{ origin: new URL(origin).origin, state: 'open', failures: 5 }] });
   });
 
   it('list_signature_presets answers the presets of schemas/signature-presets.ts', async () => {

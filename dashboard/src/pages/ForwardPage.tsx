@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
 import { when } from '../components/when';
+import { PausedDestinations } from '../components/PausedDestinations';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { useListing } from '../components/use-listing';
 
@@ -19,7 +20,11 @@ const msOf = (local: string) => (local ? String(new Date(local).getTime()) : '')
 const text = (value: unknown) => (value === undefined || value === null ? '—' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 const fullIdOf = (item: ForwardItem) => `${item.method}:${item.id}:${item.url}`;
 /** The status a waiting request is waiting out (extension: forwardRequest's retry). */
-const lastAttemptCode = (item: ForwardItem) => item.attempts?.at(-1)?.status_code ?? 429;
+/** What a waiting request waits for: its destination's open circuit (extension) or the 429/503 it was answered. */
+const waitingFor = (item: ForwardItem) => {
+  const last = item.attempts?.at(-1);
+  return last?.waited === 'circuit' ? 'held: its destination is paused' : `waiting out a ${last?.status_code ?? 429}`;
+};
 const waitText = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
 interface Filters {
@@ -85,6 +90,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
       <div class="title-bar">
         <h2 id="forward-title">Forwarding</h2>
       </div>
+      <PausedDestinations api={api} />
       <p class="hint">Every caller's forwarded requests, newest first. The key is shown as $CLIENT_SECRET wherever it went.</p>
       <form class="filters" aria-label="Filters" onSubmit={(e) => (e.preventDefault(), setFilters({ ...draft }))}>
         <div class="field">
@@ -161,7 +167,7 @@ function ForwardRow({ api, item, open, toggle }: { api: OwnerApi; item: ForwardI
         {item.next_attempt_at !== undefined && (
           <span class="waiting">
             {' '}
-            waiting out a {lastAttemptCode(item)} until {when(item.next_attempt_at)}
+            {waitingFor(item)} until {when(item.next_attempt_at)}
           </span>
         )}
       </button>
@@ -216,7 +222,7 @@ function RequestView({ view }: { view: ForwardRequestView }) {
               <ol class="forward-attempts">
                 {view.attempts.map((attempt) => (
                   <li key={attempt.at}>
-                    {when(attempt.at)}: {attempt.status_code}, waited {waitText(attempt.waited_ms)}
+                    {when(attempt.at)}: {attempt.waited === 'circuit' ? 'held, destination paused' : attempt.status_code}, waited {waitText(attempt.waited_ms)}
                   </li>
                 ))}
               </ol>
