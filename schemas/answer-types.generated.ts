@@ -359,6 +359,10 @@ export interface OwnerLogRow {
    */
   replay_of?: string;
   /**
+   * Extension (retry_schedule): while the run after resp waits for its next attempt, when that attempt starts; its attempts so far are in description.continuation.attempts, ms since the epoch.
+   */
+  next_attempt_at?: number;
+  /**
    * Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).
    */
   sampled?: SampledSummary;

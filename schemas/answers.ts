@@ -180,6 +180,9 @@ export const ticketLogAnswer = consumedAnswer.extend({
   warning: z.string().optional(),
   request: loggedRequestAnswer.optional().describe('The request the consumption received (not on a dry run).'),
   replay_of: z.string().optional().describe('The consume_id this row replays or re-checks.'),
+  next_attempt_at: ms(
+    'Extension (retry_schedule): while the run after resp waits for its next attempt, when that attempt starts; its attempts so far are in description.continuation.attempts',
+  ).optional(),
   sampled: sampledSummaryAnswer
     .optional()
     .describe('Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).'),

@@ -48,6 +48,8 @@
  *   /busy/<k>/<n>    answers 429 with `Retry-After: <retry_after>` (the query's value, default 1; `none`: no
  *                    header) the first <n> times it is called under key <k>, then 200 { calls }: a rate-limited
  *                    API; /busy-state/<k> answers { calls }
+ *   /fail/<k>/<n>/<s> answers status <s> (with `Retry-After: <retry_after>` when the query has one) the first <n>
+ *                    times it is called under key <k>, then 200 { calls }: a flaky API; /fail-state/<k> answers { calls }
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -313,6 +315,22 @@ function handleGate(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   } else json(404, { error: 'no such gate verb' });
 }
 
+/** The calls of each /fail/<k> so far. */
+const failCalls = new Map<string, number>();
+
+function handleFail(res: http.ServerResponse, key: string, failing: number, status: number, url: URL): void {
+  const calls = (failCalls.get(key) ?? 0) + 1;
+  failCalls.set(key, calls);
+  const retryAfter = url.searchParams.get('retry_after');
+  if (calls <= failing) {
+    res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+    res.end(JSON.stringify({ error: 'failed on purpose', calls }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ calls }));
+}
+
 /** The calls of each /busy/<k> so far. */
 const busyCalls = new Map<string, number>();
 
@@ -412,6 +430,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
     } else if (/^\/busy\/[^/]+\/\d+$/.test(url.pathname)) {
       const [, , key, limited] = url.pathname.split('/');
       handleBusy(res, key, Number(limited), url);
+    } else if (/^\/fail\/[^/]+\/\d+\/\d{3}$/.test(url.pathname)) {
+      const [, , key, failing, status] = url.pathname.split('/');
+      handleFail(res, key, Number(failing), Number(status), url);
+    } else if (/^\/fail-state\/[^/]+$/.test(url.pathname)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ calls: failCalls.get(url.pathname.slice('/fail-state/'.length)) ?? 0 }));
     } else if (/^\/busy-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ calls: busyCalls.get(url.pathname.slice('/busy-state/'.length)) ?? 0 }));
