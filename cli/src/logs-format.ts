@@ -21,7 +21,20 @@ export function outcomeOf(row: Pick<LogRow, 'description' | 'failed'>): { ok: bo
   return { ok, text: typeof outcome?.message === 'string' ? `${code}: ${outcome.message}` : code };
 }
 
-/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts; a summary of counted entries says how many. */
+/** The attempts of a run after resp that its ticket's retry schedule tried more than once (extension), from the description. */
+function scheduledAttempts(row: Pick<LogRow, 'description'>): number | undefined {
+  try {
+    const total = (JSON.parse(row.description) as { continuation?: { attempts_total?: unknown } }).continuation?.attempts_total;
+    return typeof total === 'number' && total > 1 ? total : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts (a run after
+ * resp waiting for its schedule's next attempt says when); a summary of counted entries says how many.
+ */
 export function formatLogRow(row: LogRow, color: Colors): string {
   const { ok, text } = outcomeOf(row);
   const shown = row.sampled ? `${row.sampled.text} (counted, not kept)` : text;
@@ -29,6 +42,9 @@ export function formatLogRow(row: LogRow, color: Colors): string {
   if (row.check) parts.push(color.cyan('[dry run]'));
   if (row.user_id) parts.push(`user=${row.user_id}`);
   if (row.attempts !== undefined && row.attempts > 1) parts.push(`attempts=${row.attempts}`);
+  const scheduled = scheduledAttempts(row);
+  if (scheduled !== undefined) parts.push(`scheduled attempts=${scheduled}`);
+  if (row.next_attempt_at !== undefined) parts.push(color.yellow(`retrying: next attempt at ${time(row.next_attempt_at)}`));
   if (row.warning) parts.push(color.yellow(`warning: ${row.warning}`));
   return parts.join('  ');
 }
