@@ -194,6 +194,24 @@ describe('a ticket with retry_schedule', () => {
     expect(logged.actions.map((a) => a.path)).toEqual(['actions[0]', 'actions[1]', 'actions[2]']);
   });
 
+  it('a network error is retried by default and not when on.network is false', async () => {
+    // Port 1 on the loopback address: nothing listens, the connection is refused.
+    const closed = { act: 'req', exe: { url: 'http://127.0.0.1:1/nothing' } };
+    await register('sched-network', { ...afterAnswer([closed]), retry_schedule: { delays: ['1s'], attempts: 2 } });
+    await register('sched-no-network', { ...afterAnswer([closed]), retry_schedule: { delays: ['1s'], attempts: 2, on: { network: false } } });
+    await consumePost(project, 'sched-network');
+    await consumePost(project, 'sched-no-network');
+    expect(await runSchedule('sched-network')).toBe(1);
+    expect(await runSchedule('sched-no-network')).toBe(0);
+    const refused = { at: expect.any(Number), ok: false, path: 'actions[1]', code: 'REQUEST_FAILED' };
+    const [retried] = await loggedConsumptions(project, 'sched-network');
+    expect(retried).toMatchObject({ failed: 1, code: 'REQUEST_FAILED' });
+    expect(retried.description.outcome.detail).toMatchObject({ reason: 'unreachable' });
+    expect(retried.description.continuation.attempts).toEqual([refused, refused]);
+    const [once] = await loggedConsumptions(project, 'sched-no-network');
+    expect(once.description.continuation.attempts).toEqual([refused]);
+  });
+
   it('without the field, a 503 after the answer fails the run at once, as before', async () => {
     const key = crypto.randomUUID();
     await register('sched-none', { ...afterAnswer([{ act: 'req', exe: { url: `${origin}/fail/${key}/1/503` } }]) });
