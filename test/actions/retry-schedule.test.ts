@@ -8,7 +8,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { getTickets } from '../logs/log-helpers';
 import { loopback, origin } from '../forward/support';
 import { consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
@@ -210,6 +210,28 @@ describe('a ticket with retry_schedule', () => {
     expect(retried.description.continuation.attempts).toEqual([refused, refused]);
     const [once] = await loggedConsumptions(project, 'sched-no-network');
     expect(once.description.continuation.attempts).toEqual([refused]);
+  });
+
+  it("no attempt record holds the Secret Key's value, while the run waits or after", async () => {
+    const secret = `sk-sched-${crypto.randomUUID()}`;
+    await putSecret(project, 'sched-key', secret);
+    const key = crypto.randomUUID();
+    await register('sched-secret', {
+      ...afterAnswer([
+        { act: 'req', exe: { url: `${origin}/fail/${key}/1/500`, secretName: 'sched-key', headers: { authorization: 'Bearer ${CLIENT_SECRET}' } } },
+      ]),
+      retry_schedule: true,
+    });
+    await consumePost(project, 'sched-secret');
+    expect(await untilIdle('sched-secret')).toBe(true);
+    const waiting = await ticketStub(env, project.service_id, 'sched-secret').logEntries();
+    expect(JSON.stringify(waiting)).not.toContain(secret);
+    expect(await runSchedule('sched-secret')).toBe(1);
+    const [logged] = await loggedConsumptions(project, 'sched-secret');
+    expect(logged.description.continuation.attempts_total).toBe(2);
+    expect(JSON.stringify(await ticketStub(env, project.service_id, 'sched-secret').logEntries())).not.toContain(secret);
+    const jobsAnswer = await call('GET', `/v1/projects/${project.service_id}/tickets/sched-secret/jobs`, { token: project.owner_key });
+    expect(jobsAnswer.text).not.toContain(secret);
   });
 
   it('without the field, a 503 after the answer fails the run at once, as before', async () => {
