@@ -2,7 +2,19 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dashboard/public/**', '**/dist/**', 'worker-configuration.d.ts', 'bench/**', 'scripts/**', '**/*.mjs', '**/*.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.wrangler/**',
+      'dashboard/public/**',
+      '**/dist/**',
+      'worker-configuration.d.ts',
+      'bench/**',
+      'scripts/**',
+      '**/*.mjs',
+      '**/*.js',
+    ],
+  },
   {
     files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {

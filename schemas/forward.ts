@@ -105,7 +105,21 @@ export const forwardDispatchSchema = strictObject(
       .describe('Relay the answer piece by piece into the chunk store (a queue is generated when none is named); never sent to the destination.'),
     realtime: z.boolean().optional().describe("With stream: also push each stored piece to the realtime room named by the reply's realtime_group."),
     retry: z
-      .union([z.boolean(), strictObject({ within: z.int().min(1).max(MAX_RETRY_WITHIN_SECONDS) }, {})], { error: RETRY_RULE })
+      .union(
+        [
+          z.boolean(),
+          strictObject(
+            {
+              within: z
+                .int('must be a whole number of seconds')
+                .min(1, 'must be at least 1 second')
+                .max(MAX_RETRY_WITHIN_SECONDS, `must be at most ${MAX_RETRY_WITHIN_SECONDS} seconds (a day)`),
+            },
+            {},
+          ),
+        ],
+        { error: RETRY_RULE },
+      )
       .optional()
       .describe(
         'Extension: a queued request answered 429 or 503 waits (Retry-After, the X-RateLimit-Reset headers, else a backoff) and is sent again, ' +

@@ -31,9 +31,19 @@ function scheduledAttempts(row: Pick<LogRow, 'description'>): number | undefined
   }
 }
 
+/** The first consumption a duplicate answered for (extension: idempotency), as its description records it. */
+export function duplicateOf(row: Pick<LogRow, 'description'>): string | undefined {
+  try {
+    const first = (JSON.parse(row.description) as { duplicate_of?: unknown }).duplicate_of;
+    return typeof first === 'string' ? first : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user and retry facts (a run after
- * resp waiting for its schedule's next attempt says when); a summary of counted entries says how many.
+ * `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user, retry and duplicate facts (a
+ * run after resp waiting for its schedule's next attempt says when); a summary of counted entries says how many.
  */
 export function formatLogRow(row: LogRow, color: Colors): string {
   const { ok, text } = outcomeOf(row);
@@ -45,6 +55,8 @@ export function formatLogRow(row: LogRow, color: Colors): string {
   const scheduled = scheduledAttempts(row);
   if (scheduled !== undefined) parts.push(`scheduled attempts=${scheduled}`);
   if (row.next_attempt_at !== undefined) parts.push(color.yellow(`retrying: next attempt at ${time(row.next_attempt_at)}`));
+  const first = duplicateOf(row);
+  if (first) parts.push(color.cyan(`[duplicate of ${first}]`));
   if (row.warning) parts.push(color.yellow(`warning: ${row.warning}`));
   return parts.join('  ');
 }

@@ -271,6 +271,26 @@ describe('svc logs and the retry schedule (issue 36 item 1)', () => {
   });
 });
 
+describe('svc logs and idempotency (extension)', () => {
+  it('a duplicate answered with the first answer names the consumption it repeats; another row names none', () => {
+    const row = (description: string) =>
+      ({
+        ticket_id: 't',
+        consume_id: 'def',
+        log_key: 'def',
+        user_id: '',
+        is_test: false,
+        timestamp: Date.UTC(2026, 10, 29, 9),
+        description,
+        attempts: 1,
+      }) as LogRow;
+    const duplicate = row(JSON.stringify({ outcome: { ok: true }, duplicate_of: 'abc' }));
+    expect(formatLogRow(duplicate, plain)).toBe('2026-11-29T09:00:00.000Z  def  ok  [duplicate of abc]');
+    expect(formatLogRow(row(JSON.stringify({ outcome: { ok: true } })), plain)).toBe('2026-11-29T09:00:00.000Z  def  ok');
+    expect(formatLogRow(row('not json'), plain)).toBe('2026-11-29T09:00:00.000Z  def  FAILED');
+  });
+});
+
 describe('svc logs --signature: the diagnosis as lines', () => {
   const diagnosis: SignatureDiagnosis = {
     ticket_id: 'hook',

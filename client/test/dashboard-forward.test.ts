@@ -143,3 +143,44 @@ describe('the Forwarding page', () => {
     expect(await page.locator('button:has-text("Older requests")').count()).toBe(0);
   });
 });
+
+describe('a request sent with retry (extension) on the Forwarding page', () => {
+  it('shows the 429 a settled request waited out, and when a waiting one is sent next', async () => {
+    const busy = { pieces: ['{"error":"slow down"}'], status: 429, times: 1 };
+    destination.script('/busy-once', { ...busy, headers: { 'retry-after': '1' } });
+    destination.script('/busy-long', { ...busy, headers: { 'retry-after': '3600' } });
+    const sent = await Promise.all([
+      forwardAsVisitor({ url: `${destination.url}/busy-once`, method: 'POST', queue: 'dash-retry-once', retry: true }),
+      forwardAsVisitor({ url: `${destination.url}/busy-long`, method: 'POST', queue: 'dash-retry-long', retry: true }),
+    ]);
+    const [once, long] = (await Promise.all(sent.map((res) => res.json()))) as { id: string }[];
+    try {
+      const until = Date.now() + 20_000;
+      const settled = () => ownerList().then((list) => list.find((item) => item.id === once.id)?.status === 'resolved');
+      const waiting = () => ownerList().then((list) => list.find((item) => item.id === long.id)?.next_attempt_at !== undefined);
+      while (!((await settled()) && (await waiting()))) {
+        if (Date.now() > until) throw new Error('the two retried requests never reached the history, settled and waiting');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      await page.click('nav a[href="#/forwarding"]');
+      await page.click('.filters button[type=submit]');
+      await expect.poll(() => row(long.id).locator('.log-summary').textContent()).toMatch(/waiting out a 429 until/);
+      await row(long.id).locator('.log-summary').click();
+      await expect.poll(() => row(long.id).locator('.forward-next-attempt').count()).toBe(1);
+      expect(await row(long.id).locator('.forward-next-attempt').textContent()).not.toBe('never');
+
+      await row(once.id).locator('.log-summary').click();
+      await expect.poll(() => row(once.id).locator('.forward-attempts li').count()).toBe(1);
+      expect(await row(once.id).locator('.forward-attempts li').textContent()).toMatch(/: 429, waited 1 s$/);
+      expect(await row(once.id).locator('.forward-status').textContent()).toContain('status code 200');
+      expect(await row(once.id).locator('.forward-next-attempt').count()).toBe(0);
+    } finally {
+      // The waiting request would otherwise wait an hour in the shared Worker.
+      const address = new URLSearchParams({ id: long.id, url: `${destination.url}/busy-long`, method: 'POST' });
+      await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward/request?${address}`, {
+        method: 'DELETE',
+        headers: { 'user-agent': 'dashboard-forward-visitor' },
+      });
+    }
+  });
+});

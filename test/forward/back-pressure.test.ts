@@ -173,17 +173,19 @@ describe('without retry (the spec unchanged)', () => {
 
 describe('refused retry values', () => {
   it.each([
-    ['a direct request (no queue, poll or stream)', { retry: true }, 'retry'],
-    ['a string', { queue: 'bp-refused', retry: 'yes' }, 'retry'],
-    ['a zero within', { queue: 'bp-refused', retry: { within: 0 } }, 'retry.within'],
-    ['a within over a day', { queue: 'bp-refused', retry: { within: 86_401 } }, 'retry.within'],
-    ['a fractional within', { queue: 'bp-refused', retry: { within: 1.5 } }, 'retry.within'],
-    ['an unknown member', { queue: 'bp-refused', retry: { within: 5, times: 3 } }, 'retry.times'],
-  ])('%s is INVALID_PARAMETER naming the field, and nothing is sent', async (_what, extra, field) => {
+    ['a direct request (no queue, poll or stream)', { retry: true }, 'retry', /needs a queued request/],
+    ['a string', { queue: 'bp-refused', retry: 'yes' }, 'retry', /./],
+    ['a zero within', { queue: 'bp-refused', retry: { within: 0 } }, 'retry.within', /at least 1 second/],
+    ['a within over a day', { queue: 'bp-refused', retry: { within: 86_401 } }, 'retry.within', /at most 86400 seconds/],
+    ['a fractional within', { queue: 'bp-refused', retry: { within: 1.5 } }, 'retry.within', /whole number of seconds/],
+    ['a within in words', { queue: 'bp-refused', retry: { within: '1h' } }, 'retry.within', /whole number of seconds/],
+    ['an unknown member', { queue: 'bp-refused', retry: { within: 5, times: 3 } }, 'retry.times', /./],
+  ])('%s is INVALID_PARAMETER naming the field, and nothing is sent', async (_what, extra, field, message = /./) => {
     const path = uniquePath('/echo/bp-refused');
     const res = await forward(project, { url: `${origin}${path}`, method: GET, ...extra });
     expect(res.status, res.text).toBe(400);
     expect(res.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field } });
+    expect(res.json.message).toMatch(message);
     expect(await received(path)).toBe(0);
   });
 

@@ -14,6 +14,10 @@ export interface ScriptedStream {
   cut?: boolean;
   /** Status of the answer (default 200). */
   status?: number;
+  /** Headers of the answer besides the content type (a 429's Retry-After, say). */
+  headers?: Record<string, string>;
+  /** Play the script this many times, then answer the path as an unscripted one (JSON `{ ok: true }`). */
+  times?: number;
 }
 
 /** What the destination wrote of one path, byte for byte, and whether it finished. */
@@ -36,7 +40,7 @@ export async function startStreamDestination() {
   async function play(path: string, script: ScriptedStream, res: ServerResponse) {
     const record: Written = { bytes: Buffer.alloc(0), finished: false };
     written.set(path, record);
-    res.writeHead(script.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(script.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...script.headers });
     for (const [index, piece] of script.pieces.entries()) {
       if (script.gate?.index === index) await script.gate.open;
       const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.from(piece);
@@ -53,6 +57,7 @@ export async function startStreamDestination() {
     const path = new URL(req.url, 'http://destination').pathname;
     const script = scripts.get(path);
     if (!script) return json(res, 200, { ok: true });
+    if (script.times !== undefined && --script.times <= 0) scripts.delete(path);
     void play(path, script, res);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Forwarding: every caller's forwarded requests of the project, newest first, paged, with spec 4.3's
  * filters plus caller, stream and a time range (all applied by the service). A request opens to its
- * headers, bodies, status code, timings and a streamed request's text; everything is rendered as text.
+ * headers, bodies, status code, timings, the 429s and 503s it waited out (extension: `retry`) and a streamed
+ * request's text; everything is rendered as text.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
@@ -17,6 +18,9 @@ const STATUSES = ['pending', 'running', 'resolved', 'failed'];
 const msOf = (local: string) => (local ? String(new Date(local).getTime()) : '');
 const text = (value: unknown) => (value === undefined || value === null ? '—' : typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 const fullIdOf = (item: ForwardItem) => `${item.method}:${item.id}:${item.url}`;
+/** The status a waiting request is waiting out (extension: forwardRequest's retry). */
+const lastAttemptCode = (item: ForwardItem) => item.attempts?.at(-1)?.status_code ?? 429;
+const waitText = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
 interface Filters {
   url: string;
@@ -154,6 +158,12 @@ function ForwardRow({ api, item, open, toggle }: { api: OwnerApi; item: ForwardI
         <span class="outcome">{item.status}</span> <span>{when(item.created)}</span> <strong>{item.method}</strong> <code class="forward-url">{item.url}</code>
         <span>{item.status_code === undefined ? '' : `→ ${item.status_code}`}</span> <span class="caller">{item.caller}</span>
         {item.stream && <span class="stream"> streamed</span>}
+        {item.next_attempt_at !== undefined && (
+          <span class="waiting">
+            {' '}
+            waiting out a {lastAttemptCode(item)} until {when(item.next_attempt_at)}
+          </span>
+        )}
       </button>
       {open && (
         <div id={detailsId} class="log-details">
@@ -193,6 +203,26 @@ function RequestView({ view }: { view: ForwardRequestView }) {
         <dd class="forward-executed">{when(view.executed, 'not yet')}</dd>
         <dt>Responded</dt>
         <dd class="forward-responded">{when(view.responded, 'not yet')}</dd>
+        {view.next_attempt_at !== undefined && (
+          <>
+            <dt>Next attempt</dt>
+            <dd class="forward-next-attempt">{when(view.next_attempt_at)}</dd>
+          </>
+        )}
+        {view.attempts && view.attempts.length > 0 && (
+          <>
+            <dt>Waited out</dt>
+            <dd>
+              <ol class="forward-attempts">
+                {view.attempts.map((attempt) => (
+                  <li key={attempt.at}>
+                    {when(attempt.at)}: {attempt.status_code}, waited {waitText(attempt.waited_ms)}
+                  </li>
+                ))}
+              </ol>
+            </dd>
+          </>
+        )}
       </dl>
       <h4>Request</h4>
       <pre class="forward-request-line">{`${view.method} ${view.url}`}</pre>

@@ -166,11 +166,14 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
   try {
     description = JSON.parse(row.description);
   } catch {}
+  // Extension (idempotency): a duplicate answered with the first answer names the consumption it repeats.
+  const duplicateOf = (description as { duplicate_of?: unknown } | null)?.duplicate_of;
   return (
     <li class={`log-row outcome-${outcome}`} data-consume-id={row.consume_id}>
       <button type="button" class="log-summary" aria-expanded={open} aria-controls={detailsId} onClick={toggle}>
         <span class="outcome">{OUTCOME_TEXT[outcome]}</span> <span>{when(row.timestamp)}</span> <code>{row.consume_id}</code>
         {row.replay_of && <span class="replay"> replay of {row.replay_of}</span>}
+        {typeof duplicateOf === 'string' && <span class="duplicate"> duplicate of {duplicateOf}</span>}
         {row.warning && <span class="warning"> {row.warning}</span>}
         {row.sampled && <span class="sampled"> {row.sampled.text}</span>}
         {schedule && (
