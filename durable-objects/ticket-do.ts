@@ -5,7 +5,8 @@ import { meterQueuedRun } from '../src/actions/queued-runs';
 import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
-import { closeContinuation, type ContinuationJob } from '../src/consume/continuation';
+import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
+import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
 import { closingLogStatement, logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
@@ -260,14 +261,22 @@ export class TicketDO extends DurableObject<Env> {
   /**
    * Goes on with a run after resp, with a fresh 25-second budget. Progress is saved after every
    * action, so a run cut short by an eviction goes on from the action it was at (which may run again).
+   * With a retry schedule (extension), a failure it retries leaves the run at the failed action and the
+   * job due at the next attempt's time: each attempt is a run of this job, started by the alarm.
    */
   private async runContinuation(job: Job<'continuation'>): Promise<void> {
     // Held under a lease: should this instance go away mid-run, the alarm takes the job up again after it.
     this.data.jobs.reschedule(job.id, Date.now() + CONTINUATION_LEASE_MS);
     const saved = this.data.jobs.payloadOf(job);
+    if (saved.schedule) saved.progress ??= startProgress(Date.now());
+    let next: ReturnType<typeof nextAttempt> = null;
+    const { schedule, progress } = saved;
     const deps: RunnerDeps = {
       ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
+      ...(schedule && progress
+        ? { deferFailure: (failed) => (next = nextAttempt(schedule, progress, scheduledFailure(failed), Date.now(), Math.random)) !== null }
+        : {}),
     };
     let outcome: RunOutcome;
     try {
@@ -275,6 +284,14 @@ export class TicketDO extends DurableObject<Env> {
     } catch (err) {
       console.error('continuation crashed', err instanceof Error ? err.message : String(err));
       outcome = { rows: saved.state.rows, error: internalErrorBody('action') };
+    }
+    const retry = next as ReturnType<typeof nextAttempt>;
+    if (outcome.deferred && retry) {
+      const waiting = { ...saved, progress: retry.progress };
+      this.data.jobs.update(job, waiting);
+      this.data.jobs.reschedule(job.id, retry.at);
+      recordAttempt(this.data, waiting, retry.at, outcome.rows);
+      return;
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);

@@ -243,6 +243,10 @@ export class TicketStore implements ConsumeStore {
     }
   }
 
+  updateOpenLog(row: LogRow, actionRows: ActionRow[]): void {
+    this.log.write(row, actionRows, true, true);
+  }
+
   /**
    * Packs bodies into a segment soon (a burst goes out together). While the job is known to be in the
    * table, a consumption past the segment's size writes nothing (no `addOnce`, no re-arming of the alarm).

@@ -197,6 +197,40 @@ export interface OwnerTicket {
     key: string;
     window: string;
   };
+  /**
+   * Extension (docs/api.md "Retrying work after the answer"): the retry schedule of the run after resp, its defaults filled in.
+   */
+  retry_schedule?: {
+    /**
+     * The waits between attempts ('5s', '1m', '24h'); the last repeats while attempts remain.
+     */
+    delays: string[];
+    /**
+     * No attempt starts later than this after the first ('3d'; at most '7d').
+     */
+    within: string;
+    /**
+     * Attempts in all, the first included (at most 50).
+     */
+    attempts: number;
+    /**
+     * Which failures are retried; any other failure ends the run at once.
+     */
+    on: {
+      /**
+       * Answer statuses that are retried; '5xx' = every 500 to 599.
+       */
+      statuses: (number | '5xx')[];
+      /**
+       * No answer (connection refused, DNS, TLS): retried.
+       */
+      network: boolean;
+      /**
+       * The request ran past its time limit: retried.
+       */
+      timeout: boolean;
+    };
+  };
 }
 
 /**
@@ -324,6 +358,10 @@ export interface OwnerLogRow {
    * The consume_id this row replays or re-checks.
    */
   replay_of?: string;
+  /**
+   * Extension (retry_schedule): while the run after resp waits for its next attempt, when that attempt starts; its attempts so far are in description.continuation.attempts, ms since the epoch.
+   */
+  next_attempt_at?: number;
   /**
    * Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).
    */

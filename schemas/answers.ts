@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
 import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
-import { storedAction, storedCondition, storedIdempotency } from './stored-ticket';
+import { storedAction, storedCondition, storedIdempotency, storedRetrySchedule } from './stored-ticket';
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
 
@@ -134,6 +134,7 @@ export const ownerTicketAnswer = z.object({
     ),
   rules_version: z.literal(2).optional().describe('Absent on a legacy ticket saved before 2026-10-09: its req actions answer the body alone.'),
   idempotency: storedIdempotency.optional(),
+  retry_schedule: storedRetrySchedule.optional(),
 });
 /** A summary entry's count: `more` entries of one kind in the minute, and the first of them as an example. */
 export const sampledSummaryAnswer = z.object({
@@ -179,6 +180,9 @@ export const ticketLogAnswer = consumedAnswer.extend({
   warning: z.string().optional(),
   request: loggedRequestAnswer.optional().describe('The request the consumption received (not on a dry run).'),
   replay_of: z.string().optional().describe('The consume_id this row replays or re-checks.'),
+  next_attempt_at: ms(
+    'Extension (retry_schedule): while the run after resp waits for its next attempt, when that attempt starts; its attempts so far are in description.continuation.attempts',
+  ).optional(),
   sampled: sampledSummaryAnswer
     .optional()
     .describe('Extension (issue 26): a summary entry counting failed consumptions or dry runs of one kind past their rate in one minute (docs/limits.md).'),
@@ -225,6 +229,7 @@ const ticketDefinitionAnswer = z.object({
   condition: storedCondition,
   actions: z.array(storedAction),
   idempotency: storedIdempotency.nullable().describe('Extension: idempotent consumption; null = off.'),
+  retry_schedule: storedRetrySchedule.nullable().describe('Extension: the retry schedule of the run after resp; null = none.'),
 });
 export const oneTicketAnswer = ownerTicketAnswer.extend({
   registered_count: z.int().nullable().describe('The count as registered (null = unlimited); `count` is what is left.'),

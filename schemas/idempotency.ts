@@ -4,6 +4,7 @@
  * key already run successfully within the window answers the first answer and runs nothing.
  */
 import * as z from 'zod';
+import { durationUpTo } from './durations';
 import { invalidField } from './paths';
 import { parseTemplate, type Reference, TemplateSyntaxError } from './references';
 import { findPreset } from './signature-presets';
@@ -18,8 +19,6 @@ export const MAX_IDEMPOTENCY_TEMPLATE = 256;
 /** The longest value a key may resolve to (longer values are refused at consumption). */
 export const MAX_IDEMPOTENCY_KEY = 256;
 
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const WINDOW_SHAPE = /^([1-9][0-9]{0,6})(s|m|h|d)$/;
 const REQUEST_ROOTS: readonly Reference['root'][] = ['headers', 'body', 'params'];
 
 export const idempotencyInputSchema = strictObject({
@@ -34,10 +33,7 @@ export type StoredIdempotency = z.infer<typeof storedIdempotency>;
 
 /** A window's length in ms, or null when it is not one (0, negative, over 7 days, garbage). */
 export function windowMs(window: string): number | null {
-  const shape = WINDOW_SHAPE.exec(window);
-  if (!shape) return null;
-  const ms = Number(shape[1]) * UNIT_MS[shape[2] as keyof typeof UNIT_MS];
-  return ms <= MAX_IDEMPOTENCY_WINDOW_MS ? ms : null;
+  return durationUpTo(window, MAX_IDEMPOTENCY_WINDOW_MS);
 }
 
 /** The reference a stored key reads (registration made sure it is exactly one of the request). */

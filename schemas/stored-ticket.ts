@@ -98,3 +98,18 @@ export const storedAction = z
 export const storedIdempotency = z
   .object({ key: z.string(), window: z.string() })
   .describe('Extension (docs/api.md "Idempotent consumption"): the key reference and the window, its default filled in.');
+
+export const storedRetrySchedule = z
+  .object({
+    delays: z.array(z.string()).describe("The waits between attempts ('5s', '1m', '24h'); the last repeats while attempts remain."),
+    within: z.string().describe("No attempt starts later than this after the first ('3d'; at most '7d')."),
+    attempts: z.int().describe('Attempts in all, the first included (at most 50).'),
+    on: z
+      .object({
+        statuses: z.array(z.union([z.int(), z.literal('5xx')])).describe("Answer statuses that are retried; '5xx' = every 500 to 599."),
+        network: z.boolean().describe('No answer (connection refused, DNS, TLS): retried.'),
+        timeout: z.boolean().describe('The request ran past its time limit: retried.'),
+      })
+      .describe('Which failures are retried; any other failure ends the run at once.'),
+  })
+  .describe('Extension (docs/api.md "Retrying work after the answer"): the retry schedule of the run after resp, its defaults filled in.');

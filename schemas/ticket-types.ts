@@ -20,6 +20,7 @@ export type {
 } from './answer-types.generated';
 import type { TicketAction, TicketCondition } from './answer-types.generated';
 import type { StoredIdempotency } from './idempotency';
+import type { StoredRetrySchedule } from './retry-schedule';
 import type { PUBLIC_KEY_ALGORITHMS } from './signature';
 
 /** Beyond spec 2.2.1 (docs/signature-extensions.md): public-key signatures, the key held by the Secret Key. */
@@ -49,4 +50,6 @@ export interface StoredTicket {
   legacy?: true;
   /** Extension: the key of idempotent consumption and its window (schemas/idempotency.ts). */
   idempotency?: StoredIdempotency;
+  /** Extension: the retry schedule of the run after resp (schemas/retry-schedule.ts). */
+  retry_schedule?: StoredRetrySchedule;
 }

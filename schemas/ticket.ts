@@ -7,6 +7,7 @@ import { MAX_DESCRIPTION } from './limits';
 import { actionSchema, type ActionInput } from './actions/schema';
 import { normalizeActions } from './actions/chain';
 import { conditionInputSchema, normalizeCondition } from './condition';
+import { normalizeRetrySchedule, retryScheduleInputSchema } from './retry-schedule';
 import { idempotencyInputSchema, registeredIdempotency } from './idempotency';
 import { checked, type Checked } from './field-issue';
 import { parseOrRefuse } from './issues';
@@ -56,6 +57,10 @@ export const ticketRegistrationSchema = strictObject({
     .nullable()
     .optional()
     .describe("Extension: null = none, also when a preset would set its provider's event id as the key."),
+  retry_schedule: z
+    .union([retryScheduleInputSchema, z.null()])
+    .optional()
+    .describe('Extension: null or absent = no schedule (a failure after resp ends the run).'),
   // Read-only members of a ticket as getTickets lists it: accepted so a listed ticket can be saved back, then ignored.
   timestamp: z.number().optional().describe('Read-only; ignored.'),
   updated: z.number().optional().describe('Read-only; ignored.'),
@@ -84,6 +89,7 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
   const checks: ExistenceCheck[] = [];
   const condition = normalizeCondition(parsed.condition ?? {}, 'condition', checks);
   const idempotency = registeredIdempotency(parsed.idempotency, parsed.condition?.preset?.id, 'idempotency');
+  const retrySchedule = parsed.retry_schedule ? normalizeRetrySchedule(parsed.retry_schedule, 'retry_schedule') : undefined;
   const actions = normalizeActions(parsed.actions as ActionInput[], now, checks);
 
   await requireExisting(checks, lookups);
@@ -96,5 +102,6 @@ export async function normalizeRegistration(ticketId: string, input: unknown, lo
   if (typeof limit === 'number' && limit > 0) ticket.limit_per_user = limit;
   if (typeof parsed.time_to_live === 'number') ticket.time_to_live = parsed.time_to_live;
   if (idempotency) ticket.idempotency = idempotency;
+  if (retrySchedule) ticket.retry_schedule = retrySchedule;
   return { ticket, count };
 }

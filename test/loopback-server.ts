@@ -47,9 +47,10 @@
  *                    with what it verified, else 401 { verified: false, error }
  *   /busy/<k>/<n>    answers 429 with `Retry-After: <retry_after>` (the query's value, default 1; `none`: no
  *                    header) the first <n> times it is called under key <k>, then 200 { calls }: a rate-limited
- *                    API; /busy-state/<k> answers { calls }
- *   /failing/<k>/<n> answers 500 the first <n> times it is called under key <k>, then 200 { calls }: a failing
- *                    destination that recovers; its calls under /busy-state/<k> (keys are the test's own)
+ *                    API
+ *   /fail/<k>/<n>/<s> answers status <s> (with `Retry-After: <retry_after>` when the query has one) the first <n>
+ *                    times it is called under key <k>, then 200 { calls }: a flaky API
+ *   /calls/<k>       { calls }: how many times /busy/<k>/… and /fail/<k>/… were called under key <k>
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -315,23 +316,16 @@ function handleGate(req: http.IncomingMessage, res: http.ServerResponse, url: UR
   } else json(404, { error: 'no such gate verb' });
 }
 
-/** The calls of each /busy/<k> and /failing/<k> so far. */
-const busyCalls = new Map<string, number>();
+/** The calls of each /busy/<k> and /fail/<k> so far (keys are the tests' own). */
+const scriptedCalls = new Map<string, number>();
 
-function handleFailing(res: http.ServerResponse, key: string, failing: number): void {
-  const calls = (busyCalls.get(key) ?? 0) + 1;
-  busyCalls.set(key, calls);
-  res.writeHead(calls <= failing ? 500 : 200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(calls <= failing ? { error: 'failing', calls } : { calls }));
-}
-
-function handleBusy(res: http.ServerResponse, key: string, limited: number, url: URL): void {
-  const calls = (busyCalls.get(key) ?? 0) + 1;
-  busyCalls.set(key, calls);
-  const retryAfter = url.searchParams.get('retry_after') ?? '1';
-  if (calls <= limited) {
-    res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter === 'none' ? {} : { 'retry-after': retryAfter }) });
-    res.end(JSON.stringify({ error: 'rate limited', calls }));
+/** Answers `status` (429: 'rate limited') the first `failing` calls under `key`, then 200 { calls }. */
+function answerScripted(res: http.ServerResponse, key: string, failing: number, status: number, retryAfter: string | undefined): void {
+  const calls = (scriptedCalls.get(key) ?? 0) + 1;
+  scriptedCalls.set(key, calls);
+  if (calls <= failing) {
+    res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+    res.end(JSON.stringify({ error: status === 429 ? 'rate limited' : 'failed on purpose', calls }));
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -420,13 +414,14 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       handleGenerated(res, url.pathname.slice('/generated/'.length), url);
     } else if (/^\/busy\/[^/]+\/\d+$/.test(url.pathname)) {
       const [, , key, limited] = url.pathname.split('/');
-      handleBusy(res, key, Number(limited), url);
-    } else if (/^\/failing\/[^/]+\/\d+$/.test(url.pathname)) {
-      const [, , key, failing] = url.pathname.split('/');
-      handleFailing(res, key, Number(failing));
-    } else if (/^\/busy-state\/[^/]+$/.test(url.pathname)) {
+      const retryAfter = url.searchParams.get('retry_after') ?? '1';
+      answerScripted(res, key, Number(limited), 429, retryAfter === 'none' ? undefined : retryAfter);
+    } else if (/^\/fail\/[^/]+\/\d+\/\d{3}$/.test(url.pathname)) {
+      const [, , key, failing, status] = url.pathname.split('/');
+      answerScripted(res, key, Number(failing), Number(status), url.searchParams.get('retry_after') ?? undefined);
+    } else if (/^\/calls\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ calls: busyCalls.get(url.pathname.slice('/busy-state/'.length)) ?? 0 }));
+      res.end(JSON.stringify({ calls: scriptedCalls.get(url.pathname.slice('/calls/'.length)) ?? 0 }));
     } else if (/^\/pieces-state\/[^/]+$/.test(url.pathname)) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(scripted.get(url.pathname.slice('/pieces-state/'.length)) ?? null));

@@ -21,6 +21,16 @@ export function outcomeOf(row: Pick<LogRow, 'description' | 'failed'>): { ok: bo
   return { ok, text: typeof outcome?.message === 'string' ? `${code}: ${outcome.message}` : code };
 }
 
+/** The attempts of a run after resp that its ticket's retry schedule tried more than once (extension), from the description. */
+function scheduledAttempts(row: Pick<LogRow, 'description'>): number | undefined {
+  try {
+    const total = (JSON.parse(row.description) as { continuation?: { attempts_total?: unknown } }).continuation?.attempts_total;
+    return typeof total === 'number' && total > 1 ? total : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The first consumption a duplicate answered for (extension: idempotency), as its description records it. */
 export function duplicateOf(row: Pick<LogRow, 'description'>): string | undefined {
   try {
@@ -31,7 +41,10 @@ export function duplicateOf(row: Pick<LogRow, 'description'>): string | undefine
   }
 }
 
-/** `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user, retry and duplicate facts; a summary of counted entries says how many. */
+/**
+ * `<time>  <consume_id>  ok|<CODE: message>` with the dry-run mark, the user, retry and duplicate facts (a
+ * run after resp waiting for its schedule's next attempt says when); a summary of counted entries says how many.
+ */
 export function formatLogRow(row: LogRow, color: Colors): string {
   const { ok, text } = outcomeOf(row);
   const shown = row.sampled ? `${row.sampled.text} (counted, not kept)` : text;
@@ -39,6 +52,9 @@ export function formatLogRow(row: LogRow, color: Colors): string {
   if (row.check) parts.push(color.cyan('[dry run]'));
   if (row.user_id) parts.push(`user=${row.user_id}`);
   if (row.attempts !== undefined && row.attempts > 1) parts.push(`attempts=${row.attempts}`);
+  const scheduled = scheduledAttempts(row);
+  if (scheduled !== undefined) parts.push(`scheduled attempts=${scheduled}`);
+  if (row.next_attempt_at !== undefined) parts.push(color.yellow(`retrying: next attempt at ${time(row.next_attempt_at)}`));
   const first = duplicateOf(row);
   if (first) parts.push(color.cyan(`[duplicate of ${first}]`));
   if (row.warning) parts.push(color.yellow(`warning: ${row.warning}`));

@@ -271,6 +271,20 @@ describe('svc logs under a flood (issue 26 item 6)', () => {
   });
 });
 
+describe('svc logs and the retry schedule (issue 36 item 1)', () => {
+  const base = { ticket_id: 't', consume_id: 'abc', log_key: 'abc', user_id: '', is_test: false, timestamp: Date.UTC(2026, 10, 29, 9), attempts: 1 };
+  it('a run after resp waiting for its next attempt shows the attempts so far and when the next one starts', () => {
+    const continuation = { attempts: [], attempts_total: 2, next_attempt_at: Date.UTC(2026, 10, 29, 9, 1) };
+    const row = { ...base, description: JSON.stringify({ outcome: { ok: true }, continuation }), next_attempt_at: continuation.next_attempt_at } as LogRow;
+    expect(formatLogRow(row, plain)).toBe('2026-11-29T09:00:00.000Z  abc  ok  scheduled attempts=2  retrying: next attempt at 2026-11-29T09:01:00.000Z');
+  });
+
+  it('a run done at its first attempt shows no schedule facts', () => {
+    const row = { ...base, description: JSON.stringify({ outcome: { ok: true }, continuation: { attempts_total: 1, finished: 1 } }) } as LogRow;
+    expect(formatLogRow(row, plain)).toBe('2026-11-29T09:00:00.000Z  abc  ok');
+  });
+});
+
 describe('svc logs and idempotency (extension)', () => {
   it('a duplicate answered with the first answer names the consumption it repeats; another row names none', () => {
     const row = (description: string) =>

@@ -11,6 +11,7 @@ export type {
   GetConsumedTicketsParams,
   GetTicketsParams,
   Ticket,
+  TicketLogRow,
 } from './types.js';
 export { DEFAULT_POLL_LATENCY_MS } from './forward.js';
 export type { SecureRequestParams, SecureResponse } from './secure.js';

@@ -1,9 +1,15 @@
-import type { ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer } from '../../schemas/listings.js';
+import type { ConsumedRow, DatabaseResponse, ListedTicket, LogClearAnswer, OwnerLogRow } from '../../schemas/listings.js';
 
 export type { ConsumedRow, DatabaseResponse };
 
 /** A ticket as getTickets lists it (spec 2.1.1). The owner-only fields are present for the project owner. */
 export type Ticket = ListedTicket;
+
+/**
+ * A row of a ticket's log as the owner lists it (getTickets with '#<ticket_id>#'). A run after resp waiting
+ * for its ticket's retry schedule (extension) has next_attempt_at; its attempts are in the description.
+ */
+export type TicketLogRow = OwnerLogRow;
 
 /** What clearTicketLog resolves with. */
 export type ClearTicketLogResult = LogClearAnswer;

@@ -5,7 +5,7 @@ import { moveReqAnswersUnderBody } from '../../dashboard/src/logic/legacy';
 import { lineDiff, sortedJson } from '../../dashboard/src/logic/line-diff';
 import { looseText, parseLoose } from '../../dashboard/src/logic/loose-value';
 import { placeholdersOf } from '../../dashboard/src/logic/placeholders';
-import { failureRateText, ticketStats } from '../../dashboard/src/logic/ticket-stats';
+import { failureRateText, scheduleFacts, ticketStats } from '../../dashboard/src/logic/ticket-stats';
 import type { OwnerLogRow } from '../../schemas/listings';
 import type { TicketAction } from '../../schemas/ticket-types';
 
@@ -126,6 +126,15 @@ describe('what the dashboard shows', () => {
     expect(stats).toEqual({ lastConsumption: 20, failed: 1, consumptions: 2 });
     expect(failureRateText(stats)).toBe('50% of 2');
     expect(failureRateText(ticketStats([row(5, { check: true })]))).toBe('no consumptions');
+  });
+
+  it("shows a retry schedule's attempts and, while the run waits, its next attempt; nothing for a run done at once", () => {
+    const row = (continuation: Record<string, unknown>, next_attempt_at?: number) =>
+      ({ description: JSON.stringify({ outcome: { ok: true }, continuation }), ...(next_attempt_at ? { next_attempt_at } : {}) }) as OwnerLogRow;
+    expect(scheduleFacts(row({ attempts_total: 2, next_attempt_at: 99 }, 99))).toEqual({ attempts: 2, nextAt: 99 });
+    expect(scheduleFacts(row({ attempts_total: 3, finished: 5 }))).toEqual({ attempts: 3 });
+    expect(scheduleFacts(row({ attempts_total: 1, finished: 5 }))).toBeUndefined();
+    expect(scheduleFacts(row({ finished: 5 }))).toBeUndefined();
   });
 
   it('diffs the plan line by line with sorted keys', () => {

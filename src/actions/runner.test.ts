@@ -369,3 +369,36 @@ describe('action runner', () => {
     });
   });
 });
+
+describe('a failure left to a later attempt (deferFailure, the retry schedule of a continuation)', () => {
+  it('ends the run deferred at the failed action: no row for it, no err chain; running the state again goes on from that action', async () => {
+    const { sent, module } = recorder();
+    const state = startRun([act('done'), act('flaky', { fail: 'REQUEST_FAILED', err: [act('alert')] }), act('after')], ctx, receipt);
+    const asked: string[] = [];
+    const deferring = deps({ pstr: module }, { deferFailure: ({ path, failure }) => (asked.push(`${path} ${failure.code}`), true) });
+    const first = await runActions(state, deferring);
+    expect(first).toEqual({ rows: [expect.objectContaining({ seq: 0, path: 'actions[0]' })], deferred: true });
+    expect(asked).toEqual(['actions[1] REQUEST_FAILED']);
+    expect(sent).toEqual(['done', 'flaky']);
+    // The next attempt: the failed action runs again, the one before it does not; this time it is not deferred.
+    const last = await runActions(state, deps({ pstr: module }, { deferFailure: () => false }));
+    expect(sent).toEqual(['done', 'flaky', 'flaky', 'alert']);
+    expect(last.error).toMatchObject({ code: 'REQUEST_FAILED', action: { path: 'actions[1]' } });
+    expect(last.rows.map((r) => [r.seq, r.path])).toEqual([
+      [0, 'actions[0]'],
+      [1, 'actions[1]'],
+      [2, 'actions[1].err[0]'],
+    ]);
+  });
+
+  it('is never asked inside an err chain', async () => {
+    const { module } = recorder();
+    const asked: string[] = [];
+    const outcome = await run(
+      [act('first', { fail: 'ACTION_FAILED', err: [act('in err', { fail: 'REQUEST_FAILED' })] })],
+      deps({ pstr: module }, { deferFailure: ({ path }) => (asked.push(path), false) }),
+    );
+    expect(asked).toEqual(['actions[0]']);
+    expect(outcome.error).toMatchObject({ action: { path: 'actions[0].err[0]' } });
+  });
+});

@@ -67,6 +67,17 @@ export interface RunOutcome {
   respond?: { status: number; body: unknown };
   /** The rest of the run after a resp that asked to go on: run it at resumeAt with runActions. */
   continuation?: { state: RunState; resumeAt: number };
+  /** deferFailure took a failure: the state stands at the failed action, to be run again later. */
+  deferred?: true;
+}
+
+/** A failed action the run may leave to a later attempt (deferFailure). */
+export interface FailedAction {
+  action: TicketAction;
+  path: string;
+  failure: ActionFailure;
+  /** What the action row would show (a req's `received` answer, its headers included). */
+  row?: Record<string, unknown>;
 }
 
 export interface RunnerDeps {
@@ -79,6 +90,12 @@ export interface RunnerDeps {
   meterQueuedRun?: () => Promise<boolean>;
   /** Called after each action with the state so far (continuations checkpoint it). */
   onProgress?: (state: RunState) => void;
+  /**
+   * A continuation's retry schedule (extension): answers true to leave this failure to a later attempt.
+   * The run then ends at once, deferred, its state at the failed action: no row for it, no err chain yet.
+   * Never asked inside an err chain.
+   */
+  deferFailure?: (failed: FailedAction) => boolean;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -131,6 +148,7 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
 
     if (services.now() >= services.deadline) {
       const failure: ActionFailure = { code: 'TIMEOUT', message: 'The action would start after the 25-second budget of the consumption ran out.' };
+      if (defer(frame, index, { action, path, failure }, deps)) return { rows: state.rows, deferred: true };
       keep(record(state, path, action, { ok: false, failure }, 0));
       return { rows: state.rows, error: errorBody(action, path, failure) };
     }
@@ -154,6 +172,9 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
     }
 
     const { result, attempts } = step;
+    if (!result.ok && defer(frame, index, { action, path, failure: result.failure, ...(result.row ? { row: result.row } : {}) }, deps)) {
+      return { rows: state.rows, deferred: true };
+    }
     keep(record(state, path, action, result, attempts));
     if (result.ok) {
       const then = action.exe.actions;
@@ -178,6 +199,13 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
     deps.onProgress?.(state);
     if (ended) return ended;
   }
+}
+
+/** Leaves a failure to a later attempt when the schedule takes it: the frame goes back to the failed action. */
+function defer(frame: RunFrame, index: number, failed: FailedAction, deps: RunnerDeps): boolean {
+  if (!deps.deferFailure || frame.kind === 'err' || frame.failure || !deps.deferFailure(failed)) return false;
+  frame.next = index;
+  return true;
 }
 
 const scopeOf = (state: RunState, frame: RunFrame): TemplateScope => ({

@@ -179,6 +179,7 @@ function settle(
       log: row,
       project: { service_id: input.project.service_id, owner_id: input.project.owner_id, plan: input.project.plan },
       reservation,
+      ...(consumption.ticket.retry_schedule ? { schedule: consumption.ticket.retry_schedule } : {}),
     };
     store.scheduleContinuation(continuation.resumeAt, JSON.stringify(job));
     return { ok: true, status: respond?.status ?? 200, body: respond?.body ?? { tkid, hash } };

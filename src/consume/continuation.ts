@@ -1,8 +1,10 @@
 /** A run that goes on after resp (spec 2.4): what the TicketDO stores to pick it up later. */
 import type { ConsumeStore, Reservation } from './store';
-import type { RunOutcome, RunState } from '../actions/runner';
+import type { FailedAction, RunOutcome, RunState } from '../actions/runner';
+import type { StoredRetrySchedule } from '../../schemas/retry-schedule';
 import type { ErrorBody } from '../wire/errors';
 import type { LogRow } from '../ticket-log/log-row';
+import { lastAttempt, type ScheduledFailure, type ScheduleProgress } from './retry-attempts';
 
 export interface ContinuationJob {
   state: RunState;
@@ -13,6 +15,9 @@ export interface ContinuationJob {
   reservation?: Reservation;
   /** Jobs stored before reservations were: the signed-in consumer whose per-user count the consumption took. */
   user_id?: string;
+  /** Extension: the ticket's retry schedule as it was at the consumption, and where it stands. */
+  schedule?: StoredRetrySchedule;
+  progress?: ScheduleProgress;
 }
 
 /** A job's reservation; a job stored before reservations were took its units under the first generations. */
@@ -26,6 +31,42 @@ export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown>
   return { ok: false, code, message, stage, ...(action ? { action } : {}), ...(detail ? { detail } : {}) };
 }
 
+/** A failed action as the schedule judges it: its kind, place, code and detail, and the answer's headers when one came. */
+export function scheduledFailure({ action, path, failure, row }: FailedAction): ScheduledFailure {
+  const received = row?.received as { headers?: Record<string, string> } | undefined;
+  return {
+    act: action.act,
+    path,
+    code: failure.code,
+    ...(failure.detail ? { detail: failure.detail } : {}),
+    ...(received?.headers ? { headers: received.headers } : {}),
+  };
+}
+
+const errorFailure = (error: ErrorBody): ScheduledFailure => ({
+  act: error.action?.act ?? '',
+  path: error.action?.path ?? '',
+  code: error.code,
+  ...(error.detail ? { detail: error.detail } : {}),
+});
+
+/** The description's continuation member: what it had, with the schedule's attempts when the ticket has one. */
+function continuationOf(job: ContinuationJob, progress: ScheduleProgress | undefined, facts: Record<string, unknown>): Record<string, unknown> {
+  const { next_attempt_at: _waiting, ...had } = (job.log.description.continuation ?? {}) as Record<string, unknown>;
+  const attempts = progress ? { attempts: progress.records, attempts_total: progress.total } : {};
+  return { ...had, ...attempts, ...facts };
+}
+
+/**
+ * An attempt of the retry schedule failed and the next is due at `nextAt` (extension): the consumption's
+ * open log entry lists the attempts and the next attempt's time, with the rows of the actions that
+ * succeeded so far. The entry stays open; the run's outcome is not written yet.
+ */
+export function recordAttempt(store: ConsumeStore, job: ContinuationJob, nextAt: number, rows: RunOutcome['rows']): void {
+  const row: LogRow = { ...job.log, description: { ...job.log.description, continuation: continuationOf(job, job.progress, { next_attempt_at: nextAt }) } };
+  store.updateOpenLog(row, rows);
+}
+
 /**
  * Ends a continuation: a failed run gives back the count and the user's unit (as a failed
  * consumption does) and the closing log row, with the rows of this part, goes to the outbox.
@@ -33,13 +74,14 @@ export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown>
  */
 export function closeContinuation(store: ConsumeStore, job: ContinuationJob, outcome: RunOutcome, now: number): void {
   const failed = outcome.error !== undefined;
+  // Where a dead-letter list (issue 36 item 3) takes a run whose schedule's last attempt failed.
   if (failed) store.release(reservationOf(job));
-  const continuation = (job.log.description.continuation ?? {}) as Record<string, unknown>;
+  const progress = job.progress ? lastAttempt(job.progress, outcome.error ? errorFailure(outcome.error) : undefined, now) : undefined;
   const row: LogRow = {
     ...job.log,
     failed,
     code: outcome.error?.code ?? null,
-    description: { ...job.log.description, outcome: outcomeOf(outcome.error), continuation: { ...continuation, finished: now } },
+    description: { ...job.log.description, outcome: outcomeOf(outcome.error), continuation: continuationOf(job, progress, { finished: now }) },
   };
   store.enqueueLog(row, outcome.rows, true);
 }

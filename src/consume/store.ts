@@ -43,6 +43,8 @@ export interface ConsumeStore {
   release(reservation: Reservation): void;
   /** Appends a log row and its action rows for export to D1; final = the closing row of a continuation. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final?: boolean): void;
+  /** Replaces the open entry of a run that goes on after resp (an attempt of its retry schedule); it stays open. */
+  updateOpenLog(row: LogRow, actionRows: ActionRow[]): void;
   /** The idempotency keys (extension). */
   readonly idempotency: IdempotencyStore;
   /** Stores the rest of a run that goes on after resp, to run at runAt. */

@@ -40,7 +40,9 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   server.registerTool(
     'get_ticket',
     {
-      description: 'Read one ticket as registered: description, count (remaining) and registered_count, limit_per_user, time_to_live, condition, actions.',
+      description:
+        'Read one ticket as registered: description, count (remaining) and registered_count, limit_per_user, time_to_live, condition, actions, ' +
+        'and the extensions it uses (idempotency, retry_schedule: the retry schedule of the run after resp with its defaults filled in).',
       inputSchema: { ticket_id: ticketId },
       annotations: { readOnlyHint: true },
     },
@@ -51,7 +53,8 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     'register_ticket',
     {
       description:
-        `Register a ticket, or replace the one with this id. \`ticket\` is the registration JSON ({ description?, count?, limit_per_user?, time_to_live?, condition?, actions }), ` +
+        `Register a ticket, or replace the one with this id. \`ticket\` is the registration JSON ({ description?, count?, limit_per_user?, time_to_live?, condition?, actions, ` +
+        `idempotency?, retry_schedule? }), ` +
         `as described by the resource ${TICKET_SCHEMA_URI}. A refusal is INVALID_PARAMETER with a message naming the field path (e.g. "actions[0].exe.url"): fix that field and call again.`,
       inputSchema: { ticket_id: ticketId, ticket: z.record(z.string(), z.unknown()).describe(`The registration body; see ${TICKET_SCHEMA_URI}.`) },
       annotations: { idempotentHint: true },
@@ -97,7 +100,8 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     {
       description:
         "Read a ticket's consumption log, newest first: one row per consumption or dry run (consume_id, user_id, failed, code, timestamp, description). " +
-        "Rows reach the log within about a second of the consumption. Read one consumption's action rows with read_consumption.",
+        "Rows reach the log within about a second of the consumption. Read one consumption's action rows with read_consumption. " +
+        'A run after resp waiting for its retry schedule (extension) has next_attempt_at, its attempts in description.continuation.attempts.',
       inputSchema: { ticket_id: ticketId, from: ms('From this time'), to: ms('Up to this time'), start_key: startKey, limit },
       annotations: { readOnlyHint: true },
     },

@@ -67,24 +67,29 @@ function usable(ms: number | undefined): number | undefined {
 }
 
 /**
- * How long (ms) the answer asks to wait before the request is sent again; undefined when it is not a
- * back-pressure status or asks for nothing usable. Retry-After wins over the reset headers. A zero, a
- * negative value, a date in the past, garbage or a wait of more than a week is ignored (the backoff
- * applies): a destination is never sent to in a tight loop on a stale or broken hint. `headers` has lower-case
- * names, as the outbound answer keeps them (outbound/fetch.ts).
+ * How long (ms) the answer asks to wait before the request is sent again, and the header that asked;
+ * undefined when it is not a back-pressure status or asks for nothing usable. Retry-After wins over the
+ * reset headers. A zero, a negative value, a date in the past, garbage or a wait of more than a week is
+ * ignored (the backoff applies): a destination is never sent to in a tight loop on a stale or broken
+ * hint. `headers` has lower-case names, as the outbound answer keeps them (outbound/fetch.ts).
  */
-export function requestedWaitMs(status: number, headers: Readonly<Record<string, string>>, now: number): number | undefined {
+export function requestedWait(status: number, headers: Readonly<Record<string, string>>, now: number): { ms: number; header: string } | undefined {
   if (!BACK_PRESSURE_STATUSES.has(status)) return undefined;
   const retryAfter = headers['retry-after']?.trim();
   const asked = retryAfter ? usable(retryAfterMs(retryAfter, now)) : undefined;
-  if (asked !== undefined) return asked;
-  let longest: number | undefined;
+  if (asked !== undefined) return { ms: asked, header: 'retry-after' };
+  let longest: { ms: number; header: string } | undefined;
   for (const name of RESET_HEADERS) {
     const value = headers[name]?.trim();
     const wait = value ? usable(resetMs(value, now)) : undefined;
-    if (wait !== undefined && (longest === undefined || wait > longest)) longest = wait;
+    if (wait !== undefined && (longest === undefined || wait > longest.ms)) longest = { ms: wait, header: name };
   }
   return longest;
+}
+
+/** requestedWait's ms alone. */
+export function requestedWaitMs(status: number, headers: Readonly<Record<string, string>>, now: number): number | undefined {
+  return requestedWait(status, headers, now)?.ms;
 }
 
 /** The backoff after `waits` earlier waits: baseMs doubled per wait, capped, with jitter (half to all of it). */

@@ -1,5 +1,6 @@
 import { currentFormOf } from '../../schemas/legacy/current-form';
 import type { StoredIdempotency } from '../../schemas/idempotency';
+import type { StoredRetrySchedule } from '../../schemas/retry-schedule';
 import type { StoredTicket } from '../../schemas/ticket-types';
 import type { ConsumeOutcome } from '../consume/types';
 import { ticketNotFound } from './ticket-params';
@@ -24,6 +25,7 @@ export function ownerView(ticket: StoredTicket, remaining: number | null): Recor
     legacy: ticket.legacy === true,
     ...(ticket.rules_version !== undefined ? { rules_version: ticket.rules_version } : {}),
     ...(ticket.idempotency ? { idempotency: ticket.idempotency } : {}),
+    ...(ticket.retry_schedule ? { retry_schedule: ticket.retry_schedule } : {}),
   };
 }
 
@@ -41,6 +43,8 @@ export interface TicketDefinition {
   actions: unknown;
   /** Extension: idempotent consumption; null = off. */
   idempotency: StoredIdempotency | null;
+  /** Extension: the retry schedule of the run after resp; null = none. */
+  retry_schedule: StoredRetrySchedule | null;
 }
 
 export function definitionOf(ticket: Omit<StoredTicket, 'timestamp' | 'updated'>, count: number | null | undefined): TicketDefinition {
@@ -54,6 +58,7 @@ export function definitionOf(ticket: Omit<StoredTicket, 'timestamp' | 'updated'>
     condition,
     actions,
     idempotency: ticket.idempotency ?? null,
+    retry_schedule: ticket.retry_schedule ?? null,
   };
 }
 

@@ -106,6 +106,8 @@ export function toOwnerLogRow(
   if (request) out.request = request;
   if (replay.replay_of) out.replay_of = replay.replay_of;
   if (description.sampled && typeof description.sampled === 'object') out.sampled = description.sampled as SampledSummary;
+  const nextAttemptAt = (description.continuation as { next_attempt_at?: unknown } | undefined)?.next_attempt_at;
+  if (typeof nextAttemptAt === 'number') out.next_attempt_at = nextAttemptAt;
   return out;
 }
 

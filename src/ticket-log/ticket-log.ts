@@ -94,16 +94,16 @@ export class TicketLog {
   }
 
   /**
-   * Appends an entry, or closes one (final: a run that went on after resp ended). An entry whose run
-   * goes on stays in SQLite (open) until closed, so closing it never waits on R2. Returns whether a
-   * segment is due.
+   * Appends an entry, or closes one (final: a run that went on after resp ended; with stillOpen, an
+   * attempt of its retry schedule replaced it and it stays open). An entry whose run goes on stays in
+   * SQLite (open) until closed, so closing it never waits on R2. Returns whether a segment is due.
    */
-  write(row: LogRow, actions: ActionRow[], final: boolean): boolean {
+  write(row: LogRow, actions: ActionRow[], final: boolean, stillOpen = false): boolean {
     if (!final) return this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), row.description.continuation !== undefined, false);
     const current = this.sql.exec<{ body: string }>('SELECT body FROM log_bodies WHERE log_key = ?', row.log_key).toArray()[0];
     // The entry was cleared meanwhile: its closing row has nothing to close.
     if (!current) return false;
-    return this.put(row.log_key, row.timestamp, classOf(row), closedBody(JSON.parse(current.body) as LogBody, row, actions), false, true);
+    return this.put(row.log_key, row.timestamp, classOf(row), closedBody(JSON.parse(current.body) as LogBody, row, actions), stillOpen, true);
   }
 
   /** Writes an entry's index row and its body into SQLite (a replaced one leaves its segment's stale copy unread). */

@@ -42,7 +42,7 @@ describe('a queued request sent with retry', () => {
     expect(done.attempts).toEqual([{ at: expect.any(Number), status_code: 429, waited_ms: 1000 }]);
     expect(done.attempts[0].at).toBeLessThan(done.executed);
     expect(done).not.toHaveProperty('next_attempt_at');
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 2 });
   });
 
   it('lists its attempts in the history once settled', async () => {
@@ -66,7 +66,7 @@ describe('a queued request sent with retry', () => {
     expect(read.text).toBe('{"calls":2}');
     const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
     expect(done).toMatchObject({ status: 'resolved', status_code: 200, attempts: [{ status_code: 429, waited_ms: 1000 }] });
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 2 });
   });
 
   it('is pending with next_attempt_at while it waits', async () => {
@@ -76,7 +76,7 @@ describe('a queued request sent with retry', () => {
     expect(waiting).toMatchObject({ status: 'pending', in_queue: 1, attempts: [{ status_code: 429, waited_ms: 1000 }] });
     expect(waiting.next_attempt_at).toBeGreaterThan(waiting.attempts[0].at);
     expect(await settledEnvelope(project, { id: sent.json.id, url, method: GET })).toMatchObject({ status: 'resolved', status_code: 200 });
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 2 });
   });
 
   it('holds the requests behind it: the next one in its queue is sent only after it settles', async () => {
@@ -104,7 +104,7 @@ describe('a queued request sent with retry', () => {
     expect(waits[0]).toBeLessThanOrEqual(200);
     expect(waits[1]).toBeGreaterThanOrEqual(200);
     expect(waits[1]).toBeLessThanOrEqual(400);
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 3 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 3 });
   });
 
   it('settles with the 429 as it came when the wait would end after `within`', async () => {
@@ -113,7 +113,7 @@ describe('a queued request sent with retry', () => {
     const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
     expect(done).toMatchObject({ status: 'resolved', status_code: 429, response_body: { error: 'rate limited', calls: 1 } });
     expect(done).not.toHaveProperty('attempts');
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 1 });
   });
 
   it('loses nothing when its object restarts mid-wait: sent again when its time comes, not before, and the queue behind it waits', async () => {
@@ -131,7 +131,7 @@ describe('a queued request sent with retry', () => {
     expect(firstDone.executed).toBeGreaterThanOrEqual(waiting.next_attempt_at);
     const secondDone = await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET });
     expect(secondDone.executed).toBeGreaterThanOrEqual(firstDone.responded);
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 2 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 2 });
     expect(await received(path)).toBe(1);
   });
 
@@ -143,7 +143,7 @@ describe('a queued request sent with retry', () => {
     await waitingState(first.json.id, url);
     expect((await cancel(project, { id: first.json.id, url, method: GET })).json).toMatchObject({ removed: true });
     expect(await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET })).toMatchObject({ status: 'resolved' });
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 1 });
   });
 });
 
@@ -156,7 +156,7 @@ describe('a waiting request with expires', () => {
     await waitingState(first.json.id, url);
     expect(await settledEnvelope(project, { id: second.json.id, url: `${origin}${path}`, method: GET })).toMatchObject({ status: 'resolved' });
     expect((await poll(project, { id: first.json.id, url, method: GET })).status).toBe(404);
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 1 });
   });
 });
 
@@ -167,7 +167,7 @@ describe('without retry (the spec unchanged)', () => {
     const done = await settledEnvelope(project, { id: sent.json.id, url, method: GET });
     expect(done).toMatchObject({ status: 'resolved', status_code: 429 });
     expect(done).not.toHaveProperty('attempts');
-    expect(await loopback(`/busy-state/${key}`)).toEqual({ calls: 1 });
+    expect(await loopback(`/calls/${key}`)).toEqual({ calls: 1 });
   });
 });
 

@@ -17,10 +17,10 @@ const GET = 'GET' as const;
 /** A /failing url of the test's own: 500 the first `failing` times, then 200 { calls }. */
 const failing = (count: number) => {
   const key = crypto.randomUUID();
-  return { key, url: `${origin}/failing/${key}/${count}` };
+  return { key, url: `${origin}/fail/${key}/${count}/500` };
 };
 
-const calls = async (key: string): Promise<number> => ((await loopback(`/busy-state/${key}`)) as { calls: number }).calls;
+const calls = async (key: string): Promise<number> => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;
 
 /** Queues THRESHOLD requests sent with retry that fail (500) and waits until they settled: the circuit is open. */
 async function openCircuit(project: TestProject, url: string, queue: string): Promise<void> {

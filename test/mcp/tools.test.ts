@@ -50,6 +50,15 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
   });
 
+  it('register_ticket and get_ticket carry the retry schedule (extension) with its defaults filled in', async () => {
+    const ticket = { ...PAID_ONLY, retry_schedule: { delays: ['10s', '1h'] } };
+    const result = await callTool(session.client, 'register_ticket', { ticket_id: 'scheduled', ticket });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const stored = { delays: ['10s', '1h'], within: '3d', attempts: 3, on: { statuses: [408, 429, '5xx'], network: true, timeout: true } };
+    expect(result.structuredContent).toMatchObject({ ticket_id: 'scheduled', retry_schedule: stored });
+    expect((await callTool(session.client, 'get_ticket', { ticket_id: 'scheduled' })).structuredContent).toMatchObject({ retry_schedule: stored });
+  });
+
   it('register_ticket refuses a bad ticket with the registry INVALID_PARAMETER message naming the field path', async () => {
     const bad = {
       actions: [
@@ -141,7 +150,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   });
 
   it('list_paused_destinations answers what the owner route answers: the origin whose circuit five failures opened', async () => {
-    const url = `${origin}/failing/${crypto.randomUUID()}/1000`;
+    const url = `${origin}/fail/${crypto.randomUUID()}/1000/500`;
     const sent = [];
     for (let i = 0; i < 5; i++) sent.push(await forward(session.project, { url, method: 'GET', queue: 'mcp-circuit', retry: true }));
     for (const one of sent) await settledEnvelope(session.project, { id: one.json.id, url, method: 'GET' });

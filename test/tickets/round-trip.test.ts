@@ -251,6 +251,20 @@ const validTicket = fc.record(
       },
       { requiredKeys: ['key'] },
     ),
+    retry_schedule: fc.oneof(
+      fc.constant(true),
+      fc.record(
+        {
+          delays: fc.array(fc.constantFrom('1s', '5s', '90s', '30m', '2h', '24h'), { minLength: 1, maxLength: 5 }),
+          within: fc.constantFrom('1d', '3d', '72h', '7d'),
+          on: fc.record(
+            { statuses: fc.array(fc.constantFrom(408, 409, 429, 500, 503, '5xx' as const), { maxLength: 4 }), network: fc.boolean(), timeout: fc.boolean() },
+            { requiredKeys: [] },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
   },
   { requiredKeys: ['actions'] },
 );

@@ -6,6 +6,8 @@ export interface Definition {
   time_to_live: number | null;
   condition: unknown;
   actions: unknown;
+  /** Extension: the retry schedule of the run after resp (null = none); shown in the plan's diff like the rest. */
+  retry_schedule?: unknown;
 }
 
 /** The answer of POST …/tickets/{id}/plan. */

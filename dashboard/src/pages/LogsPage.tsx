@@ -9,7 +9,7 @@ import { errorText, type OwnerApi } from '../api';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FloodPanel } from '../components/FloodPanel';
 import { when } from '../components/when';
-import { outcomeOf, type Outcome } from '../logic/ticket-stats';
+import { outcomeOf, scheduleFacts, type Outcome } from '../logic/ticket-stats';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { useListing } from '../components/use-listing';
 
@@ -161,6 +161,7 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
   };
   // The description is the logged outcome as JSON: { outcome: { code, detail: { field } } }.
   const signatureFailed = row.failed === true && /"code":\s*"CONDITION_FAILED"/.test(row.description) && /"field":\s*"signature"/.test(row.description);
+  const schedule = scheduleFacts(row);
   let description: unknown = row.description;
   try {
     description = JSON.parse(row.description);
@@ -175,6 +176,13 @@ function LogRow({ api, ticketId, row, open, toggle }: { api: OwnerApi; ticketId:
         {typeof duplicateOf === 'string' && <span class="duplicate"> duplicate of {duplicateOf}</span>}
         {row.warning && <span class="warning"> {row.warning}</span>}
         {row.sampled && <span class="sampled"> {row.sampled.text}</span>}
+        {schedule && (
+          <span class="schedule">
+            {' '}
+            {schedule.attempts} attempt{schedule.attempts === 1 ? '' : 's'}
+            {schedule.nextAt !== undefined && <>, retrying: next attempt {when(schedule.nextAt)}</>}
+          </span>
+        )}
       </button>
       {open && (
         <div id={detailsId} class="log-details">

@@ -158,6 +158,27 @@ const registerCases = (): BadInputCase[] => [
       expect: refused('idempotency.key'),
     }),
   ),
+  // The retry schedule of the work after the answer (extension, docs/api.md): each bad member named.
+  ...(
+    [
+      [{ delays: ['0s'] }, 'a retry delay of 0s', 'retry_schedule.delays[0]'],
+      [{ delays: ['5s', '-1m'] }, 'a negative retry delay', 'retry_schedule.delays[1]'],
+      [{ delays: ['25h'] }, 'a retry delay over 24 hours', 'retry_schedule.delays[0]'],
+      [{ delays: ['2h'], within: '1h' }, 'a retry delay longer than its window', 'retry_schedule.delays[0]'],
+      [{ within: '8d' }, 'a retry window over 7 days', 'retry_schedule.within'],
+      [{ attempts: 51 }, 'more than 50 attempts', 'retry_schedule.attempts'],
+      [{ attempts: 1 }, 'a schedule of one attempt', 'retry_schedule.attempts'],
+      [{ on: { statuses: [200] } }, 'a retried status of 200', 'retry_schedule.on.statuses[0]'],
+      [{ every: '5s' }, 'a schedule with an unknown member', 'retry_schedule.every'],
+    ] as const
+  ).map(
+    ([retry_schedule, input, field]): BadInputCase => ({
+      ...register(PLAIN),
+      input,
+      body: { json: { ...ticketBase, retry_schedule } },
+      expect: refused(field),
+    }),
+  ),
   { ...register(PLAIN), input: 'a resp status of 99', body: withActions([{ act: 'resp', exe: { status: 99 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'a resp status of 600', body: withActions([{ act: 'resp', exe: { status: 600 } }]), expect: refused('actions[0].exe.status') },
   { ...register(PLAIN), input: 'an acsg group of 0', body: withActions([{ act: 'acsg', exe: { group: 0 } }]), expect: refused('actions[0].exe.group') },
