@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { fieldError, input, jsonModeDefinition, screenshot, signIn, tabTo } from './helpers/dashboard-page.js';
+import { json, startScriptedServer } from './helpers/scripted-server.js';
 import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
 
 // The owner dashboard (dashboard/, Preact, served by the Worker's static assets) in real Chromium
@@ -510,6 +511,39 @@ describe('the owner dashboard', () => {
     const firstId = await rows.nth(1).getAttribute('data-consume-id');
     expect(await rows.nth(0).locator('.duplicate').textContent()).toBe(` duplicate of ${firstId}`);
     expect(await rows.nth(1).locator('.duplicate').count()).toBe(0);
+  });
+
+  it('shows a run after the answer waiting for its next scheduled attempt (extension: retry_schedule), with its attempts so far', async () => {
+    const down = await startScriptedServer();
+    down.handle((_req, res) => json(res, 503, { error: 'down for maintenance' }));
+    try {
+      await worker.registerTicket('scheduled', {
+        retry_schedule: { delays: ['1h'] },
+        actions: [
+          { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+          { act: 'req', exe: { url: `${down.url}/hook`, method: 'POST' } },
+        ],
+      });
+      const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/scheduled`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(consumed.status, await consumed.clone().text()).toBe(200);
+      await page.goto(`${worker.url}/#/tickets/scheduled/logs`);
+      const schedule = page.locator('.log-row .schedule');
+      await expect
+        .poll(async () => (await page.click('.filters button[type=submit]'), (await schedule.count()) > 0 ? schedule.first().textContent() : null), {
+          timeout: 20_000,
+          interval: 500,
+        })
+        .toMatch(/^ 1 attempt, retrying: next attempt \d/);
+      expect(down.requests.filter((request) => request.url === '/hook')).toHaveLength(1);
+    } finally {
+      // Its next attempt would come in an hour, in the Worker the other files share.
+      await ownerCall('DELETE', '/tickets/scheduled');
+      await down.close();
+    }
   });
 
   it('live refresh lists a consumption made after the page opened, without a click, and its action rows show the key as ${CLIENT_SECRET}', async () => {
