@@ -29,7 +29,7 @@ import { HistoryKeeper } from './forward-queue/history-keeper';
 import { QueueRunner } from './forward-queue/queue-runner';
 import { REQUESTS_SCHEMA, RequestsStore, type QueuedRequest } from './forward-queue/requests-store';
 import { StreamMover } from './forward-queue/stream-mover';
-import { HISTORY_ATTEMPTS_STEP, HISTORY_SCHEMA } from './history-schema';
+import { HISTORY_ATTEMPTS_STEP, HISTORY_DEAD_LETTER_STEP, HISTORY_SCHEMA } from './history-schema';
 import { JobAlarm } from './job-alarm';
 import { type DeadJob, type Job, JobTable } from './job-table';
 import { REQUEST_TEXTS_SCHEMA } from './request-texts';
@@ -46,6 +46,8 @@ const SCHEMA = [
   HISTORY_ATTEMPTS_STEP,
   // Pausing a failing destination (issue 36 item 6): the circuit of each destination origin.
   CIRCUITS_SCHEMA,
+  // Dead letters (issue 36 item 3): a request sent with retry that failed after its last attempt, marked with why.
+  HISTORY_DEAD_LETTER_STEP,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */

@@ -457,6 +457,10 @@ export interface ForwardStatusEnvelope {
    */
   next_attempt_at?: number;
   /**
+   * Extension (dead letters): a request sent with retry that failed after its last attempt, and why: retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off).
+   */
+  dead_letter?: 'retry_window_ended' | 'error_status' | 'timeout' | 'request_failed';
+  /**
    * The realtime room of a realtime stream (dispatch answer only).
    */
   realtime_group?: string;
@@ -538,6 +542,10 @@ export interface RequestHistory {
    * Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again, ms since the epoch.
    */
   next_attempt_at?: number;
+  /**
+   * Extension (dead letters): a request sent with retry that failed after its last attempt, and why: retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off).
+   */
+  dead_letter?: 'retry_window_ended' | 'error_status' | 'timeout' | 'request_failed';
   /**
    * Sent with stream: response_body is null until finalized.
    */
