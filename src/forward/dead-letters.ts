@@ -8,7 +8,7 @@
  */
 import { BACK_PRESSURE_STATUSES } from '../outbound/back-pressure';
 import type { DeadLetterReason } from '../../schemas/dead-letters';
-import { fullRequestId } from '../../schemas/forward-rules';
+import { type DeadLetter, fullRequestId } from '../../schemas/forward-rules';
 import type { ForwardRecord } from './record';
 import type { OwnerHistoryItem } from './owner-history';
 
@@ -35,27 +35,8 @@ export function withDeadLetter(record: ForwardRecord, sentWithRetry: boolean): F
   return { ...record, dead_letter: reason };
 }
 
-/**
- * A dead letter as the owner lists it: a shape meant for every kind of dead letter (what, when, why it
- * failed, attempts), with the kind's own members under its name (`forward` here).
- */
-export interface DeadLetterItem {
-  id: string;
-  kind: 'forward';
-  what: string;
-  created: number;
-  failed_at: number;
-  reason: DeadLetterReason;
-  status_code?: number;
-  error?: { code: string; message: string };
-  /** Sends made in all: those waited out and the last one. */
-  attempts: number;
-  waits: NonNullable<ForwardRecord['attempts']>;
-  forward: { caller: string; method: string; url: string; queue_name: string | null; full_id: string };
-}
-
 /** A history item marked as a dead letter, as the dead-letter listing answers it. */
-export function deadLetterItemOf(item: OwnerHistoryItem): DeadLetterItem {
+export function deadLetterItemOf(item: OwnerHistoryItem): DeadLetter {
   const waits = item.attempts ?? [];
   const statusCode = item.status_code ?? item.error?.status_code;
   return {
