@@ -4,6 +4,7 @@
  * /v1/projects/{service_id}/forward/dead-letters). A request without `retry` never is (spec unchanged).
  * Destinations: the loopback server's /busy (429 n times) and /failing (500 n times) routes.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, mintUser, type TestProject } from '../helpers/api';
 import { eventually, forward, history, loopback, origin, settledEnvelope } from './support';
@@ -134,6 +135,47 @@ describe('dead letters of forwarding', () => {
     expect(foreign.text).not.toContain(sent.failing.id);
     const byUser = await deadLetters(project, {}, user.id_token);
     expect(byUser.status).toBe(403);
+  });
+
+  it("counts each caller's dead letters in the project's storage (D1 project_storage), and nothing for a failure without retry", async () => {
+    const parts = async (serviceId: string) =>
+      (
+        await env.DB.prepare("SELECT part, bytes FROM project_storage WHERE service_id = ? AND part LIKE 'forward-dead-letters:%' ORDER BY part")
+          .bind(serviceId)
+          .all<{ part: string; bytes: number }>()
+      ).results;
+    await eventually('both callers reported their dead letters', async () => (await parts(project.service_id)).length === 2);
+    const reported = await parts(project.service_id);
+    expect(reported.map((row) => row.part)).toContain(`forward-dead-letters:u:${user.user_id}`);
+    const [userBytes, visitorBytes] = [
+      reported.find((row) => row.part.endsWith(user.user_id))!.bytes,
+      reported.find((row) => !row.part.endsWith(user.user_id))!.bytes,
+    ];
+    // The visitor has two dead letters, the user one: each counts its row and its texts.
+    expect(userBytes).toBeGreaterThan(100);
+    expect(visitorBytes).toBeGreaterThan(userBytes);
+
+    const other = await createProject();
+    const plain = await settledRequest(other, `${origin}/failing/${crypto.randomUUID()}/5`, { queue: 'dl-other-plain' });
+    expect(plain.done).toMatchObject({ status_code: 500 });
+    await eventually('the failure is in the history', async () => (await history(other, { url: plain.url, method: GET })).json.list?.length === 1);
+    expect(await parts(other.service_id)).toEqual([]);
+  });
+
+  it("a dead letter swept with its history row (the caller's expires) leaves the storage count", async () => {
+    const other = await createProject();
+    const expiring = await settledRequest(other, `${origin}/failing/${crypto.randomUUID()}/5`, { queue: 'dl-expiring', retry: true, expires: 1 });
+    expect(expiring.done).toMatchObject({ status_code: 500, dead_letter: 'error_status' });
+    const bytes = async () =>
+      (
+        await env.DB.prepare("SELECT bytes FROM project_storage WHERE service_id = ? AND part LIKE 'forward-dead-letters:%'")
+          .bind(other.service_id)
+          .first<{ bytes: number }>()
+      )?.bytes;
+    await eventually('the dead letter is counted', async () => ((await bytes()) ?? 0) > 0);
+    // Its row expires a second after it was made; the sweep at that time reports 0.
+    await eventually('the swept dead letter is no longer counted', async () => (await bytes()) === 0);
+    expect((await deadLetters(other)).json.list).toEqual([]);
   });
 
   it('refuses an unknown reason or filter with INVALID_PARAMETER naming the field', async () => {
