@@ -25,11 +25,12 @@ import { CHUNKS_SCHEMA } from './chunk-store';
 import { CIRCUITS_SCHEMA, DestinationCircuits } from './destination-circuits';
 import { ForwardStreams } from './forward-streams';
 import type { ForwardJobs } from './forward-queue/forward-jobs';
+import { DeadLetterReport } from './forward-queue/dead-letter-report';
 import { HistoryKeeper } from './forward-queue/history-keeper';
 import { QueueRunner } from './forward-queue/queue-runner';
 import { REQUESTS_SCHEMA, RequestsStore, type QueuedRequest } from './forward-queue/requests-store';
 import { StreamMover } from './forward-queue/stream-mover';
-import { HISTORY_ATTEMPTS_STEP, HISTORY_SCHEMA } from './history-schema';
+import { HISTORY_ATTEMPTS_STEP, HISTORY_DEAD_LETTER_STEP, HISTORY_SCHEMA } from './history-schema';
 import { JobAlarm } from './job-alarm';
 import { type DeadJob, type Job, JobTable } from './job-table';
 import { REQUEST_TEXTS_SCHEMA } from './request-texts';
@@ -46,6 +47,8 @@ const SCHEMA = [
   HISTORY_ATTEMPTS_STEP,
   // Pausing a failing destination (issue 36 item 6): the circuit of each destination origin.
   CIRCUITS_SCHEMA,
+  // Dead letters (issue 36 item 3): a request sent with retry that failed after its last attempt, marked with why.
+  HISTORY_DEAD_LETTER_STEP,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */
@@ -73,6 +76,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly runner: QueueRunner;
   private readonly alarms: JobAlarm<ForwardJobs>;
   private readonly circuits: DestinationCircuits;
+  private readonly deadLetters: DeadLetterReport;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, strictEnv(env));
@@ -82,7 +86,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.store = new RequestsStore(ctx.storage.sql);
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
     this.mover = new StreamMover(this.store, this.streams, this.jobs);
-    this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm());
+    this.deadLetters = new DeadLetterReport(ctx.storage.sql, this.env.DB, this.jobs);
+    this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm(), this.deadLetters);
     this.circuits = new DestinationCircuits(ctx.storage.sql);
     const { store, jobs, streams, mover, circuits } = this;
     const circuitsChanged = (owner: HistoryOwner) => {
@@ -103,6 +108,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         'compact-history': { run: (job) => this.keeper.compact(job) },
         'sweep-history': { run: (job) => this.keeper.sweep(job) },
         'report-circuits': { run: (job) => this.reportCircuits(job) },
+        'report-dead-letters': { run: (job) => this.deadLetters.run(job) },
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );

@@ -69,3 +69,10 @@ export const HISTORY_SCHEMA = `
 
 /** Extension (issue 36 item 2): the sends of a request sent with retry that were waited out, as JSON (ForwardAttempt[]). */
 export const HISTORY_ATTEMPTS_STEP = 'ALTER TABLE forward_requests ADD COLUMN attempts TEXT;';
+
+/**
+ * Extension (issue 36 item 3): a dead letter's reason (src/forward/dead-letters.ts), and the dead letters
+ * indexed so that listing them reads them alone.
+ */
+export const HISTORY_DEAD_LETTER_STEP = `ALTER TABLE forward_requests ADD COLUMN dead_letter TEXT;
+  CREATE INDEX forward_requests_dead_letters ON forward_requests (service_id, caller_key, id) WHERE dead_letter IS NOT NULL;`;

@@ -495,6 +495,10 @@ export interface ForwardStatusEnvelope {
    */
   next_attempt_at?: number;
   /**
+   * Extension (dead letters): a request sent with retry that failed after its last attempt, and why: retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off).
+   */
+  dead_letter?: 'retry_window_ended' | 'error_status' | 'timeout' | 'request_failed';
+  /**
    * The realtime room of a realtime stream (dispatch answer only).
    */
   realtime_group?: string;
@@ -577,6 +581,10 @@ export interface RequestHistory {
    */
   next_attempt_at?: number;
   /**
+   * Extension (dead letters): a request sent with retry that failed after its last attempt, and why: retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off).
+   */
+  dead_letter?: 'retry_window_ended' | 'error_status' | 'timeout' | 'request_failed';
+  /**
    * Sent with stream: response_body is null until finalized.
    */
   stream?: true;
@@ -651,6 +659,76 @@ export interface PausedDestinations {
      */
     next_probe_at: number;
   }[];
+}
+
+/**
+ * Extension: one item of listProjectDeadLetters, a queued request sent with retry that failed after its last attempt, and why.
+ */
+export interface DeadLetter {
+  /**
+   * The entry's id (forward: the request's 'stamp:entropy').
+   */
+  id: string;
+  /**
+   * What kind of work failed: forward (a queued forwarded request sent with retry).
+   */
+  kind: 'forward';
+  /**
+   * What failed, to read: forward: '<METHOD> <url>'.
+   */
+  what: string;
+  /**
+   * Made, ms since the epoch.
+   */
+  created: number;
+  /**
+   * Settled as failed after its last attempt, ms since the epoch.
+   */
+  failed_at: number;
+  /**
+   * Why it failed: retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off).
+   */
+  reason: 'retry_window_ended' | 'error_status' | 'timeout' | 'request_failed';
+  /**
+   * The destination's last status code (absent when it never answered).
+   */
+  status_code?: number;
+  /**
+   * The error it settled with (absent for an answer kept as its response).
+   */
+  error?: {
+    code: string;
+    message: string;
+  };
+  /**
+   * Sends made in all: those waited out and the last one.
+   */
+  attempts: number;
+  /**
+   * The sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20).
+   */
+  waits: {
+    /**
+     * That send began, or the hold began, ms since the epoch.
+     */
+    at: number;
+    status_code?: number;
+    waited_ms: number;
+    waited?: 'circuit';
+  }[];
+  forward: {
+    /**
+     * Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'.
+     */
+    caller: string;
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+    url: string;
+    queue_name: string | null;
+    /**
+     * '<METHOD>:<stamp>:<entropy>:<url>': GET …/forward/requests/{id} reads it in full.
+     */
+    full_id: string;
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import type {
   consumedAnswer,
   finalizeAnswer,
   forwardCheckAnswer,
+  deadLetterAnswer,
   forwardStatusAnswer,
   forwardStatusEnvelopeAnswer,
   listingOf,
@@ -28,6 +29,7 @@ import type {
   ticketLogAnswer,
 } from './answers';
 import type {
+  DeadLetter,
   FinalizeAnswer,
   ForwardCheckAnswer,
   ForwardFailure,
@@ -62,6 +64,7 @@ describe('the answer types are the schemas of the routes', () => {
     expectTypeOf<RemovalAnswer>().toEqualTypeOf<Out<typeof removalAnswer>>();
     expectTypeOf<QueueCountAnswer>().toEqualTypeOf<Out<typeof queueCountAnswer>>();
     expectTypeOf<PausedDestinations>().toEqualTypeOf<Out<typeof pausedDestinationsAnswer>>();
+    expectTypeOf<DeadLetter>().toEqualTypeOf<Out<typeof deadLetterAnswer>>();
     expectTypeOf<RequestHistory>().toEqualTypeOf<Out<typeof requestHistoryAnswer>>();
     expectTypeOf<ForwardCheckAnswer>().toEqualTypeOf<Out<typeof forwardCheckAnswer>>();
     expectTypeOf<RealtimeServerFrame>().toEqualTypeOf<Out<typeof realtimeServerFrameAnswer>>();

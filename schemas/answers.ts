@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
+import { DEAD_LETTER_REASONS } from './dead-letters';
 import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
 import { storedAction, storedCondition, storedIdempotency, storedRetrySchedule } from './stored-ticket';
 
@@ -371,6 +372,12 @@ const forwardAttemptsAnswer = z
   .describe(
     'Extension (retry): the sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20); the last send is the request itself (executed, status_code).',
   );
+const DEAD_LETTER_REASONS_TEXT =
+  'retry_window_ended (still 429 or 503 when within ran out), error_status (408 or 5xx), timeout, request_failed (no answer: network, too large, runner cut off)';
+const deadLetterMark = z
+  .enum(DEAD_LETTER_REASONS)
+  .optional()
+  .describe(`Extension (dead letters): a request sent with retry that failed after its last attempt, and why: ${DEAD_LETTER_REASONS_TEXT}.`);
 const nextAttemptAnswer = ms(
   'Extension (retry): while the request waits out a 429 or 503 or an open destination circuit (status pending), when it is tried again',
 ).optional();
@@ -388,6 +395,7 @@ export const forwardStatusAnswer = z.object({
   error: forwardErrorAnswer.optional().describe('Why a failed request failed.'),
   attempts: forwardAttemptsAnswer,
   next_attempt_at: nextAttemptAnswer,
+  dead_letter: deadLetterMark,
   realtime_group: z.string().optional().describe('The realtime room of a realtime stream (dispatch answer only).'),
   stream: z.boolean().optional().describe('Polled with since: whether the request was sent with stream.'),
   chunks: z
@@ -438,6 +446,7 @@ export const requestHistoryAnswer = z.object({
   error: forwardErrorAnswer.optional(),
   attempts: forwardAttemptsAnswer,
   next_attempt_at: nextAttemptAnswer,
+  dead_letter: deadLetterMark,
   stream: z.literal(true).optional().describe('Sent with stream: response_body is null until finalized.'),
   request_body: z.unknown().optional(),
   response_body: z.unknown().optional(),
@@ -517,6 +526,38 @@ export const pausedDestinationsAnswer = z.object({
       next_probe_at: ms('The next probe (open), or when the probe that is out is taken for lost (half-open)'),
     }),
   ),
+});
+/**
+ * Extension (issue 36 item 3): a dead letter as the owner lists it, in a shape for every kind of dead letter
+ * (what, when, why, attempts), the kind's own members under its name.
+ */
+export const deadLetterAnswer = z.object({
+  id: z.string().describe("The entry's id (forward: the request's 'stamp:entropy')."),
+  kind: z.literal('forward').describe('What kind of work failed: forward (a queued forwarded request sent with retry).'),
+  what: z.string().describe("What failed, to read: forward: '<METHOD> <url>'."),
+  created: ms('Made'),
+  failed_at: ms('Settled as failed after its last attempt'),
+  reason: z.enum(DEAD_LETTER_REASONS).describe(`Why it failed: ${DEAD_LETTER_REASONS_TEXT}.`),
+  status_code: z.int().optional().describe("The destination's last status code (absent when it never answered)."),
+  error: z.object({ code: z.string(), message: z.string() }).optional().describe('The error it settled with (absent for an answer kept as its response).'),
+  attempts: z.int().describe('Sends made in all: those waited out and the last one.'),
+  waits: z
+    .array(
+      z.object({
+        at: ms('That send began, or the hold began'),
+        status_code: z.int().optional(),
+        waited_ms: z.int(),
+        waited: z.literal('circuit').optional(),
+      }),
+    )
+    .describe('The sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20).'),
+  forward: z.object({
+    caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+    method: z.enum(FORWARD_METHODS),
+    url: z.string(),
+    queue_name: z.string().nullable(),
+    full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>': GET …/forward/requests/{id} reads it in full."),
+  }),
 });
 export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
   full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>'."),

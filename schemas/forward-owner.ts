@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { FORWARD_METHODS, FORWARD_STATUSES, METHOD_RULE, queueNameRefusal, urlRefusal } from './forward-rules';
 import { strictObject } from './strict';
+import type { DeadLetterReason } from './dead-letters';
 
 const refusing = (refusal: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
@@ -44,4 +45,8 @@ export const ownerForwardQuerySchema = strictObject(
 ).superRefine((query, ctx) => {
   if (query.from !== undefined && query.to !== undefined && query.to < query.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'is before "from"' });
 });
-export type OwnerForwardQuery = z.output<typeof ownerForwardQuerySchema>;
+/**
+ * The owner's query as the callers' objects run it; the dead-letter listing (schemas/dead-letters.ts) asks
+ * for dead letters only (any reason, or the one named).
+ */
+export type OwnerForwardQuery = z.output<typeof ownerForwardQuerySchema> & { dead_letter?: DeadLetterReason | 'any' };

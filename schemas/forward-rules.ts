@@ -5,6 +5,7 @@
  */
 import { invalidField } from './paths';
 import type {
+  DeadLetter,
   FinalizeAnswer,
   ForwardCheckAnswer,
   ForwardFailure,
@@ -16,7 +17,17 @@ import type {
 } from './answer-types.generated';
 
 /** The answers of the forwarding routes, generated from the schemas the routes declare (schemas/answers.ts). */
-export type { FinalizeAnswer, ForwardCheckAnswer, ForwardFailure, ForwardStatusEnvelope, PausedDestinations, QueueCountAnswer, RemovalAnswer, RequestHistory };
+export type {
+  DeadLetter,
+  FinalizeAnswer,
+  ForwardCheckAnswer,
+  ForwardFailure,
+  ForwardStatusEnvelope,
+  PausedDestinations,
+  QueueCountAnswer,
+  RemovalAnswer,
+  RequestHistory,
+};
 
 export const FORWARD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 

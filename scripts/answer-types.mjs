@@ -79,6 +79,11 @@ const typesOf = (a) => [
   ['RequestHistory', a.requestHistoryAnswer, 'One item of forwardRequestHistory (spec 2.8); compact items carry the *_text members instead of bodies.'],
   ['ForwardCheckAnswer', a.forwardCheckAnswer, 'What a dry run (`check: true`) answers: the request as it would go, the key shown as its token.'],
   ['PausedDestinations', a.pausedDestinationsAnswer, "Extension: the answer of listPausedDestinations, the project's open and half-open destination circuits."],
+  [
+    'DeadLetter',
+    a.deadLetterAnswer,
+    'Extension: one item of listProjectDeadLetters, a queued request sent with retry that failed after its last attempt, and why.',
+  ],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];

@@ -88,5 +88,6 @@ export const paths = (serviceId: string) => {
     secrets: `${project}/secrets`,
     secret: (name: string) => `${project}/secrets/${encodeURIComponent(name)}`,
     destinations: `${project}/destinations`,
+    deadLetters: `${project}/forward/dead-letters`,
   };
 };

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerDeadLetters } from './commands/dead-letters';
 import { registerDestinations } from './commands/destinations';
 import { registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
@@ -33,5 +34,6 @@ export function buildProgram(rt: Runtime): Command {
   registerSecrets(program, context);
   registerPresets(program, context);
   registerDestinations(program, context);
+  registerDeadLetters(program, context);
   return program;
 }

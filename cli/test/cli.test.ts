@@ -274,6 +274,18 @@ describe('svc against wrangler dev', () => {
     expect(JSON.parse((await svc(['destinations', '--json'], { env })).stdout)).toEqual({ list: [] });
   });
 
+  it('dead-letters answers the dead letters through the owner route: none on a project that never forwarded, and a bad reason is refused naming it', async () => {
+    const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
+    const text = await svc(['dead-letters'], { env });
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('No dead letters.\n');
+    expect(JSON.parse((await svc(['dead-letters', '--json', '--reason', 'timeout'], { env })).stdout)).toEqual({ list: [] });
+    const refused = await svc(['dead-letters', '--reason', 'exploded'], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('reason');
+  });
+
   it('SVC_URL and SVC_OWNER_KEY work without a config file', async () => {
     const result = await svc(['tickets', 'list'], {
       env: { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key },

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { checkBody } from '../src/check-body';
+import { formatDeadLetter } from '../src/commands/dead-letters';
 import { formatPausedDestination } from '../src/commands/destinations';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
@@ -240,6 +241,31 @@ describe('svc destinations (issue 36 item 6)', () => {
     expect(formatPausedDestination({ ...item, state: 'half-open' })).toContain(
       'half-open  caller=visitor:a  failures=5  since 2026-11-29T09:00:00Z  probe out until 2026-11-29T09:01:30Z',
     );
+  });
+});
+
+describe('svc dead-letters (issue 36 item 3)', () => {
+  const failedAt = Date.UTC(2026, 10, 29, 9, 0, 0);
+  const item = {
+    id: '1764406800000:abcdefabcdefabcd',
+    kind: 'forward' as const,
+    what: 'POST https://api.example.com/v1/charge',
+    created: failedAt - 5000,
+    failed_at: failedAt,
+    reason: 'retry_window_ended' as const,
+    attempts: 3,
+    waits: [],
+    forward: { caller: 'visitor:a', method: 'POST' as const, url: 'https://api.example.com/v1/charge', queue_name: 'q', full_id: 'x' },
+  };
+
+  it('prints when it failed in UTC, why, the last status, the sends, the caller and what', () => {
+    expect(formatDeadLetter({ ...item, status_code: 429 })).toBe(
+      '2026-11-29T09:00:00Z  retry_window_ended  status=429  attempts=3  caller=visitor:a  POST https://api.example.com/v1/charge  id=1764406800000:abcdefabcdefabcd',
+    );
+  });
+
+  it('prints the error code of a dead letter that got no answer', () => {
+    expect(formatDeadLetter({ ...item, reason: 'timeout', error: { code: 'TIMEOUT', message: 'timed out' } })).toContain('timeout  error=TIMEOUT  attempts=3');
   });
 });
 

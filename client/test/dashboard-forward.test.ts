@@ -217,3 +217,39 @@ describe('paused destinations (extension) on the Forwarding page', () => {
     await screenshot(page, 'forward-paused-destinations');
   });
 });
+
+describe('dead letters (extension) on the Forwarding page', () => {
+  it('lists a request sent with retry that settled 502 with why it failed, its attempts and caller, and filters by reason', async () => {
+    destination.script('/dead-letter', { pieces: ['{"error":"bad gateway"}'], status: 502 });
+    // A caller of its own, so no circuit of the other tests' callers is fed; it settles at once (a 502 is never resent).
+    const sent = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'dashboard-dead-letter-visitor' },
+      body: JSON.stringify({ url: `${destination.url}/dead-letter`, method: 'POST', queue: 'dash-dead-letter', retry: true }),
+    });
+    expect(sent.status).toBe(200);
+    const id = ((await sent.json()) as { id: string }).id;
+    const listed = async () => {
+      const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward/dead-letters?reason=error_status`, {
+        headers: { authorization: `Bearer ${worker.project.owner_key}` },
+      });
+      return ((await res.json()) as { list: Array<{ id: string }> }).list;
+    };
+    const until = Date.now() + 20_000;
+    while (!(await listed()).some((item) => item.id === id)) {
+      if (Date.now() > until) throw new Error('the dead letter was never listed');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await page.click('nav a[href="#/forwarding"]');
+    await page.click('.dead-letters button:has-text("Refresh")');
+    const cells = page.locator(`.dead-letters tbody tr[data-id="${id}"] td`);
+    await expect.poll(() => cells.count()).toBe(6);
+    const texts = await cells.allTextContents();
+    expect(texts.slice(1)).toEqual(['answered 408 or 5xx', '502', '1', expect.stringMatching(/^visitor:/), `POST ${destination.url}/dead-letter`]);
+    await page.selectOption('#dead-letter-reason', 'timeout');
+    await expect.poll(() => page.locator('.dead-letters').textContent()).toContain('No dead letter.');
+    await page.selectOption('#dead-letter-reason', 'error_status');
+    await expect.poll(() => cells.count()).toBe(6);
+    await screenshot(page, 'forward-dead-letters');
+  });
+});

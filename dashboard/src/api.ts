@@ -105,5 +105,12 @@ export const listForwardRequests = (api: OwnerApi, filters: Record<string, strin
 
 export const getForwardRequest = (api: OwnerApi, fullId: string) => api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);
 
+/** Extension: a page of the project's dead letters (GET …/forward/dead-letters). */
+export const listDeadLetters = (api: OwnerApi, filters: Record<string, string>, startKey: string | null) =>
+  api.project<import('../../schemas/listings').DatabaseResponse<import('../../schemas/forward-rules').DeadLetter>>(
+    'GET',
+    `/forward/dead-letters?${new URLSearchParams({ ...filters, ...(startKey ? { startKey } : {}) })}`,
+  );
+
 /** Extension: the project's paused destinations (GET …/destinations). */
 export const listPausedDestinations = (api: OwnerApi) => api.project<import('../../schemas/forward-rules').PausedDestinations>('GET', '/destinations');

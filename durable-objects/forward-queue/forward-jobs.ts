@@ -14,6 +14,8 @@ export type ForwardJobs = {
   'sweep-history': HistoryOwner;
   /** The object's paused destinations, written to D1 for the owner's listing (src/forward/destination-report.ts). */
   'report-circuits': HistoryOwner;
+  /** Extension (issue 36 item 3): the bytes of the caller's dead letters, written to D1's project_storage (dead-letter-report.ts). */
+  'report-dead-letters': HistoryOwner;
 };
 
 export type ForwardJobTable = JobTable<ForwardJobs>;

@@ -19,6 +19,7 @@ import { importLegacyHistory } from '../history-import';
 import type { Job } from '../job-table';
 import { Outbox } from '../outbox';
 import { SqlDatabase } from '../sql-database';
+import type { DeadLetterReport } from './dead-letter-report';
 import type { ForwardJobs, ForwardJobTable } from './forward-jobs';
 import { INTERRUPTED } from './queue-runner';
 import { isUnresolved, type RequestsStore } from './requests-store';
@@ -51,6 +52,8 @@ export class HistoryKeeper {
     private readonly store: RequestsStore,
     /** Sets the object's alarm for the jobs added (JobAlarm.arm). */
     private readonly arm: () => Promise<void>,
+    /** The caller's dead letters' bytes are due to be reported (dead-letter-report.ts). */
+    private readonly deadLetters: Pick<DeadLetterReport, 'changed' | 'swept'>,
   ) {
     this.history = new SqlDatabase(storage);
     this.callerIndex = new CallerIndex(storage.sql, env.DB);
@@ -155,6 +158,7 @@ export class HistoryKeeper {
   async sweep(job: Job<'sweep-history'>): Promise<void> {
     if (job.run_at > Date.now()) return;
     const more = await runHistorySweep(this.history, this.env.BODIES, Date.now());
+    this.deadLetters.swept(this.jobs.payloadOf(job));
     const next = this.storage.sql.exec<{ at: number | null }>('SELECT min(expires_at) AS at FROM forward_requests').one().at;
     if (more || next !== null) {
       this.jobs.reschedule(job.id, more ? Date.now() : next!);
@@ -202,6 +206,7 @@ export class HistoryKeeper {
   private dropExported(changes: HistoryChange[]): void {
     for (const change of changes) {
       if (change.op === 'put' && !isUnresolved(change.record.status)) this.scheduleCompaction(change.owner);
+      if (change.op === 'put' && change.record.dead_letter !== undefined) this.deadLetters.changed(change.owner);
       // A streamed request stays: its pieces, and after finalize its kept version, are read here.
       if (change.op !== 'put' || isUnresolved(change.record.status) || change.record.stream) continue;
       const request = this.store.find(addressOfRecord(change.record));

@@ -16,6 +16,7 @@ import { backoffBaseMs, waitingAgain, type SendAnswer } from '../../src/forward/
 import { circuitPolicy, heldForCircuit, originOf, verdictOfOutcome, waitsForCircuit } from '../../src/forward/destination-pause';
 import { admit, probeLost, recorded, type Verdict } from '../../src/outbound/circuit';
 import { settled, settledStream } from '../../src/forward/settle';
+import { withDeadLetter } from '../../src/forward/dead-letters';
 import { keyRefusal, missingKey } from '../../src/forward/verdicts';
 import { loadSecretKey } from '../../src/platform/secrets';
 import type { DestinationCircuits } from '../destination-circuits';
@@ -71,7 +72,8 @@ export class QueueRunner {
 
   /** Writes a new state of the request, here and (through the outbox) to the history. */
   save(request: QueuedRequest, given: ForwardRecord): void {
-    const record = this.parts.store.write(request, given);
+    // A request sent with retry that failed after its last attempt is kept marked as a dead letter.
+    const record = this.parts.store.write(request, withDeadLetter(given, request.plan.retryWithin !== undefined));
     this.parts.outbox.add({ op: 'put', owner: request.plan.owner, record });
     if (record.stream && !record.finalized && !isUnresolved(record.status)) this.parts.mover.settled(request.seq);
   }

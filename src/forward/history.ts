@@ -13,6 +13,7 @@ import { historyExpiry } from './history-cleanup';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import { utf8Bytes } from '../../schemas/utf8';
 import { INLINE_BODY_CHARS, loadBodies, placeAlone, type PlacedAlone } from './history-segments';
+import type { DeadLetterReason } from '../../schemas/dead-letters';
 import { type CompactTexts, COMPACT_PREFIX_CHARS, compactTextsOfPrefixes, type ForwardRecord, historyItemOf } from './record';
 
 /** Whose history: the project and the caller (see ForwardCaller.key). */
@@ -40,6 +41,8 @@ export interface HistoryRow {
   request_headers: string | null;
   /** Extension (issue 36): JSON of the record's attempts. */
   attempts: string | null;
+  /** Extension (issue 36 item 3): the dead letter's reason. */
+  dead_letter: string | null;
   body_segment: string | null;
   body_at: number | null;
   body_len: number | null;
@@ -52,7 +55,7 @@ export interface HistoryRow {
 
 /** The columns a write sets (see entryValues). */
 const WRITTEN_COLUMNS =
-  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers, attempts';
+  'id, method, url, queue_name, status, created, updated, executed, responded, status_code, request_body, response_body, error, expires_at, stream, request_headers, attempts, dead_letter';
 /** A row's bodies in forward_bodies (migration 0016), looked up only for a row not pointing at a segment. */
 const SIDE_BODIES = `CASE WHEN f.body_segment IS NULL THEN (SELECT json_array(b.request_body, b.response_body, b.request_headers) FROM forward_bodies AS b
   WHERE b.service_id = f.service_id AND b.caller_key = f.caller_key AND b.method = f.method AND b.url = f.url AND b.id = f.id) END AS side_bodies`;
@@ -90,6 +93,7 @@ export function recordOf(row: HistoryRow): ForwardRecord {
   if (row.stream === 1) record.stream = true;
   if (row.request_headers !== null) record.request_headers = row.request_headers;
   if (row.attempts !== null && row.attempts !== undefined) record.attempts = JSON.parse(row.attempts) as ForwardRecord['attempts'];
+  if (row.dead_letter !== null && row.dead_letter !== undefined) record.dead_letter = row.dead_letter as DeadLetterReason;
   if (row.side_bodies !== null) {
     const [request, response, headers] = JSON.parse(row.side_bodies) as Array<string | null>;
     if (request !== null) record.request_body = request;
@@ -141,6 +145,7 @@ const entryValues = ({ owner, record, placed }: HistoryEntry) => {
     record.stream ? 1 : 0,
     inline ? (record.request_headers ?? null) : null,
     record.attempts ? JSON.stringify(record.attempts) : null,
+    record.dead_letter ?? null,
     placed?.segment ?? null,
     placed ? 0 : null,
     placed?.len ?? null,
@@ -253,7 +258,7 @@ export function historyUpsert(db: HistoryDb, entries: readonly HistoryEntry[]): 
          queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
          executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
          request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts,
+         expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts, dead_letter = excluded.dead_letter,
          body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`,
     )
     .bind(JSON.stringify(entries.map(entryValues)));
@@ -301,7 +306,7 @@ const ROW_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPD
   queue_name = excluded.queue_name, status = excluded.status, updated = excluded.updated,
   executed = excluded.executed, responded = excluded.responded, status_code = excluded.status_code,
   request_body = excluded.request_body, response_body = excluded.response_body, error = excluded.error,
-  expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts,
+  expires_at = excluded.expires_at, stream = excluded.stream, request_headers = excluded.request_headers, attempts = excluded.attempts, dead_letter = excluded.dead_letter,
   body_segment = excluded.body_segment, body_at = excluded.body_at, body_len = excluded.body_len, compact = excluded.compact`;
 const BODIES_UPDATE = `ON CONFLICT (service_id, caller_key, method, url, id) DO UPDATE SET
   request_body = excluded.request_body, response_body = excluded.response_body, request_headers = excluded.request_headers`;

@@ -48,6 +48,7 @@ export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unk
   if (query.stream !== undefined) parts.push(['stream = ?', [query.stream ? 1 : 0]]);
   if (query.from !== undefined) parts.push(['created >= ?', [query.from]]);
   if (query.to !== undefined) parts.push(['created <= ?', [query.to]]);
+  if (query.dead_letter !== undefined) parts.push(query.dead_letter === 'any' ? ['dead_letter IS NOT NULL', []] : ['dead_letter = ?', [query.dead_letter]]);
   return { sql: parts.map(([sql]) => ` AND ${sql}`).join(''), binds: parts.flatMap(([, binds]) => binds) };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ErrorCode } from '../../schemas/error-body';
 import type { ForwardFailure, ForwardMethod, ForwardStatus, ForwardStatusEnvelope, RequestHistory } from '../../schemas/forward-rules';
+import type { DeadLetterReason } from '../../schemas/dead-letters';
 import type { BodyRef } from './history-segments';
 
 export interface ForwardError extends Omit<ForwardFailure, 'code'> {
@@ -63,6 +64,8 @@ export interface ForwardRecord {
   attempts?: ForwardAttempt[];
   /** Extension (issue 36): while a request waits out back-pressure or an open circuit, when it is tried again (ms). */
   next_attempt_at?: number;
+  /** Extension (issue 36 item 3): why a request sent with retry settled as a dead letter (dead-letters.ts). */
+  dead_letter?: DeadLetterReason;
 }
 
 /** request_text, response_text, response_complete_marker, and whether a response is kept. */
@@ -86,6 +89,7 @@ const progressOf = (record: ForwardRecord) =>
     error: record.error,
     attempts: record.attempts,
     next_attempt_at: record.next_attempt_at,
+    dead_letter: record.dead_letter,
   });
 
 /** The answer of a poll; `inQueue` counts the unresolved requests up to this one (0 once settled). */

@@ -6,6 +6,7 @@ import type { OwnerApi } from './owner-api';
 import { refusalResult, successResult, toolResultOf } from './results';
 import { TICKET_SCHEMA_URI } from './resources';
 import { INTERNAL_ERROR_MESSAGE } from '../wire/errors';
+import { DEAD_LETTER_REASONS } from '../../schemas/dead-letters';
 
 const ticketId = z.string().describe('The ticket id: 1 to 64 letters, digits, _ or -, starting with a letter or digit.');
 const startKey = z.string().optional().describe('The startKey of the previous page, to read the next one (page until endOfList is true).');
@@ -209,6 +210,27 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
       annotations: { readOnlyHint: true },
     },
     () => guarded(async () => toolResultOf(await api('listPausedDestinations'))),
+  );
+
+  server.registerTool(
+    'list_dead_letters',
+    {
+      description:
+        "List the project's dead letters (extension), newest first, one page at a time: queued forwarded requests sent with retry that failed after their last attempt, " +
+        'each with what (method and url), when it failed, why (reason: retry_window_ended, error_status, timeout or request_failed; the last status_code or error), ' +
+        'the sends made and the waits, and its caller. Filter by caller (a user id, visitor:<name> or owner:<owner id>) or reason.',
+      inputSchema: {
+        caller: z.string().optional().describe("Only this caller's: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+        reason: z.enum(DEAD_LETTER_REASONS).optional().describe('Only dead letters that failed for this reason.'),
+        start_key: startKey,
+        limit,
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      guarded(async () =>
+        toolResultOf(await api('listProjectDeadLetters', { query: { caller: args.caller, reason: args.reason, startKey: args.start_key, limit: args.limit } })),
+      ),
   );
 
   server.registerTool(

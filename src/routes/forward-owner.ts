@@ -13,6 +13,8 @@ import { pageRequest } from '../wire/paging';
 import { addressOfRecord, ownerRequestView } from '../forward/owner-history';
 import { findOwnerRequest, listOwnerHistory } from '../forward/owner-fan-out';
 import { pausedDestinations } from '../forward/destination-report';
+import { deadLetterItemOf } from '../forward/dead-letters';
+import { DEAD_LETTER_REASONS, deadLetterQuerySchema } from '../../schemas/dead-letters';
 import { forwardQueueStub } from '../platform/object-stubs';
 import * as answer from '../../schemas/answers';
 import { z } from 'zod';
@@ -61,6 +63,31 @@ forwardOwnerRoutes.get(REQUESTS_PATH, ...listProjectForwardRequestsRoute.middlew
   const parsed = await checked(() => parseOrRefuse(ownerForwardQuerySchema, c.req.query()));
   if (!parsed.ok) throw fieldRefusal(parsed.issue);
   return c.json(await listOwnerHistory(c.env.DB, c.get('project').service_id, parsed.value, pageRequest(c.req), (owner) => forwardQueueStub(c.env, owner)));
+});
+
+const listProjectDeadLettersRoute = route({
+  operationId: 'listProjectDeadLetters',
+  tag: 'forward',
+  guard: guard('owner', "Only the project owner can read the project's dead letters."),
+  query: {
+    caller: textParameter("Only this caller's: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+    reason: { description: 'Only dead letters that failed for this reason.', schema: z.enum(DEAD_LETTER_REASONS) },
+    from: { description: 'Made at or after, ms since the epoch.', schema: z.int().min(0) },
+    to: { description: 'Made at or before, ms since the epoch.', schema: z.int().min(0) },
+    ...PAGING,
+  },
+  summary:
+    "Extension: the project's dead letters, every forwarding caller's (or one caller's), newest first: queued requests sent with retry that failed after their last attempt, with why.",
+  success: ok('A page of dead letters.', answer.listingOf(answer.deadLetterAnswer)),
+});
+
+forwardOwnerRoutes.get(`${PROJECT_PATH}/forward/dead-letters`, ...listProjectDeadLettersRoute.middleware, async (c) => {
+  const parsed = await checked(() => parseOrRefuse(deadLetterQuerySchema, c.req.query()));
+  if (!parsed.ok) throw fieldRefusal(parsed.issue);
+  const { reason, limit: _limit, startKey: _startKey, ...filters } = parsed.value;
+  const query = { ...filters, compact: true, dead_letter: reason ?? ('any' as const) };
+  const page = await listOwnerHistory(c.env.DB, c.get('project').service_id, query, pageRequest(c.req), (owner) => forwardQueueStub(c.env, owner));
+  return c.json({ ...page, list: page.list.map(deadLetterItemOf) });
 });
 
 const getProjectForwardRequestRoute = route({

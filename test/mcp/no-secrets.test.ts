@@ -60,6 +60,7 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('read_consumption', { ticket_id: 'open', consume_id: log.structuredContent.list[0].consume_id });
     await run('list_secret_keys');
     await run('list_paused_destinations');
+    await run('list_dead_letters');
     await run('list_signature_presets');
     await run('clear_log', { ticket_id: 'open' });
     await run('delete_ticket', { ticket_id: 'signed' });

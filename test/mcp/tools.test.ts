@@ -25,6 +25,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
         'diagnose_signature',
         'match_signature_preset',
         'get_ticket',
+        'list_dead_letters',
         'list_paused_destinations',
         'list_secret_keys',
         'list_signature_presets',
@@ -160,6 +161,23 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(result.structuredContent).toEqual((await direct()).json);
     expect(result.structuredContent).toMatchObject({ list: [{ origin: new URL(origin).origin, state: 'open', failures: 5 }] });
+  });
+
+  it('list_dead_letters answers what the owner route answers: a request sent with retry that settled 500, with why', async () => {
+    const url = `${origin}/failing/${crypto.randomUUID()}/5`;
+    const sent = await forward(session.project, { url, method: 'GET', queue: 'mcp-dead-letter', retry: true });
+    await settledEnvelope(session.project, { id: sent.json.id, url, method: 'GET' });
+    const direct = () =>
+      call('GET', `/v1/projects/${session.project.service_id}/forward/dead-letters?reason=error_status`, { token: session.project.owner_key });
+    await eventually(async () => (await direct()).json.list.some((item: { id: string }) => item.id === sent.json.id));
+    const result = await callTool(session.client, 'list_dead_letters', { reason: 'error_status' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toEqual((await direct()).json);
+    expect((result.structuredContent as any).list).toContainEqual(
+      expect.objectContaining({ id: sent.json.id, reason: 'error_status', status_code: 500, attempts: 1, what: `GET ${url}` }),
+    );
+    const refused = await callTool(session.client, 'list_dead_letters', { caller: '' });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER', detail: { field: 'caller' } } });
   });
 
   it('list_signature_presets answers the presets of schemas/signature-presets.ts', async () => {

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, type ForwardRequestView, type OwnerApi } from '../api';
 import { when } from '../components/when';
+import { DeadLetters } from '../components/DeadLetters';
 import { PausedDestinations } from '../components/PausedDestinations';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { useListing } from '../components/use-listing';
@@ -91,6 +92,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
         <h2 id="forward-title">Forwarding</h2>
       </div>
       <PausedDestinations api={api} />
+      <DeadLetters api={api} />
       <p class="hint">Every caller's forwarded requests, newest first. The key is shown as $CLIENT_SECRET wherever it went.</p>
       <form class="filters" aria-label="Filters" onSubmit={(e) => (e.preventDefault(), setFilters({ ...draft }))}>
         <div class="field">
