@@ -14,29 +14,31 @@ const refusing = (refusal: (value: string) => string | undefined) =>
   });
 
 /** A time in whole milliseconds since the epoch, written in decimal digits. */
-const time = z
+export const timeParameter = z
   .string()
   .regex(/^\d{1,15}$/, 'must be a time in milliseconds since the epoch')
   .transform(Number);
 
 /** Who made a request as the owner's view names them: a user id, `visitor:<name>` or `owner:<owner id>`. */
-export const CALLER_PATTERN = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const CALLER_PATTERN = /^[^\u0000-\u001f\u007f]{1,256}$/;
+
+/** A caller as a query parameter. */
+export const callerParameter = z
+  .string()
+  .regex(CALLER_PATTERN, "must be a user id, 'visitor:<name>' or 'owner:<owner id>' (1 to 256 characters, no control characters)");
 
 export const ownerForwardQuerySchema = strictObject(
   {
     url: refusing(urlRefusal).optional(),
     method: z.enum(FORWARD_METHODS, { error: METHOD_RULE }).optional(),
-    caller: z
-      .string()
-      .regex(CALLER_PATTERN, "must be a user id, 'visitor:<name>' or 'owner:<owner id>' (1 to 256 characters, no control characters)")
-      .optional(),
+    caller: callerParameter.optional(),
     queue: refusing(queueNameRefusal).optional(),
     queue_exact: z.stringbool().optional(),
     queue_exclude: refusing(queueNameRefusal).optional(),
     status: z.enum(FORWARD_STATUSES).optional(),
     stream: z.stringbool().optional().describe('Only streamed requests (true) or only the others (false).'),
-    from: time.optional().describe('Created at or after (ms).'),
-    to: time.optional().describe('Created at or before (ms).'),
+    from: timeParameter.optional().describe('Created at or after (ms).'),
+    to: timeParameter.optional().describe('Created at or before (ms).'),
     compact: z.stringbool().optional(),
     limit: z.string().optional(),
     startKey: z.string().optional(),

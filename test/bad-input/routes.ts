@@ -50,6 +50,8 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/forward/history`]: 'GET forward history',
   [`GET ${P}/forward/requests`]: 'GET owner forward requests',
   [`GET ${P}/forward/requests/{id}`]: 'GET owner forward request',
+  [`GET ${P}/forward/dead-letters`]: 'GET forward dead letters',
+  [`GET ${P}/destinations`]: 'GET paused destinations',
   [`GET ${P}/realtime`]: 'GET realtime socket',
   [`POST ${P}/secure-request`]: 'POST secure-request',
   'POST /tp/{service_id}/{ticket_id}': 'POST /tp',

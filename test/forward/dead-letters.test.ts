@@ -33,10 +33,10 @@ beforeAll(async () => {
   // Each in a queue of its own, so they run side by side; the longest waits out one second.
   const [outOfTime, failing, recovered, plain, byUser] = await Promise.all([
     settledRequest(project, `${origin}/busy/${key()}/5`, { queue: 'dl-out-of-time', retry: { within: 2 } }),
-    settledRequest(project, `${origin}/failing/${key()}/5`, { queue: 'dl-failing', retry: true }),
+    settledRequest(project, `${origin}/fail/${key()}/5/500`, { queue: 'dl-failing', retry: true }),
     settledRequest(project, `${origin}/busy/${key()}/1`, { queue: 'dl-recovered', retry: true }),
-    settledRequest(project, `${origin}/failing/${key()}/5`, { queue: 'dl-plain' }),
-    settledRequest(project, `${origin}/failing/${key()}/5`, { queue: 'dl-user', retry: true }, user.id_token),
+    settledRequest(project, `${origin}/fail/${key()}/5/500`, { queue: 'dl-plain' }),
+    settledRequest(project, `${origin}/fail/${key()}/5/500`, { queue: 'dl-user', retry: true }, user.id_token),
   ]);
   Object.assign(sent, { outOfTime, failing, recovered, plain, byUser });
   // The listing reads the callers' histories: wait until the three dead letters are there.
@@ -66,7 +66,7 @@ describe('dead letters of forwarding', () => {
       waits: [{ at: expect.any(Number), status_code: 429, waited_ms: 1000 }],
       forward: { caller: expect.stringMatching(/^visitor:/), method: GET, url, queue_name: 'dl-out-of-time', full_id: `GET:${id}:${url}` },
     });
-    expect(await loopback(`/busy-state/${new URL(url).pathname.split('/')[2]}`)).toEqual({ calls: 2 });
+    expect(await loopback(`/calls/${new URL(url).pathname.split('/')[2]}`)).toEqual({ calls: 2 });
   });
 
   it('a request sent with retry that settled 500 is listed once, never resent', async () => {
@@ -74,7 +74,7 @@ describe('dead letters of forwarding', () => {
     expect(done).toMatchObject({ status: 'resolved', status_code: 500 });
     const item = (await listed()).find((entry) => entry.id === id);
     expect(item).toMatchObject({ reason: 'error_status', status_code: 500, attempts: 1, waits: [] });
-    expect(await loopback(`/busy-state/${new URL(url).pathname.split('/')[2]}`)).toEqual({ calls: 1 });
+    expect(await loopback(`/calls/${new URL(url).pathname.split('/')[2]}`)).toEqual({ calls: 1 });
   });
 
   it('a request that succeeded after waiting out a 429 is not a dead letter', async () => {
@@ -156,7 +156,7 @@ describe('dead letters of forwarding', () => {
     expect(visitorBytes).toBeGreaterThan(userBytes);
 
     const other = await createProject();
-    const plain = await settledRequest(other, `${origin}/failing/${crypto.randomUUID()}/5`, { queue: 'dl-other-plain' });
+    const plain = await settledRequest(other, `${origin}/fail/${crypto.randomUUID()}/5/500`, { queue: 'dl-other-plain' });
     expect(plain.done).toMatchObject({ status_code: 500 });
     await eventually('the failure is in the history', async () => (await history(other, { url: plain.url, method: GET })).json.list?.length === 1);
     expect(await parts(other.service_id)).toEqual([]);
@@ -164,7 +164,7 @@ describe('dead letters of forwarding', () => {
 
   it("a dead letter swept with its history row (the caller's expires) leaves the storage count", async () => {
     const other = await createProject();
-    const expiring = await settledRequest(other, `${origin}/failing/${crypto.randomUUID()}/5`, { queue: 'dl-expiring', retry: true, expires: 1 });
+    const expiring = await settledRequest(other, `${origin}/fail/${crypto.randomUUID()}/5/500`, { queue: 'dl-expiring', retry: true, expires: 1 });
     expect(expiring.done).toMatchObject({ status_code: 500, dead_letter: 'error_status' });
     const bytes = async () =>
       (

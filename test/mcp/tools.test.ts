@@ -164,7 +164,7 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
   });
 
   it('list_dead_letters answers what the owner route answers: a request sent with retry that settled 500, with why', async () => {
-    const url = `${origin}/failing/${crypto.randomUUID()}/5`;
+    const url = `${origin}/fail/${crypto.randomUUID()}/5/500`;
     const sent = await forward(session.project, { url, method: 'GET', queue: 'mcp-dead-letter', retry: true });
     await settledEnvelope(session.project, { id: sent.json.id, url, method: 'GET' });
     const direct = () =>

@@ -1,6 +1,7 @@
 /**
  * The owner's forwarding history (issue 15): owner key only; every filter with a wrong value; unknown query
- * keys; paging; request ids that are malformed, of no request, or broken escapes.
+ * keys; paging; request ids that are malformed, of no request, or broken escapes. The dead letters and the
+ * paused destinations (issue 36 extensions) the same way.
  */
 import { invalidParameter, BROKEN_ESCAPES, type BadInputCase, type Target } from '../case';
 import { OWNER_ROUTE_CREDENTIALS, credentialCases } from '../credentials';
@@ -61,4 +62,28 @@ const idCases = (): BadInputCase[] => {
   ];
 };
 
-export const ownerForwardCases = (): BadInputCase[] => [...listingCases(), ...idCases()];
+const deadLetters: Target = { route: `GET ${P}/forward/dead-letters`, auth: 'owner' };
+const destinations: Target = { route: `GET ${P}/destinations`, auth: 'owner' };
+
+const deadLetterCases = (): BadInputCase[] => {
+  const bad = (input: string, query: string, field: string): BadInputCase => ({ ...deadLetters, input, query, expect: invalidParameter(field, true) });
+  return [
+    ...credentialCases(deadLetters, undefined, OWNER_ROUTE_CREDENTIALS),
+    bad('an unknown reason', 'reason=gone', 'reason'),
+    bad('a reason in upper case', 'reason=TIMEOUT', 'reason'),
+    bad('an empty caller', 'caller=', 'caller'),
+    bad('a caller with a control character', 'caller=u%01x', 'caller'),
+    bad('a from that is not a number', 'from=yesterday', 'from'),
+    bad('a to before from', 'from=2000&to=1000', 'to'),
+    bad('a status filter (the history has one, the dead letters not)', 'status=failed', 'status'),
+    ...pagingCases(deadLetters),
+    { ...deadLetters, input: 'a caller who made no request', query: 'caller=visitor%3Anobody', expect: EMPTY },
+  ];
+};
+
+const destinationCases = (): BadInputCase[] => [
+  ...credentialCases(destinations, undefined, OWNER_ROUTE_CREDENTIALS),
+  { ...destinations, input: 'a project whose destinations never failed', expect: { status: 200, json: { list: [] } } },
+];
+
+export const ownerForwardCases = (): BadInputCase[] => [...listingCases(), ...idCases(), ...deadLetterCases(), ...destinationCases()];
