@@ -3,10 +3,16 @@ import type { StoredTicket } from '../schemas/ticket-types';
 import { deadlineFrom } from '../src/actions/budget';
 import { meterQueuedRun } from '../src/actions/queued-runs';
 import { sendRequestCondition } from '../src/actions/request-condition';
-import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
+import { runActions, type FailedAction, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
-import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { isRetried, nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { deadLetterFacts } from '../src/consume/dead-letter';
+import type { RunState } from '../src/actions/runner';
+import type { TicketDeadLetter, TicketDeadLetterQuery } from './ticket-dead-letters';
+import { TicketReplayer, type ReplayStart } from './ticket-replayer';
+import type { BulkReplayRequest } from '../schemas/bulk-replays';
+import type { BulkReplay } from '../src/consume/bulk-replay';
 import { closingLogStatement, logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
@@ -38,6 +44,9 @@ const LEGACY_CHUNK = 100;
 const LEGACY_CHUNKS_PER_CALL = 10;
 /** Idempotency keys deleted per run of their expiry job. */
 const KEY_EXPIRY_BATCH = 1_000;
+/** Dead letters deleted per run of their expiry job. */
+const DEAD_LETTER_EXPIRY_BATCH = 1_000;
+const DAY_MS = 86_400_000;
 
 /**
  * How long a started continuation holds its job: past this the alarm takes it up again (from its last
@@ -62,6 +71,7 @@ const BACKGROUND_AT_ONCE = 16;
 export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
   private readonly alarms: JobAlarm<TicketJobs>;
+  private readonly replayer: TicketReplayer;
   /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
   private reportedBytes?: number;
 
@@ -69,6 +79,7 @@ export class TicketDO extends DurableObject<Env> {
     super(ctx, strictEnv(env));
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
+    this.replayer = new TicketReplayer(this.data, this.env, (input) => this.consume(input));
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
@@ -89,6 +100,9 @@ export class TicketDO extends DurableObject<Env> {
           d1Queries: 1,
         },
         'expire-idempotency-keys': { run: async (job) => this.expireKeys(job) },
+        'expire-dead-letters': { run: (job) => this.expireDeadLetters(job) },
+        // Each step replays a batch of consumptions: an invocation of its own, as a consumption is.
+        'bulk-replay': { run: (job) => this.replayer.step(job), background: true },
         'flush-sampling': {
           run: async (job) => {
             this.data.sampler.flush();
@@ -145,6 +159,60 @@ export class TicketDO extends DurableObject<Env> {
     });
     await this.alarms.arm();
     return outcome;
+  }
+
+  /** A page of the ticket's dead letters (extension), newest failure first. */
+  async deadLetterPage(scope: LogScope, query: TicketDeadLetterQuery): Promise<TicketDeadLetter[]> {
+    this.data.log.bind(scope);
+    return this.data.deadLetters.page(query);
+  }
+
+  /** Whether the consumption is one of the ticket's dead letters. */
+  async isDeadLetter(consumeId: string): Promise<boolean> {
+    return this.data.deadLetters.stateOf(consumeId) !== undefined;
+  }
+
+  /**
+   * Replays a dead letter (extension): from its failed action, or whole when `full`. A replay that succeeds
+   * takes it off the list; undefined when the consumption is not (or no longer) a dead letter.
+   */
+  async replayDeadLetter(input: ConsumeInput, full: boolean): Promise<ConsumeOutcome | undefined> {
+    const consumeId = input.replay?.of ?? '';
+    const state = this.data.deadLetters.stateOf(consumeId);
+    if (!state || !input.replay) return undefined;
+    const outcome = await this.consume(full ? input : { ...input, replay: { ...input.replay, resume: state } });
+    if (outcome.ok) this.data.deadLetters.delete(consumeId);
+    await this.reportStorage();
+    return outcome;
+  }
+
+  /** Deletes one dead letter (the owner dealt with it); false when there is none. */
+  async deleteDeadLetter(consumeId: string): Promise<boolean> {
+    const deleted = this.data.deadLetters.delete(consumeId);
+    if (deleted) await this.reportStorage();
+    return deleted;
+  }
+
+  /** Counts or starts a bulk replay of the log or the dead letters (extension; ticket-replayer.ts). */
+  async startReplay(scope: LogScope, request: BulkReplayRequest): Promise<ReplayStart> {
+    this.data.log.bind(scope);
+    const started = this.replayer.start(request, Date.now());
+    await this.alarms.arm();
+    return started;
+  }
+
+  /** The ticket's bulk replays, newest first, or one of them. */
+  async replays(): Promise<BulkReplay[]> {
+    return this.data.replays.list();
+  }
+
+  async replay(id: number): Promise<BulkReplay | undefined> {
+    return this.data.replays.get(id);
+  }
+
+  /** Cancels a running bulk replay; undefined when there is no such replay. */
+  async cancelReplay(id: number): Promise<BulkReplay | undefined> {
+    return this.replayer.cancel(id, Date.now());
   }
 
   /** Entries waiting in the outbox for D1 (for tests and operations). */
@@ -270,13 +338,24 @@ export class TicketDO extends DurableObject<Env> {
     const saved = this.data.jobs.payloadOf(job);
     if (saved.schedule) saved.progress ??= startProgress(Date.now());
     let next: ReturnType<typeof nextAttempt> = null;
+    // The schedule ran out on a failure it retries: the run is a dead letter, kept at its failed action.
+    let exhausted: { letter: Omit<TicketDeadLetter, 'failed_at'>; state: RunState } | undefined;
     const { schedule, progress } = saved;
+    const deferFailure = (failed: FailedAction): boolean => {
+      if (!schedule || !progress) return false;
+      const failure = scheduledFailure(failed);
+      next = nextAttempt(schedule, progress, failure, Date.now(), Math.random);
+      if (next === null && isRetried(schedule, failure) && failed.stateAt) {
+        const url = (failed.row?.sent as { url?: unknown } | undefined)?.url;
+        const facts = deadLetterFacts(failure, failed.failure.message, typeof url === 'string' ? url : undefined, progress);
+        exhausted = { letter: { consume_id: saved.log.consume_id, created: saved.log.timestamp, ...facts }, state: failed.stateAt() };
+      }
+      return next !== null;
+    };
     const deps: RunnerDeps = {
       ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
-      ...(schedule && progress
-        ? { deferFailure: (failed) => (next = nextAttempt(schedule, progress, scheduledFailure(failed), Date.now(), Math.random)) !== null }
-        : {}),
+      ...(schedule && progress ? { deferFailure } : {}),
     };
     let outcome: RunOutcome;
     try {
@@ -295,6 +374,21 @@ export class TicketDO extends DurableObject<Env> {
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);
+    const dead = exhausted as typeof exhausted;
+    if (dead && outcome.error) {
+      this.data.deadLetters.add({ ...dead.letter, failed_at: Date.now() }, dead.state);
+      await this.reportStorage();
+    }
+  }
+
+  /** Removes dead letters past the plan's retention, a batch per run; due again when the next one expires. */
+  private async expireDeadLetters(job: Job<'expire-dead-letters'>): Promise<void> {
+    const days = this.data.deadLetterDays();
+    const now = Date.now();
+    const oldest = days === null ? null : this.data.deadLetters.expire(now - days * DAY_MS, DEAD_LETTER_EXPIRY_BATCH);
+    if (oldest === null || days === null) this.data.jobs.delete(job.id);
+    else this.data.jobs.reschedule(job.id, Math.max(oldest + days * DAY_MS, now));
+    await this.reportStorage();
   }
 
   /** Removes idempotency keys whose window ended, a batch per run; due again when the next one ends. */

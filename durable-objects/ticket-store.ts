@@ -10,6 +10,9 @@ import { IDEMPOTENCY_SCHEMA, IdempotencyKeys } from './idempotency-keys';
 import { migrateSchema } from './schema';
 import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/ticket-log';
+import { retentionDays } from '../src/ticket-log/retention';
+import { TICKET_DEAD_LETTERS_SCHEMA, TicketDeadLetters } from './ticket-dead-letters';
+import { BULK_REPLAYS_SCHEMA, BulkReplays } from './bulk-replays';
 
 const SCHEMA = [
   `CREATE TABLE ticket (
@@ -74,7 +77,14 @@ const SCHEMA = [
   LOG_SAMPLING_SCHEMA,
   // Idempotent consumption (issue 36 item 5): the keys a ticket's consumptions carried, with their first answers.
   IDEMPOTENCY_SCHEMA,
+  // Dead letters and bulk replays (issue 36 items 3 and 4); the log index gains each entry's error code, so
+  // a replay by code is selected from the index (entries logged before have none and are judged when read).
+  `${TICKET_DEAD_LETTERS_SCHEMA}
+   ${BULK_REPLAYS_SCHEMA}
+   ALTER TABLE log ADD COLUMN code TEXT;`,
 ];
+
+const DAY_MS = 86_400_000;
 
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
 export const LOG_EXPORT_DELAY_MS = 200;
@@ -91,6 +101,8 @@ export type TicketJobs = {
   'take-in-logs': LogRef | LogScope;
   'flush-sampling': NoPayload;
   'expire-idempotency-keys': NoPayload;
+  'expire-dead-letters': NoPayload;
+  'bulk-replay': { id: number };
 };
 export type TicketJobKind = KindOf<TicketJobs>;
 
@@ -105,6 +117,8 @@ export class TicketStore implements ConsumeStore {
   readonly log: TicketLog;
   readonly sampler: LogSampler;
   readonly idempotency: IdempotencyKeys;
+  readonly deadLetters: TicketDeadLetters;
+  readonly replays: BulkReplays;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
@@ -124,6 +138,17 @@ export class TicketStore implements ConsumeStore {
     this.log = new TicketLog(sql, bucket, now);
     this.sampler = new LogSampler(sql, this.log, () => this.jobs.addOnce('flush-sampling', this.now() + SAMPLING_FLUSH_MS));
     this.idempotency = new IdempotencyKeys(sql, (expiresAt) => this.jobs.addOnce('expire-idempotency-keys', expiresAt));
+    this.deadLetters = new TicketDeadLetters(sql, (failedAt) => {
+      const days = this.deadLetterDays();
+      if (days !== null) this.jobs.addOnce('expire-dead-letters', failedAt + days * DAY_MS);
+    });
+    this.replays = new BulkReplays(sql);
+  }
+
+  /** Dead letters are kept for the plan's log retention (null: until cleared). */
+  deadLetterDays(): number | null {
+    const plan = this.log.scope()?.plan;
+    return plan === undefined ? null : retentionDays(plan);
   }
 
   /** The definition, kept in memory after the first read (the object is its only writer). */
@@ -171,7 +196,10 @@ export class TicketStore implements ConsumeStore {
     this.sql.exec('DELETE FROM ticket');
     this.sql.exec('DELETE FROM user_usage');
     this.jobs.deleteKind('continuation');
+    this.jobs.deleteKind('bulk-replay');
     this.idempotency.clear();
+    this.deadLetters.clear();
+    this.replays.cancelAll(this.now());
     this.log.releaseOpen();
     this.cached = null;
     this.cachedRemaining = null;

@@ -670,11 +670,11 @@ export interface DeadLetter {
    */
   id: string;
   /**
-   * What kind of work failed: forward (a queued forwarded request sent with retry).
+   * What kind of work failed: forward (a queued forwarded request sent with retry), ticket (a ticket's run after its answer, with a retry_schedule).
    */
-  kind: 'forward';
+  kind: 'forward' | 'ticket';
   /**
-   * What failed, to read: forward: '<METHOD> <url>'.
+   * What failed, to read: forward: '<METHOD> <url>'; ticket: '<act> <url>' (a req) or '<act> at <path>'.
    */
   what: string;
   /**
@@ -716,7 +716,10 @@ export interface DeadLetter {
     waited_ms: number;
     waited?: 'circuit';
   }[];
-  forward: {
+  /**
+   * kind forward: the request.
+   */
+  forward?: {
     /**
      * Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'.
      */
@@ -728,6 +731,24 @@ export interface DeadLetter {
      * '<METHOD>:<stamp>:<entropy>:<url>': GET …/forward/requests/{id} reads it in full.
      */
     full_id: string;
+  };
+  /**
+   * kind ticket: the consumption and its failed action.
+   */
+  ticket?: {
+    ticket_id: string;
+    /**
+     * The consumption whose run failed (the ticket log's entry).
+     */
+    consume_id: string;
+    /**
+     * The failed action.
+     */
+    act: string;
+    /**
+     * The failed action's place, e.g. 'actions[1]'; a partial replay goes on from it.
+     */
+    path: string;
   };
 }
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { actionSchema } from './actions/schema';
 import { conditionInputSchema } from './condition';
 import { DEAD_LETTER_REASONS } from './dead-letters';
+import { REPLAY_SKIPS, REPLAY_STATES } from './bulk-replays';
 import { FORWARD_METHODS, FORWARD_STATUSES, type RealtimeServerFrame } from './forward-rules';
 import { storedAction, storedCondition, storedIdempotency, storedRetrySchedule } from './stored-ticket';
 
@@ -533,8 +534,10 @@ export const pausedDestinationsAnswer = z.object({
  */
 export const deadLetterAnswer = z.object({
   id: z.string().describe("The entry's id (forward: the request's 'stamp:entropy')."),
-  kind: z.literal('forward').describe('What kind of work failed: forward (a queued forwarded request sent with retry).'),
-  what: z.string().describe("What failed, to read: forward: '<METHOD> <url>'."),
+  kind: z
+    .enum(['forward', 'ticket'])
+    .describe("What kind of work failed: forward (a queued forwarded request sent with retry), ticket (a ticket's run after its answer, with a retry_schedule)."),
+  what: z.string().describe("What failed, to read: forward: '<METHOD> <url>'; ticket: '<act> <url>' (a req) or '<act> at <path>'."),
   created: ms('Made'),
   failed_at: ms('Settled as failed after its last attempt'),
   reason: z.enum(DEAD_LETTER_REASONS).describe(`Why it failed: ${DEAD_LETTER_REASONS_TEXT}.`),
@@ -551,14 +554,79 @@ export const deadLetterAnswer = z.object({
       }),
     )
     .describe('The sends answered 429 or 503 and waited out, and the holds for an open destination circuit, oldest first (the latest 20).'),
-  forward: z.object({
-    caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
-    method: z.enum(FORWARD_METHODS),
-    url: z.string(),
-    queue_name: z.string().nullable(),
-    full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>': GET …/forward/requests/{id} reads it in full."),
-  }),
+  forward: z
+    .object({
+      caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
+      method: z.enum(FORWARD_METHODS),
+      url: z.string(),
+      queue_name: z.string().nullable(),
+      full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>': GET …/forward/requests/{id} reads it in full."),
+    })
+    .optional()
+    .describe('kind forward: the request.'),
+  ticket: z
+    .object({
+      ticket_id: z.string(),
+      consume_id: z.string().describe("The consumption whose run failed (the ticket log's entry)."),
+      act: z.string().describe('The failed action.'),
+      path: z.string().describe("The failed action's place, e.g. 'actions[1]'; a partial replay goes on from it."),
+    })
+    .optional()
+    .describe('kind ticket: the consumption and its failed action.'),
 });
+const replayProgressAnswer = z.object({
+  done: z.int().describe('Entries taken so far (run or skipped).'),
+  succeeded: z.int(),
+  failed: z.int(),
+  skipped: z.int(),
+  skipped_by: z
+    .partialRecord(z.enum(REPLAY_SKIPS), z.int())
+    .describe(
+      'Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left).',
+    ),
+  cursor: z.object({ t: z.int(), k: z.string() }).nullable().describe('The last entry taken (time, consume_id); entries run oldest first.'),
+  next_at: ms('While running: when the next batch is due').optional(),
+  failures: z.array(z.object({ consume_id: z.string(), code: z.string() })).describe('The latest entries whose replay failed (the latest 20), with its code.'),
+});
+export const bulkReplayAnswer = z.object({
+  id: z.int(),
+  state: z.enum(REPLAY_STATES),
+  created_at: ms('Started'),
+  finished_at: ms('Finished or cancelled').nullable(),
+  total: z.int().describe('Entries the filter matched when it started.'),
+  filter: z.record(z.string(), z.unknown()).describe('The filter as given.'),
+  full: z.boolean(),
+  per_minute: z.int(),
+  progress: replayProgressAnswer,
+});
+export const bulkReplayStartAnswer = z.union([
+  z.object({
+    dry_run: z.literal(true),
+    matched: z.int().describe('Entries the filter matches now (each of them would be taken: run, or skipped as progress.skipped_by tells).'),
+    unindexed: z.int().describe("Of them, entries logged before codes were indexed: with a code filter, each is judged by its code when read."),
+    limit: z.int().describe('The most one replay takes.'),
+  }),
+  z.object({ dry_run: z.literal(false), replay: bulkReplayAnswer }),
+]);
+export const bulkReplayListAnswer = z.object({ list: z.array(bulkReplayAnswer) });
+export const deadLetterReplayAnswer = z.union([
+  z.object({
+    ticket_id: z.string(),
+    replay_of: z.string(),
+    partial: z.boolean().describe('Went on from the failed action (true) or ran the whole chain (full).'),
+    ok: z.literal(true),
+    status: z.int(),
+    body: z.unknown(),
+  }),
+  z.object({
+    ticket_id: z.string(),
+    replay_of: z.string(),
+    partial: z.boolean(),
+    ok: z.literal(false),
+    status: z.int(),
+    error: z.object({ code: z.string(), message: z.string(), stage: z.string(), detail: z.object({}).optional() }),
+  }),
+]);
 export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
   full_id: z.string().describe("'<METHOD>:<stamp>:<entropy>:<url>'."),
   request_headers: z

@@ -89,5 +89,7 @@ export const paths = (serviceId: string) => {
     secret: (name: string) => `${project}/secrets/${encodeURIComponent(name)}`,
     destinations: `${project}/destinations`,
     deadLetters: `${project}/forward/dead-letters`,
+    ticketDeadLetters: (id: string) => `${ticket(id)}/dead-letters`,
+    replays: (id: string) => `${ticket(id)}/replays`,
   };
 };

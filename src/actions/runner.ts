@@ -78,6 +78,8 @@ export interface FailedAction {
   failure: ActionFailure;
   /** What the action row would show (a req's `received` answer, its headers included). */
   row?: Record<string, unknown>;
+  /** The run's state standing at this action, as a later attempt would start it (a dead letter keeps it). */
+  stateAt?: () => RunState;
 }
 
 export interface RunnerDeps {
@@ -148,7 +150,7 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
 
     if (services.now() >= services.deadline) {
       const failure: ActionFailure = { code: 'TIMEOUT', message: 'The action would start after the 25-second budget of the consumption ran out.' };
-      if (defer(frame, index, { action, path, failure }, deps)) return { rows: state.rows, deferred: true };
+      if (defer(state, index, { action, path, failure }, deps)) return { rows: state.rows, deferred: true };
       keep(record(state, path, action, { ok: false, failure }, 0));
       return { rows: state.rows, error: errorBody(action, path, failure) };
     }
@@ -172,7 +174,7 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
     }
 
     const { result, attempts } = step;
-    if (!result.ok && defer(frame, index, { action, path, failure: result.failure, ...(result.row ? { row: result.row } : {}) }, deps)) {
+    if (!result.ok && defer(state, index, { action, path, failure: result.failure, ...(result.row ? { row: result.row } : {}) }, deps)) {
       return { rows: state.rows, deferred: true };
     }
     keep(record(state, path, action, result, attempts));
@@ -201,9 +203,16 @@ async function runSteps(state: RunState, deps: RunnerDeps, counted: { chars: num
   }
 }
 
-/** Leaves a failure to a later attempt when the schedule takes it: the frame goes back to the failed action. */
-function defer(frame: RunFrame, index: number, failed: FailedAction, deps: RunnerDeps): boolean {
-  if (!deps.deferFailure || frame.kind === 'err' || frame.failure || !deps.deferFailure(failed)) return false;
+/** Leaves a failure to a later attempt when the schedule takes it: the frame (the top one) goes back to the failed action. */
+function defer(state: RunState, index: number, failed: FailedAction, deps: RunnerDeps): boolean {
+  const frame = state.frames.at(-1);
+  if (!frame || !deps.deferFailure || frame.kind === 'err' || frame.failure) return false;
+  const stateAt = () => {
+    const copy = structuredClone(state);
+    (copy.frames.at(-1) as RunFrame).next = index;
+    return copy;
+  };
+  if (!deps.deferFailure({ ...failed, stateAt })) return false;
   frame.next = index;
   return true;
 }

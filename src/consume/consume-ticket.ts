@@ -138,7 +138,9 @@ async function answerVerifiedHandshake(consumption: Consumption, handshake: Hand
 /** Runs the ticket's action chain; a chain that crashed is an internal error of the action stage. */
 async function runChain(consumption: Consumption, reading: Reading, hash: string, ports: ConsumePorts): Promise<RunOutcome> {
   const { ticket } = consumption;
-  const run = startRun(
+  const resume = consumption.input.replay?.resume;
+  // A partial replay (extension) goes on from the failed action of the run it replays, with no row yet.
+  const run = resume ? { ...structuredClone(resume), rows: [] } : startRun(
     ticket.actions,
     consumption.context(reading, hash),
     { tkid: consumption.tkid, hash },

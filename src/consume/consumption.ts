@@ -78,7 +78,7 @@ export class Consumption {
       failed,
       code,
       timestamp: this.now,
-      description: check ? { ...description, check: true } : description,
+      description: { ...description, ...(check ? { check: true } : {}), ...replayFacts(input.replay) },
       ...(check ? {} : { request: this.keptRequest() }),
       ...(input.replay ? { replay_of: input.replay.of } : {}),
     };
@@ -150,4 +150,14 @@ export function failure(
 ): ConsumeOutcome {
   const error: ErrorBody = { code, message, stage, ...extra, ...(detail ? { detail } : {}), ticket_id: ticketId };
   return { ok: false, status: return200 ? 200 : 400, error };
+}
+
+/** A partial replay's description says where it went on from; a bulk replay's names its batch (extensions). */
+function replayFacts(replay: ConsumeInput['replay']): Record<string, unknown> {
+  if (!replay) return {};
+  const frame = replay.resume?.frames.at(-1);
+  return {
+    ...(frame ? { resumed_from: `${frame.path}[${frame.next}]` } : {}),
+    ...(replay.batch !== undefined ? { bulk_replay: replay.batch } : {}),
+  };
 }

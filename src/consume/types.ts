@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../wire/errors';
 import type { RequestSnapshot } from '../engine/snapshot';
+import type { RunState } from '../actions/runner';
 
 /**
  * What the Worker hands the TicketDO for one consumption or dry run (structured-clonable). The body
@@ -24,8 +25,12 @@ export interface ConsumeInput {
   authError?: string;
   /** The caller is the ticket's issuer (the project owner). */
   issuer: boolean;
-  /** The owner re-checks or replays a consumption from the log: its consume_id, and when it first arrived. */
-  replay?: { of: string; received_at: number };
+  /**
+   * The owner re-checks or replays a consumption from the log: its consume_id, and when it first arrived.
+   * Extensions: `resume`, a dead letter's run state at its failed action (a partial replay goes on from
+   * there); `batch`, the bulk replay it belongs to.
+   */
+  replay?: { of: string; received_at: number; resume?: RunState; batch?: number };
 }
 
 export type ConsumeOutcome =

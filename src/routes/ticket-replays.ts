@@ -1,15 +1,11 @@
 import { createRouter } from '../app';
-import { replayInput } from '../consume/replay-input';
-import { consumingProject } from '../consume/project-cache';
+import { replayOfEntry } from '../consume/replay-input';
 import type { ConsumeInput, ConsumeOutcome } from '../consume/types';
 import type { Env } from '../env';
-import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { PROJECT_PATH, guard } from '../http/guards';
-import { MAX_KEPT_BODY_BYTES, keptBodyBytes } from '../ticket-log/kept-request';
 import type { Project } from '../platform/types';
-import { loadUser } from '../platform/users';
 import { logScope } from './ticket-log-source';
-import { ticketIdOf } from './ticket-params';
+import { consumeIdOf, ticketIdOf } from './ticket-params';
 import { checkVerdict } from './ticket-views';
 import { ticketStub } from '../platform/object-stubs';
 import * as answer from '../../schemas/answers';
@@ -17,9 +13,6 @@ import { ok } from '../openapi/route-parts';
 import { route } from '../openapi/route';
 
 const owner = guard('owner', 'Only the project owner can re-check or replay a consumption.');
-/** A consume_id as the log writes them (base62 time + 4 random characters). */
-const CONSUME_ID = /^[0-9A-Za-z]{5,32}$/;
-const cannotReplay = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { status: 400 });
 
 /** The owner re-checks a logged consumption against the current definition, or replays it as a new one. */
 export const ticketReplayRoutes = createRouter();
@@ -61,16 +54,7 @@ ticketReplayRoutes.post(`${LOGGED}/replay`, ...replayConsumptionRoute.middleware
 
 async function replayOf(env: Env, project: Project, ticketParam: string | undefined, consumeParam: string | undefined, mode: ConsumeInput['mode']) {
   const ticketId = ticketIdOf(ticketParam);
-  const consumeId = consumeParam ?? '';
-  if (!CONSUME_ID.test(consumeId)) throw invalidParameter('Invalid "consume_id": not a consume id.', { field: 'consume_id' });
+  const consumeId = consumeIdOf(consumeParam);
   const kept = await ticketStub(env, project.service_id, ticketId).keptRequest(logScope(project, ticketId), consumeId);
-  if (kept === undefined) throw new SvcHttpError('NOT_FOUND', 'The log of this ticket has no consumption with this consume_id.', { status: 404 });
-  if (kept === null) throw cannotReplay('This consumption was logged before requests were kept: it cannot be re-checked or replayed.');
-  const body = keptBodyBytes(kept.body);
-  if (!body) throw cannotReplay(`Its body was over ${MAX_KEPT_BODY_BYTES} bytes and was not kept: it cannot be re-checked or replayed.`);
-  const user = kept.user_id === undefined ? undefined : await loadUser(env, project.service_id, kept.user_id);
-  if (kept.user_id !== undefined && !user) throw cannotReplay('The user who made this consumption no longer exists.');
-  const consuming = await consumingProject(env, project.service_id);
-  const projectPart = { service_id: consuming.service_id, owner_id: consuming.owner_id, receipt_key: consuming.receipt_key, plan: consuming.plan };
-  return { ticketId, consumeId, input: replayInput(kept, body, projectPart, ticketId, consumeId, mode, user ?? undefined) };
+  return { ticketId, consumeId, input: await replayOfEntry(env, project.service_id, ticketId, consumeId, kept, mode) };
 }

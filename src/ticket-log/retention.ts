@@ -20,10 +20,16 @@ export const STEPS_PER_RUN = 40;
 /** The D1 statements deleting one project's old rows (two log tables and the per-user index). */
 const STATEMENTS_PER_PROJECT = 3;
 
+/** The days a plan keeps its log; null = until the owner clears it. */
+export function retentionDays(plan: string): number | null {
+  const days = (RETENTION_DAYS as Record<string, number | null | undefined>)[plan];
+  return typeof days === 'number' ? days : null;
+}
+
 /** Log rows of a project on `plan` older than this are deleted at `now`; null = never. */
 export function retentionCutoff(plan: string, now: number): number | null {
-  const days = (RETENTION_DAYS as Record<string, number | null | undefined>)[plan];
-  return typeof days === 'number' ? now - days * DAY_MS : null;
+  const days = retentionDays(plan);
+  return days === null ? null : now - days * DAY_MS;
 }
 
 const PLANS_WITH_RETENTION = JSON.stringify(

@@ -111,11 +111,12 @@ export class TicketLog {
     const text = encodeBody(body);
     const tail = this.tailCounts();
     const inserted = this.sql.exec(
-      `INSERT INTO log (log_key, timestamp, class, seg) VALUES (?, ?, ?, NULL)
-       ON CONFLICT (log_key) DO ${replace ? 'UPDATE SET class = excluded.class, seg = NULL' : 'NOTHING'}`,
+      `INSERT INTO log (log_key, timestamp, class, seg, code) VALUES (?, ?, ?, NULL, ?)
+       ON CONFLICT (log_key) DO ${replace ? 'UPDATE SET class = excluded.class, seg = NULL, code = excluded.code' : 'NOTHING'}`,
       logKey,
       timestamp,
       cls,
+      body.code ?? null,
     ).rowsWritten;
     if (!replace && inserted === 0) return this.compactionDue();
     this.sql.exec(
@@ -246,6 +247,35 @@ export class TicketLog {
     return this.withBodies(rows);
   }
 
+  /**
+   * A bulk replay's selection (extension), oldest first after a cursor: consumptions (never dry runs) of
+   * the classes asked, in a time range, with an error code (an entry logged before codes were indexed has
+   * none here and is judged by its body when read), or among the consume_ids given.
+   */
+  replayKeys(selection: LogSelection, after: { t: number; k: string } | null, count: number): { log_key: string; timestamp: number }[] {
+    this.settle?.();
+    const { where, args } = selectionSql(selection);
+    const cursor = after ? 'AND (timestamp > ? OR (timestamp = ? AND log_key > ?))' : '';
+    return this.sql
+      .exec<{ log_key: string; timestamp: number }>(
+        `SELECT log_key, timestamp FROM log WHERE ${where} ${cursor} ORDER BY timestamp, log_key LIMIT ?`,
+        ...args,
+        ...(after ? [after.t, after.t, after.k] : []),
+        count,
+      )
+      .toArray();
+  }
+
+  /** How many entries a bulk replay's selection matches, and how many of them have no indexed code (judged when read). */
+  replayCount(selection: LogSelection): { matched: number; unindexed: number } {
+    this.settle?.();
+    const { where, args } = selectionSql(selection);
+    const row = this.sql
+      .exec<{ matched: number; unindexed: number }>(`SELECT COUNT(*) AS matched, COALESCE(SUM(code IS NULL), 0) AS unindexed FROM log WHERE ${where}`, ...args)
+      .one();
+    return selection.code === undefined ? { matched: row.matched, unindexed: 0 } : row;
+  }
+
   /** One entry by its log key, with its body; undefined when the log has none. */
   async entry(logKey: string): Promise<{ index: IndexFacts; body: LogBody } | undefined> {
     this.settle?.();
@@ -334,4 +364,27 @@ export class TicketLog {
   takeIn(entries: { row: LogRow; actions: ActionRow[] }[]): void {
     for (const { row, actions } of entries) this.put(row.log_key, row.timestamp, classOf(row), bodyOf(row, actions), false, false);
   }
+}
+
+/** Which log entries a bulk replay takes (src/consume/bulk-replay.ts builds it from the owner's filter). */
+export interface LogSelection {
+  classes: number[];
+  from: number;
+  to: number;
+  code?: string;
+  logKeys?: string[];
+}
+
+function selectionSql(selection: LogSelection): { where: string; args: SqlStorageValue[] } {
+  const parts = [`class IN (${selection.classes.map(() => '?').join(', ')})`, 'timestamp BETWEEN ? AND ?'];
+  const args: SqlStorageValue[] = [...selection.classes, selection.from, selection.to];
+  if (selection.code !== undefined) {
+    parts.push('(code = ? OR code IS NULL)');
+    args.push(selection.code);
+  }
+  if (selection.logKeys) {
+    parts.push('log_key IN (SELECT value FROM json_each(?))');
+    args.push(JSON.stringify(selection.logKeys));
+  }
+  return { where: parts.join(' AND '), args };
 }

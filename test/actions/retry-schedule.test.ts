@@ -5,13 +5,13 @@
  * is the loopback server's /fail route (a status the first n times, then 200) and /echo, whose calls
  * /received counts.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { getTickets } from '../logs/log-helpers';
 import { loopback, origin } from '../forward/support';
-import { consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
+import { consumePost, dueNow, jobsOf, loggedConsumptions, remainingOf, runJobs, untilIdle as idle } from './run-support';
 import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
@@ -19,7 +19,6 @@ beforeAll(async () => {
   project = await createProject({ plan: 'standard' });
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const registered: string[] = [];
 // No schedule outlives its test: the suite's objects are shared, and a waiting attempt would fire later.
 afterEach(async () => {
@@ -33,38 +32,10 @@ async function register(ticketId: string, ticket: Record<string, unknown>) {
 
 const received = async (path: string) => ((await loopback(`/received?path=${encodeURIComponent(path)}`)) as { count: number }).count;
 const failCalls = async (key: string) => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;
-const continuationJobs = async (ticketId: string) =>
-  (await ticketStub(env, project.service_id, ticketId).scheduledJobs()).filter((job) => job.kind === 'continuation');
-
-/** Waits (at most 5 s) until the continuation is not running: it waits for its next attempt (true) or is done (false). */
-async function untilIdle(ticketId: string): Promise<boolean> {
-  for (const until = Date.now() + 5_000; Date.now() < until; ) {
-    const jobs = await continuationJobs(ticketId);
-    if (jobs.length === 0) return false;
-    if (!jobs.some((job) => job.running)) return true;
-    await sleep(10);
-  }
-  throw new Error('the continuation kept running');
-}
-
-/** Makes the waiting attempt due now and fires the alarm, as the alarm would at the attempt's time. */
-async function attemptNow(ticketId: string): Promise<void> {
-  const stub = ticketStub(env, project.service_id, ticketId);
-  await runInDurableObject(stub, (_instance, state) => void state.storage.sql.exec("UPDATE jobs SET run_at = ? WHERE kind = 'continuation'", Date.now()));
-  // An object just restarted arms itself: the due job is started as it wakes, and no alarm is left to fire.
-  if (!(await runDurableObjectAlarm(stub))) await stub.scheduledJobs();
-}
-
-/** Runs every attempt until the run ends; answers how many attempts were made due. */
-async function runSchedule(ticketId: string): Promise<number> {
-  let made = 0;
-  while (await untilIdle(ticketId)) {
-    if (++made > 20) throw new Error('the schedule did not end');
-    await attemptNow(ticketId);
-  }
-  await settle(project, ticketId);
-  return made;
-}
+const continuationJobs = (ticketId: string) => jobsOf(project, ticketId, 'continuation');
+const untilIdle = (ticketId: string) => idle(project, ticketId);
+const attemptNow = (ticketId: string) => dueNow(project, ticketId);
+const runSchedule = (ticketId: string) => runJobs(project, ticketId);
 
 const afterAnswer = (steps: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
   actions: [{ act: 'resp', exe: { body: 'accepted', resume: '0m' } }, ...steps],

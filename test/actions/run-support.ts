@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { call, type TestProject } from '../helpers/api';
 import { ticketStub } from '../../src/platform/object-stubs';
@@ -56,3 +56,39 @@ export const accessGroupOf = async (project: TestProject, userId: string) =>
   )?.access_group;
 
 export const remainingOf = async (project: TestProject, ticketId: string) => (await ticketStub(env, project.service_id, ticketId).status()).remaining;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The jobs of one kind in the ticket's object. */
+export const jobsOf = async (project: TestProject, ticketId: string, kind: string) =>
+  (await ticketStub(env, project.service_id, ticketId).scheduledJobs()).filter((job) => job.kind === kind);
+
+/** Waits (at most 5 s) until no job of the kind runs: one waits for its time (true), or none is left (false). */
+export async function untilIdle(project: TestProject, ticketId: string, kind = 'continuation'): Promise<boolean> {
+  for (const until = Date.now() + 5_000; Date.now() < until; ) {
+    const jobs = await jobsOf(project, ticketId, kind);
+    if (jobs.length === 0) return false;
+    if (!jobs.some((job) => job.running)) return true;
+    await sleep(10);
+  }
+  throw new Error(`the ${kind} job kept running`);
+}
+
+/** Makes the waiting jobs of the kind due now and fires the alarm, as the alarm would at their time. */
+export async function dueNow(project: TestProject, ticketId: string, kind = 'continuation'): Promise<void> {
+  const stub = ticketStub(env, project.service_id, ticketId);
+  await runInDurableObject(stub, (_instance, state) => void state.storage.sql.exec('UPDATE jobs SET run_at = ? WHERE kind = ?', Date.now(), kind));
+  // An object just restarted arms itself: the due job is started as it wakes, and no alarm is left to fire.
+  if (!(await runDurableObjectAlarm(stub))) await stub.scheduledJobs();
+}
+
+/** Runs every step of the kind's jobs until none is left; answers how many times they were made due. */
+export async function runJobs(project: TestProject, ticketId: string, kind = 'continuation'): Promise<number> {
+  let made = 0;
+  while (await untilIdle(project, ticketId, kind)) {
+    if (++made > 40) throw new Error(`the ${kind} jobs did not end`);
+    await dueNow(project, ticketId, kind);
+  }
+  await settle(project, ticketId);
+  return made;
+}

@@ -1,31 +1,42 @@
 import type { Command } from 'commander';
 import type { DeadLetter } from '../../../schemas/forward-rules';
 import type { Ctx } from '../context';
+import { usageError } from '../errors';
 
 type Context = (cmd: Command) => Ctx;
 
-/** One dead letter as a line: when it failed (UTC, seconds), why, the last status or error, the sends, the caller and what. */
+/** Whose dead letter it is: the forwarding caller, or the ticket and its consumption. */
+const ownerOf = (item: DeadLetter): string => (item.ticket ? `ticket=${item.ticket.ticket_id} at=${item.ticket.path}` : `caller=${item.forward?.caller ?? ''}`);
+
+/** One dead letter as a line: when it failed (UTC, seconds), why, the last status or error, the attempts, whose and what. */
 export function formatDeadLetter(item: DeadLetter): string {
   const at = new Date(item.failed_at).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const last = item.status_code !== undefined ? `status=${item.status_code}` : `error=${item.error?.code ?? 'unknown'}`;
-  return `${at}  ${item.reason}  ${last}  attempts=${item.attempts}  caller=${item.forward.caller}  ${item.what}  id=${item.id}`;
+  return `${at}  ${item.reason}  ${last}  attempts=${item.attempts}  ${ownerOf(item)}  ${item.what}  id=${item.id}`;
 }
 
 interface Options {
   caller?: string;
   reason?: string;
+  ticket?: string;
 }
 
 export function registerDeadLetters(program: Command, context: Context): void {
   program
     .command('dead-letters')
-    .description('Dead letters (extension): queued forwarded requests sent with retry that failed after their last attempt, newest first, with why')
+    .description(
+      "Dead letters (extension): queued forwarded requests sent with retry that failed after their last attempt, or (--ticket) a ticket's runs whose retry_schedule ran out, newest first, with why",
+    )
     .option('--caller <caller>', "only this caller's: a user id, visitor:<name> or owner:<owner id>")
+    .option('--ticket <ticket_id>', "this ticket's dead letters instead of forwarding's")
     .option('--reason <reason>', 'only this reason: retry_window_ended, error_status, timeout or request_failed')
     .action(async (options: Options, cmd: Command) => {
       const ctx = context(cmd);
       const { api, paths } = await ctx.session();
-      const list = await api.all<DeadLetter>(paths.deadLetters, { caller: options.caller, reason: options.reason });
+      if (options.ticket !== undefined && options.caller !== undefined) throw usageError('--caller applies to forwarding dead letters, not to --ticket.');
+      const list = options.ticket
+        ? await api.all<DeadLetter>(paths.ticketDeadLetters(options.ticket), { reason: options.reason })
+        : await api.all<DeadLetter>(paths.deadLetters, { caller: options.caller, reason: options.reason });
       if (ctx.io.json) return ctx.io.printJson({ list });
       if (list.length === 0) return ctx.io.out('No dead letters.');
       for (const item of list) ctx.io.out(formatDeadLetter(item));

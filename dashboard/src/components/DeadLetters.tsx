@@ -67,12 +67,12 @@ export function DeadLetters({ api }: { api: OwnerApi }) {
           </thead>
           <tbody>
             {list.map((item) => (
-              <tr key={item.forward.full_id} data-id={item.id}>
+              <tr key={item.forward?.full_id ?? item.id} data-id={item.id}>
                 <td>{when(item.failed_at)}</td>
                 <td>{REASON_WORDS[item.reason]}</td>
                 <td>{lastOf(item)}</td>
                 <td>{item.attempts}</td>
-                <td>{item.forward.caller}</td>
+                <td>{item.forward?.caller}</td>
                 <td>
                   <code>{item.what}</code>
                 </td>

@@ -1,0 +1,128 @@
+/**
+ * A ticket's dead letters (extension, docs/api.md "Dead letters"), in its object's SQLite: one row per
+ * consumption whose run after the answer ran out of its retry schedule, with the listing's facts and the
+ * run's state at the failed action (never listed: a partial replay reads it). Kept for the plan's log
+ * retention by the object's `expire-dead-letters` job; their bytes are in the object's storage report.
+ */
+import type { RunState } from '../src/actions/runner';
+import type { TicketDeadLetterFacts } from '../src/consume/dead-letter';
+import type { DeadLetterReason } from '../schemas/dead-letters';
+
+export const TICKET_DEAD_LETTERS_SCHEMA = `CREATE TABLE IF NOT EXISTS dead_letters (
+     consume_id TEXT PRIMARY KEY,
+     created INTEGER NOT NULL,
+     failed_at INTEGER NOT NULL,
+     reason TEXT NOT NULL,
+     facts TEXT NOT NULL,
+     state TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS dead_letters_by_time ON dead_letters (failed_at, consume_id);`;
+
+/** A dead letter as listed: its consumption, when, and the facts of its failure. */
+export interface TicketDeadLetter extends TicketDeadLetterFacts {
+  consume_id: string;
+  created: number;
+  failed_at: number;
+}
+
+export interface TicketDeadLetterQuery {
+  reason?: DeadLetterReason;
+  from: number;
+  to: number;
+  /** The last row of the previous page (newest first). */
+  after: { t: number; k: string } | null;
+  count: number;
+}
+
+interface Row extends Record<string, SqlStorageValue> {
+  consume_id: string;
+  created: number;
+  failed_at: number;
+  facts: string;
+}
+
+const among = (ids: string[] | undefined) => (ids ? 'AND consume_id IN (SELECT value FROM json_each(?))' : '');
+
+const listed = (row: Row): TicketDeadLetter => ({ consume_id: row.consume_id, created: row.created, failed_at: row.failed_at, ...JSON.parse(row.facts) });
+
+export class TicketDeadLetters {
+  constructor(
+    private readonly sql: SqlStorage,
+    /** A dead letter was kept that failed at `failedAt` (the store schedules its expiry). */
+    private readonly kept: (failedAt: number) => void,
+  ) {}
+
+  add(letter: TicketDeadLetter, state: RunState): void {
+    const { consume_id, created, failed_at, ...facts } = letter;
+    this.sql.exec(
+      `INSERT INTO dead_letters (consume_id, created, failed_at, reason, facts, state) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (consume_id) DO UPDATE SET failed_at = excluded.failed_at, reason = excluded.reason, facts = excluded.facts, state = excluded.state`,
+      consume_id,
+      created,
+      failed_at,
+      facts.reason,
+      JSON.stringify(facts),
+      JSON.stringify(state),
+    );
+    this.kept(failed_at);
+  }
+
+  /** A page, newest failure first. */
+  page(query: TicketDeadLetterQuery): TicketDeadLetter[] {
+    const after = query.after ? 'AND (failed_at < ? OR (failed_at = ? AND consume_id < ?))' : '';
+    const reason = query.reason ? 'AND reason = ?' : '';
+    return this.sql
+      .exec<Row>(
+        `SELECT consume_id, created, failed_at, facts FROM dead_letters WHERE failed_at BETWEEN ? AND ? ${reason} ${after}
+         ORDER BY failed_at DESC, consume_id DESC LIMIT ?`,
+        query.from,
+        query.to,
+        ...(query.reason ? [query.reason] : []),
+        ...(query.after ? [query.after.t, query.after.t, query.after.k] : []),
+        query.count,
+      )
+      .toArray()
+      .map(listed);
+  }
+
+  /** The run state a partial replay goes on from; undefined when the consumption is not a dead letter. */
+  stateOf(consumeId: string): RunState | undefined {
+    const row = this.sql.exec<{ state: string }>('SELECT state FROM dead_letters WHERE consume_id = ?', consumeId).toArray()[0];
+    return row ? (JSON.parse(row.state) as RunState) : undefined;
+  }
+
+  /** Dead letters in a time range of failing (among `ids` when given), oldest first, after a cursor (a bulk replay's selection). */
+  keysAfter(from: number, to: number, after: { t: number; k: string } | null, count: number, ids?: string[]): { consume_id: string; failed_at: number }[] {
+    const cursor = after ? 'AND (failed_at > ? OR (failed_at = ? AND consume_id > ?))' : '';
+    return this.sql
+      .exec<{ consume_id: string; failed_at: number }>(
+        `SELECT consume_id, failed_at FROM dead_letters WHERE failed_at BETWEEN ? AND ? ${among(ids)} ${cursor} ORDER BY failed_at, consume_id LIMIT ?`,
+        from,
+        to,
+        ...(ids ? [JSON.stringify(ids)] : []),
+        ...(after ? [after.t, after.t, after.k] : []),
+        count,
+      )
+      .toArray();
+  }
+
+  count(from: number, to: number, ids?: string[]): number {
+    return this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM dead_letters WHERE failed_at BETWEEN ? AND ? ${among(ids)}`, from, to, ...(ids ? [JSON.stringify(ids)] : []))
+      .one().n;
+  }
+
+  delete(consumeId: string): boolean {
+    return this.sql.exec('DELETE FROM dead_letters WHERE consume_id = ?', consumeId).rowsWritten > 0;
+  }
+
+  clear(): void {
+    this.sql.exec('DELETE FROM dead_letters');
+  }
+
+  /** Deletes up to `batch` dead letters that failed before `before`; answers the oldest failing time left, or null. */
+  expire(before: number, batch: number): number | null {
+    this.sql.exec('DELETE FROM dead_letters WHERE consume_id IN (SELECT consume_id FROM dead_letters WHERE failed_at < ? ORDER BY failed_at LIMIT ?)', before, batch);
+    return this.sql.exec<{ t: number | null }>('SELECT MIN(failed_at) AS t FROM dead_letters').one().t;
+  }
+}
