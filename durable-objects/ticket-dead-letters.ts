@@ -5,8 +5,7 @@
  * retention by the object's `expire-dead-letters` job; their bytes are in the object's storage report.
  */
 import type { RunState } from '../src/actions/runner';
-import type { TicketDeadLetterFacts } from '../src/consume/dead-letter';
-import type { DeadLetterReason } from '../schemas/dead-letters';
+import type { TicketDeadLetter, TicketDeadLetterQuery } from '../src/consume/dead-letter';
 
 export const TICKET_DEAD_LETTERS_SCHEMA = `CREATE TABLE IF NOT EXISTS dead_letters (
      consume_id TEXT PRIMARY KEY,
@@ -17,22 +16,6 @@ export const TICKET_DEAD_LETTERS_SCHEMA = `CREATE TABLE IF NOT EXISTS dead_lette
      state TEXT NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX IF NOT EXISTS dead_letters_by_time ON dead_letters (failed_at, consume_id);`;
-
-/** A dead letter as listed: its consumption, when, and the facts of its failure. */
-export interface TicketDeadLetter extends TicketDeadLetterFacts {
-  consume_id: string;
-  created: number;
-  failed_at: number;
-}
-
-export interface TicketDeadLetterQuery {
-  reason?: DeadLetterReason;
-  from: number;
-  to: number;
-  /** The last row of the previous page (newest first). */
-  after: { t: number; k: string } | null;
-  count: number;
-}
 
 interface Row extends Record<string, SqlStorageValue> {
   consume_id: string;
@@ -108,7 +91,12 @@ export class TicketDeadLetters {
 
   count(from: number, to: number, ids?: string[]): number {
     return this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM dead_letters WHERE failed_at BETWEEN ? AND ? ${among(ids)}`, from, to, ...(ids ? [JSON.stringify(ids)] : []))
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM dead_letters WHERE failed_at BETWEEN ? AND ? ${among(ids)}`,
+        from,
+        to,
+        ...(ids ? [JSON.stringify(ids)] : []),
+      )
       .one().n;
   }
 
@@ -122,7 +110,11 @@ export class TicketDeadLetters {
 
   /** Deletes up to `batch` dead letters that failed before `before`; answers the oldest failing time left, or null. */
   expire(before: number, batch: number): number | null {
-    this.sql.exec('DELETE FROM dead_letters WHERE consume_id IN (SELECT consume_id FROM dead_letters WHERE failed_at < ? ORDER BY failed_at LIMIT ?)', before, batch);
+    this.sql.exec(
+      'DELETE FROM dead_letters WHERE consume_id IN (SELECT consume_id FROM dead_letters WHERE failed_at < ? ORDER BY failed_at LIMIT ?)',
+      before,
+      batch,
+    );
     return this.sql.exec<{ t: number | null }>('SELECT MIN(failed_at) AS t FROM dead_letters').one().t;
   }
 }

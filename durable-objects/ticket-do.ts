@@ -9,10 +9,10 @@ import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJo
 import { isRetried, nextAttempt, startProgress } from '../src/consume/retry-attempts';
 import { deadLetterFacts } from '../src/consume/dead-letter';
 import type { RunState } from '../src/actions/runner';
-import type { TicketDeadLetter, TicketDeadLetterQuery } from './ticket-dead-letters';
-import { TicketReplayer, type ReplayStart } from './ticket-replayer';
+import type { TicketDeadLetter, TicketDeadLetterQuery } from '../src/consume/dead-letter';
+import { TicketReplayer } from './ticket-replayer';
 import type { BulkReplayRequest } from '../schemas/bulk-replays';
-import type { BulkReplay } from '../src/consume/bulk-replay';
+import type { BulkReplay, Refusal, ReplayStart } from '../src/consume/bulk-replay';
 import { closingLogStatement, logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
@@ -211,7 +211,7 @@ export class TicketDO extends DurableObject<Env> {
   }
 
   /** Cancels a running bulk replay; undefined when there is no such replay. */
-  async cancelReplay(id: number): Promise<BulkReplay | undefined> {
+  async cancelReplay(id: number): Promise<BulkReplay | Refusal | undefined> {
     return this.replayer.cancel(id, Date.now());
   }
 

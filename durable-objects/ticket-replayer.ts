@@ -5,21 +5,30 @@
  * entries runs across invocations, survives restarts and can be cancelled between two entries.
  */
 import { MAX_REPLAY_ENTRIES, DEFAULT_PER_MINUTE, type BulkReplayRequest, type ReplaySkip } from '../schemas/bulk-replays';
-import { countedEntry, pacing, selectionOf, skipOf, startingProgress, type BulkReplay, type ReplaySpec } from '../src/consume/bulk-replay';
+import {
+  countedEntry,
+  pacing,
+  selectionOf,
+  skipOf,
+  startingProgress,
+  type BulkReplay,
+  type Refusal,
+  type ReplaySpec,
+  type ReplayStart,
+} from '../src/consume/bulk-replay';
 import { replayOfEntry } from '../src/consume/replay-input';
 import type { ConsumeInput, ConsumeOutcome } from '../src/consume/types';
 import type { Env } from '../src/env';
 import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
-import { SvcHttpError, invalidParameter } from '../src/wire/errors';
 import type { Job } from './job-table';
 import type { TicketStore } from './ticket-store';
 
 /** How long a step holds its job: every entry of its batch may use a whole consumption budget. */
 const stepLease = (batch: number) => batch * (CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS) + 4_000;
 
-type EntryResult = { skipped: ReplaySkip } | { ok: true } | { ok: false; consume_id: string; code: string };
+const conflict = (message: string): Refusal => ({ refused: { code: 'INVALID_REQUEST', message, status: 409 } });
 
-export type ReplayStart = { dry_run: true; matched: number; unindexed: number; limit: number } | { dry_run: false; replay: BulkReplay };
+type EntryResult = { skipped: ReplaySkip } | { ok: true } | { ok: false; consume_id: string; code: string };
 
 export class TicketReplayer {
   constructor(
@@ -34,23 +43,21 @@ export class TicketReplayer {
     const { matched, unindexed } = this.count(spec);
     if (request.dry_run) return { dry_run: true, matched, unindexed, limit: MAX_REPLAY_ENTRIES };
     if (matched > MAX_REPLAY_ENTRIES) {
-      throw invalidParameter(`Invalid "filter": it matches ${matched} entries; a replay takes at most ${MAX_REPLAY_ENTRIES}. Narrow the time range.`, {
-        field: 'filter',
-        matched,
-      });
+      const message = `Invalid "filter": it matches ${matched} entries; a replay takes at most ${MAX_REPLAY_ENTRIES}. Narrow the time range.`;
+      return { refused: { code: 'INVALID_PARAMETER', message, status: 400, detail: { field: 'filter', matched } } };
     }
     const running = this.data.replays.running();
-    if (running) throw new SvcHttpError('INVALID_REQUEST', `Bulk replay ${running.id} of this ticket is still running: cancel it or wait for it to end.`, { status: 409 });
+    if (running) return conflict(`Bulk replay ${running.id} of this ticket is still running: cancel it or wait for it to end.`);
     const replay = this.data.replays.create(spec, matched, { ...startingProgress(), next_at: now }, now);
     this.data.jobs.add('bulk-replay', now, { id: replay.id });
     return { dry_run: false, replay };
   }
 
   /** Cancels a running replay between two entries; a replay that ended cannot be. */
-  cancel(id: number, now: number): BulkReplay | undefined {
+  cancel(id: number, now: number): BulkReplay | Refusal | undefined {
     const replay = this.data.replays.get(id);
     if (!replay) return undefined;
-    if (replay.state !== 'running') throw new SvcHttpError('INVALID_REQUEST', `Bulk replay ${id} is already ${replay.state}: there is nothing to cancel.`, { status: 409 });
+    if (replay.state !== 'running') return conflict(`Bulk replay ${id} is already ${replay.state}: there is nothing to cancel.`);
     const { next_at: _, ...progress } = replay.progress;
     this.data.replays.save(id, progress, { state: 'cancelled', at: now });
     return this.data.replays.get(id);
@@ -92,7 +99,8 @@ export class TicketReplayer {
 
   private count(spec: ReplaySpec): { matched: number; unindexed: number } {
     const { filter, until } = spec;
-    if (filter.dead_letters) return { matched: this.data.deadLetters.count(filter.from ?? 0, Math.min(filter.to ?? until, until), filter.consume_ids), unindexed: 0 };
+    if (filter.dead_letters)
+      return { matched: this.data.deadLetters.count(filter.from ?? 0, Math.min(filter.to ?? until, until), filter.consume_ids), unindexed: 0 };
     return this.data.log.replayCount(selectionOf(filter, until));
   }
 

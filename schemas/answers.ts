@@ -536,7 +536,9 @@ export const deadLetterAnswer = z.object({
   id: z.string().describe("The entry's id (forward: the request's 'stamp:entropy')."),
   kind: z
     .enum(['forward', 'ticket'])
-    .describe("What kind of work failed: forward (a queued forwarded request sent with retry), ticket (a ticket's run after its answer, with a retry_schedule)."),
+    .describe(
+      "What kind of work failed: forward (a queued forwarded request sent with retry), ticket (a ticket's run after its answer, with a retry_schedule).",
+    ),
   what: z.string().describe("What failed, to read: forward: '<METHOD> <url>'; ticket: '<act> <url>' (a req) or '<act> at <path>'."),
   created: ms('Made'),
   failed_at: ms('Settled as failed after its last attempt'),
@@ -603,7 +605,7 @@ export const bulkReplayStartAnswer = z.union([
   z.object({
     dry_run: z.literal(true),
     matched: z.int().describe('Entries the filter matches now (each of them would be taken: run, or skipped as progress.skipped_by tells).'),
-    unindexed: z.int().describe("Of them, entries logged before codes were indexed: with a code filter, each is judged by its code when read."),
+    unindexed: z.int().describe('Of them, entries logged before codes were indexed: with a code filter, each is judged by its code when read.'),
     limit: z.int().describe('The most one replay takes.'),
   }),
   z.object({ dry_run: z.literal(false), replay: bulkReplayAnswer }),

@@ -30,9 +30,14 @@ export const bulkReplayFilterSchema = strictObject(
   },
   {},
 ).superRefine((filter, ctx) => {
-  if (filter.from !== undefined && filter.to !== undefined && filter.to < filter.from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'is before "from"' });
+  if (filter.from !== undefined && filter.to !== undefined && filter.to < filter.from)
+    ctx.addIssue({ code: 'custom', path: ['to'], message: 'is before "from"' });
   if (filter.dead_letters && (filter.outcome !== undefined || filter.code !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: [filter.outcome !== undefined ? 'outcome' : 'code'], message: 'does not apply to dead_letters (each one is a failed run)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [filter.outcome !== undefined ? 'outcome' : 'code'],
+      message: 'does not apply to dead_letters (each one is a failed run)',
+    });
   }
 });
 export type BulkReplayFilter = z.infer<typeof bulkReplayFilterSchema>;

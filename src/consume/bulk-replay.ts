@@ -75,7 +75,10 @@ export function ranEffects(actions: readonly { act: string; detail: Record<strin
 }
 
 /** Why an entry that is not a dead letter does not run; undefined when it runs. */
-export function skipOf(entry: { code: string | null; actions: readonly { act: string; detail: Record<string, unknown> }[] }, spec: ReplaySpec): ReplaySkip | undefined {
+export function skipOf(
+  entry: { code: string | null; actions: readonly { act: string; detail: Record<string, unknown> }[] },
+  spec: ReplaySpec,
+): ReplaySkip | undefined {
   if (spec.filter.code !== undefined && entry.code !== spec.filter.code) return 'code_differs';
   if (!spec.full && ranEffects(entry.actions)) return 'succeeded_actions';
   return undefined;
@@ -96,3 +99,8 @@ export function countedEntry(
   const failure = { consume_id: result.consume_id, code: result.code };
   return { ...next, failed: progress.failed + 1, failures: [...progress.failures, failure].slice(-MAX_FAILURES_LISTED) };
 }
+
+/** A refusal as plain data: an error thrown in the object reaches the Worker without its code (RPC keeps the message only). */
+export type Refusal = { refused: { code: 'INVALID_PARAMETER' | 'INVALID_REQUEST'; message: string; status: 400 | 409; detail?: Record<string, unknown> } };
+
+export type ReplayStart = { dry_run: true; matched: number; unindexed: number; limit: number } | { dry_run: false; replay: BulkReplay } | Refusal;

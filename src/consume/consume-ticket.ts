@@ -140,15 +140,17 @@ async function runChain(consumption: Consumption, reading: Reading, hash: string
   const { ticket } = consumption;
   const resume = consumption.input.replay?.resume;
   // A partial replay (extension) goes on from the failed action of the run it replays, with no row yet.
-  const run = resume ? { ...structuredClone(resume), rows: [] } : startRun(
-    ticket.actions,
-    consumption.context(reading, hash),
-    { tkid: consumption.tkid, hash },
-    {
-      ...(ticket.legacy ? { legacy: true } : {}),
-      ...(consumption.bodyAlone ? { bodyAlone: true } : {}),
-    },
-  );
+  const run = resume
+    ? { ...structuredClone(resume), rows: [] }
+    : startRun(
+        ticket.actions,
+        consumption.context(reading, hash),
+        { tkid: consumption.tkid, hash },
+        {
+          ...(ticket.legacy ? { legacy: true } : {}),
+          ...(consumption.bodyAlone ? { bodyAlone: true } : {}),
+        },
+      );
   try {
     return await ports.runActions(run);
   } catch (err) {

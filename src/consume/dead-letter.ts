@@ -21,6 +21,22 @@ export interface TicketDeadLetterFacts {
   waits: { at: number; status_code?: number; waited_ms: number }[];
 }
 
+/** A dead letter as listed: its consumption, when, and the facts of its failure. */
+export interface TicketDeadLetter extends TicketDeadLetterFacts {
+  consume_id: string;
+  created: number;
+  failed_at: number;
+}
+
+export interface TicketDeadLetterQuery {
+  reason?: DeadLetterReason;
+  from: number;
+  to: number;
+  /** The last row of the previous page (newest first). */
+  after: { t: number; k: string } | null;
+  count: number;
+}
+
 const statusOf = (failure: ScheduledFailure): number | undefined => {
   const status = failure.detail?.status;
   return typeof status === 'number' ? status : undefined;
@@ -36,7 +52,9 @@ export function deadLetterReasonOf(failure: ScheduledFailure): DeadLetterReason 
 
 /** The waits of a schedule's attempts: the 429s and 503s waited out, oldest first. */
 const waitsOf = (records: readonly AttemptRecord[]) =>
-  records.flatMap((r) => (r.waited_ms === undefined ? [] : [{ at: r.at, ...(r.status !== undefined ? { status_code: r.status } : {}), waited_ms: r.waited_ms }]));
+  records.flatMap((r) =>
+    r.waited_ms === undefined ? [] : [{ at: r.at, ...(r.status !== undefined ? { status_code: r.status } : {}), waited_ms: r.waited_ms }],
+  );
 
 /** The dead letter's facts: the failure at its action, the attempts counted (the last one included) and the waits. */
 export function deadLetterFacts(failure: ScheduledFailure, message: string, url: string | undefined, progress: ScheduleProgress): TicketDeadLetterFacts {

@@ -1,7 +1,7 @@
 import { createRouter } from '../app';
 import { PROJECT_PATH, guard } from '../http/guards';
 import { bulkReplayRequestSchema } from '../../schemas/bulk-replays';
-import type { BulkReplay } from '../consume/bulk-replay';
+import type { BulkReplay, Refusal, ReplayStart } from '../consume/bulk-replay';
 import { ticketStub } from '../platform/object-stubs';
 import { SvcHttpError, invalidParameter } from '../wire/errors';
 import { logScope } from './ticket-log-source';
@@ -18,6 +18,15 @@ export const ticketBulkReplayRoutes = createRouter();
 
 const owner = guard('owner', "Only the project owner can replay a ticket's consumptions.");
 const REPLAYS = `${PROJECT_PATH}/tickets/:ticket_id/replays`;
+/** The object's refusal, thrown as the Worker's error. */
+function refuse<T extends object>(answer: T | Refusal): T {
+  if ('refused' in answer) {
+    const { code, message, status, detail } = answer.refused;
+    throw new SvcHttpError(code, message, { status, ...(detail ? { detail } : {}) });
+  }
+  return answer;
+}
+
 const noSuchReplay = () => new SvcHttpError('NOT_FOUND', 'This ticket has no bulk replay with this id.', { status: 404 });
 
 /** A replay as answered: its filter and pace beside its progress. */
@@ -46,7 +55,7 @@ ticketBulkReplayRoutes.post(REPLAYS, ...startBulkReplayRoute.middleware, async (
   const request = await readBody(c, startBulkReplayRoute);
   const stub = ticketStub(c.env, project.service_id, ticketId);
   if (!(await stub.status()).exists) throw new SvcHttpError('TICKET_NOT_FOUND', 'The ticket does not exist.', { status: 404 });
-  const started = await stub.startReplay(logScope(project, ticketId), request);
+  const started = refuse((await stub.startReplay(logScope(project, ticketId), request)) as ReplayStart);
   return started.dry_run ? c.json(started) : c.json({ dry_run: false, replay: replayView(started.replay) });
 });
 
@@ -94,7 +103,7 @@ const cancelBulkReplayRoute = route({
 ticketBulkReplayRoutes.post(`${REPLAYS}/:replay_id/cancel`, ...cancelBulkReplayRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
-  const replay = await ticketStub(c.env, project.service_id, ticketId).cancelReplay(replayIdOf(c.req.param('replay_id')));
+  const replay = (await ticketStub(c.env, project.service_id, ticketId).cancelReplay(replayIdOf(c.req.param('replay_id')))) as BulkReplay | Refusal | undefined;
   if (!replay) throw noSuchReplay();
-  return c.json(replayView(replay));
+  return c.json(replayView(refuse(replay)));
 });

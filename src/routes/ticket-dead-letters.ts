@@ -9,7 +9,7 @@ import type { ConsumeOutcome } from '../consume/types';
 import { ticketStub } from '../platform/object-stubs';
 import { SvcHttpError, fieldRefusal } from '../wire/errors';
 import { pageOf, pageRequest } from '../wire/paging';
-import type { TicketDeadLetter } from '../../durable-objects/ticket-dead-letters';
+import type { TicketDeadLetter } from '../consume/dead-letter';
 import type { DeadLetter } from '../../schemas/forward-rules';
 import { logScope } from './ticket-log-source';
 import { consumeIdOf, ticketIdOf } from './ticket-params';

@@ -162,11 +162,15 @@ describe("a ticket's dead letters", () => {
     expect(notDead.status).toBe(404);
     expect(notDead.json).toMatchObject({ code: 'NOT_FOUND', message: 'This ticket has no dead letter with this consume_id.' });
     expect((await replay('dl-ok', dead.consume_id)).status).toBe(404);
-    expect((await call('POST', `/v1/projects/${project.service_id}/tickets/dl-owned/dead-letters/${dead.consume_id}/replay`, { token: other.owner_key })).status).toBe(401);
+    expect(
+      (await call('POST', `/v1/projects/${project.service_id}/tickets/dl-owned/dead-letters/${dead.consume_id}/replay`, { token: other.owner_key })).status,
+    ).toBe(401);
     expect((await deadLetters('dl-owned', '', other)).json.list ?? []).toEqual([]);
     const gone = await call('DELETE', `/v1/projects/${project.service_id}/tickets/dl-owned/dead-letters/${dead.consume_id}`, { token: project.owner_key });
     expect(gone.json).toEqual({ removed: true, message: 'SUCCESS: The dead letter was deleted.' });
-    expect((await call('DELETE', `/v1/projects/${project.service_id}/tickets/dl-owned/dead-letters/${dead.consume_id}`, { token: project.owner_key })).status).toBe(404);
+    expect(
+      (await call('DELETE', `/v1/projects/${project.service_id}/tickets/dl-owned/dead-letters/${dead.consume_id}`, { token: project.owner_key })).status,
+    ).toBe(404);
     expect((await deadLetters('dl-owned')).json.list).toEqual([]);
   });
 
