@@ -108,7 +108,8 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         'compact-history': { run: (job) => this.keeper.compact(job) },
         'sweep-history': { run: (job) => this.keeper.sweep(job) },
         'report-circuits': { run: (job) => this.reportCircuits(job) },
-        'report-dead-letters': { run: (job) => this.deadLetters.run(job) },
+        // d1Queries: the project's plan, then the report.
+        'report-dead-letters': { run: (job) => this.deadLetters.run(job), d1Queries: 2 },
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );

@@ -4,7 +4,9 @@
  * /v1/projects/{service_id}/forward/dead-letters). A request without `retry` never is (spec unchanged).
  * Destinations: the loopback server's /busy (429 n times) and /failing (500 n times) routes.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { forwardQueueStub } from '../../src/platform/object-stubs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, mintUser, type TestProject } from '../helpers/api';
 import { eventually, forward, history, loopback, origin, settledEnvelope } from './support';
@@ -176,6 +178,27 @@ describe('dead letters of forwarding', () => {
     // Its row expires a second after it was made; the sweep at that time reports 0.
     await eventually('the swept dead letter is no longer counted', async () => (await bytes()) === 0);
     expect((await deadLetters(other)).json.list).toEqual([]);
+  });
+
+  it("is kept for the plan's log retention (standard: 90 days), while a caller's own expires stays as asked", async () => {
+    const standard = await createProject({ plan: 'standard' });
+    const member = await mintUser(standard);
+    await settledRequest(standard, `${origin}/fail/${crypto.randomUUID()}/5/500`, { queue: 'dl-kept', retry: true }, member.id_token);
+    await settledRequest(standard, `${origin}/fail/${crypto.randomUUID()}/5/500`, { queue: 'dl-asked', retry: true, expires: 3_600 }, member.id_token);
+    await settledRequest(standard, `${origin}/fail/${crypto.randomUUID()}/5/500`, { queue: 'dl-none' }, member.id_token);
+    const stub = forwardQueueStub(env, { serviceId: standard.service_id, callerKey: `u:${member.user_id}` });
+    const keptDays = () =>
+      runInDurableObject(stub, (_instance, state) =>
+        state.storage.sql
+          .exec<{ queue_name: string; days: number }>(
+            'SELECT queue_name, (expires_at - updated) / 86400000.0 AS days FROM forward_requests ORDER BY queue_name',
+          )
+          .toArray(),
+      );
+    await eventually('the dead letter is kept 90 days', async () => (await keptDays()).find((row) => row.queue_name === 'dl-kept')?.days === 90);
+    const days = Object.fromEntries((await keptDays()).map((row) => [row.queue_name, row.days]));
+    expect(days['dl-none']).toBe(30);
+    expect(days['dl-asked']).toBeLessThan(1);
   });
 
   it('refuses an unknown reason or filter with INVALID_PARAMETER naming the field', async () => {
