@@ -6,7 +6,8 @@ import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
-import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { heldForCircuit, nextAttempt, startProgress, windowEnd } from '../src/consume/retry-attempts';
+import { gatedModules, type CircuitGate } from '../src/consume/circuit-gate';
 import { closingLogStatement, logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
@@ -27,6 +28,8 @@ import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
 import { type LogRef, type TicketJobKind, type TicketJobs, TicketStore } from './ticket-store';
+import { DestinationCircuits } from './destination-circuits';
+import { TicketCircuits } from './ticket-circuits';
 import { internalErrorBody } from '../src/wire/errors';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
@@ -62,6 +65,8 @@ const BACKGROUND_AT_ONCE = 16;
 export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
   private readonly alarms: JobAlarm<TicketJobs>;
+  /** Extension: the circuits of the origins its runs with a retry schedule send to. */
+  private readonly circuits: TicketCircuits;
   /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
   private reportedBytes?: number;
 
@@ -69,6 +74,8 @@ export class TicketDO extends DurableObject<Env> {
     super(ctx, strictEnv(env));
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
+    const circuits = new DestinationCircuits(ctx.storage.sql);
+    this.circuits = new TicketCircuits(circuits, this.data.jobs, this.env);
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
@@ -89,6 +96,7 @@ export class TicketDO extends DurableObject<Env> {
           d1Queries: 1,
         },
         'expire-idempotency-keys': { run: async (job) => this.expireKeys(job) },
+        'report-circuits': { run: (job) => this.circuits.report(job), d1Queries: 1 },
         'flush-sampling': {
           run: async (job) => {
             this.data.sampler.flush();
@@ -106,8 +114,11 @@ export class TicketDO extends DurableObject<Env> {
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );
-    // After an eviction or a restart, jobs left in storage keep their alarm.
-    void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
+    // After an eviction or a restart, jobs left in storage keep their alarm; a probe that was out was lost with the old instance.
+    void ctx.blockConcurrencyWhile(() => {
+      circuits.releaseProbes(Date.now());
+      return this.alarms.arm(true);
+    });
   }
 
   /** Registers or replaces the definition; per-user counters survive. Returns the remaining count. */
@@ -120,9 +131,11 @@ export class TicketDO extends DurableObject<Env> {
     return { exists: this.data.ticket() !== null, remaining: this.data.remaining() };
   }
 
-  /** Deletes the definition, the per-user counters and waiting continuations (the log stays). */
+  /** Deletes the definition, the per-user counters, waiting continuations and destination circuits (the log stays). */
   async remove(): Promise<boolean> {
-    return this.data.remove();
+    const removed = this.data.remove();
+    await this.circuits.forget(this.data.log.scope());
+    return removed;
   }
 
   async consume(input: ConsumeInput): Promise<ConsumeOutcome> {
@@ -266,15 +279,38 @@ export class TicketDO extends DurableObject<Env> {
    */
   private async runContinuation(job: Job<'continuation'>): Promise<void> {
     // Held under a lease: should this instance go away mid-run, the alarm takes the job up again after it.
-    this.data.jobs.reschedule(job.id, Date.now() + CONTINUATION_LEASE_MS);
+    const started = Date.now();
+    this.data.jobs.reschedule(job.id, started + CONTINUATION_LEASE_MS);
     const saved = this.data.jobs.payloadOf(job);
-    if (saved.schedule) saved.progress ??= startProgress(Date.now());
+    if (saved.schedule) saved.progress ??= startProgress(started);
     let next: ReturnType<typeof nextAttempt> = null;
     const { schedule, progress } = saved;
+    const ref: LogRef = { service_id: saved.log.service_id, ticket_id: saved.log.ticket_id };
+    // Extension: an attempt whose req goes to an origin with an open circuit is held (no attempt used), or runs as its probe.
+    const origin = progress?.origin;
+    const admission = schedule && origin !== undefined ? this.circuits.admit(origin, started, started + CONTINUATION_LEASE_MS) : 'go';
+    const heldPastWindow = typeof admission === 'number' && schedule && progress && admission > windowEnd(schedule, progress);
+    if (typeof admission === 'number' && !heldPastWindow && progress) {
+      const waiting = { ...saved, progress: heldForCircuit(progress, admission, started) };
+      this.data.jobs.update(job, waiting);
+      this.data.jobs.reschedule(job.id, admission);
+      recordAttempt(this.data, waiting, admission, saved.state.rows);
+      return;
+    }
+    let probing = admission === 'probe' ? origin : undefined;
+    const gate: CircuitGate = {
+      tell: (to, verdict) => {
+        this.circuits.tell(ref, to, verdict, to === probing);
+        if (to === probing) probing = undefined;
+      },
+      // The window ended while the run was held: the action fails without sending, as the schedule's last attempt.
+      ...(heldPastWindow && origin !== undefined ? { heldAt: { path: progress?.records.at(-1)?.path ?? '', origin } } : {}),
+    };
     const deps: RunnerDeps = {
-      ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
+      ...this.runnerDeps(saved.project, deadlineFrom(started)),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
-      ...(schedule && progress
+      ...(schedule ? { modules: gatedModules(gate) } : {}),
+      ...(schedule && progress && !heldPastWindow
         ? { deferFailure: (failed) => (next = nextAttempt(schedule, progress, scheduledFailure(failed), Date.now(), Math.random)) !== null }
         : {}),
     };
@@ -284,6 +320,8 @@ export class TicketDO extends DurableObject<Env> {
     } catch (err) {
       console.error('continuation crashed', err instanceof Error ? err.message : String(err));
       outcome = { rows: saved.state.rows, error: internalErrorBody('action') };
+    } finally {
+      if (probing !== undefined) this.circuits.releaseProbe(probing);
     }
     const retry = next as ReturnType<typeof nextAttempt>;
     if (outcome.deferred && retry) {

@@ -7,6 +7,7 @@ import type { ContinuationJob } from '../src/consume/continuation';
 import { JobTable, type KindOf, type NoPayload } from './job-table';
 import { Outbox } from './outbox';
 import { IDEMPOTENCY_SCHEMA, IdempotencyKeys } from './idempotency-keys';
+import { CIRCUITS_SCHEMA } from './destination-circuits';
 import { migrateSchema } from './schema';
 import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/ticket-log';
@@ -74,6 +75,8 @@ const SCHEMA = [
   LOG_SAMPLING_SCHEMA,
   // Idempotent consumption (issue 36 item 5): the keys a ticket's consumptions carried, with their first answers.
   IDEMPOTENCY_SCHEMA,
+  // Pausing a failing destination (issue 36 item 6): the circuit of each origin the ticket's scheduled runs send to.
+  CIRCUITS_SCHEMA,
 ];
 
 /** Delay before the outbox is exported, so a burst of consumptions goes out in one batch. */
@@ -91,6 +94,8 @@ export type TicketJobs = {
   'take-in-logs': LogRef | LogScope;
   'flush-sampling': NoPayload;
   'expire-idempotency-keys': NoPayload;
+  /** The ticket's paused destinations to D1 (durable-objects/ticket-circuits.ts). */
+  'report-circuits': LogRef;
 };
 export type TicketJobKind = KindOf<TicketJobs>;
 
