@@ -86,12 +86,19 @@ async function reported(ticketId: string): Promise<void> {
 /** The ticket's one run: its log entry's continuation member. */
 const continuationOf = async (ticketId: string) => (await loggedConsumptions(project, ticketId))[0].description.continuation;
 
+/** Moves the open circuits' probe a minute away, so a slow machine never reaches it before the test does. */
+const probeLater = (ticketId: string) =>
+  runInDurableObject(stubOf(ticketId), (_instance, state) => {
+    state.storage.sql.exec("UPDATE destination_circuits SET probe_at = ? WHERE state = 'open'", Date.now() + 60_000);
+  });
+
 /** Consumes the ticket and makes its run's attempts due until THRESHOLD of them failed: its origin's circuit is open. */
 async function openByAttempts(ticketId: string): Promise<void> {
   await consumePost(project, ticketId);
   expect(await untilIdle(ticketId)).toBe(true);
   for (let attempt = 2; attempt <= THRESHOLD; attempt++) expect(await attemptNow(ticketId)).toBe(true);
   expect(await circuitsOf(ticketId)).toEqual([expect.objectContaining({ origin, state: 'open', failures: THRESHOLD })]);
+  await probeLater(ticketId);
 }
 
 const afterAnswer = (url: string, extra: Record<string, unknown> = {}) => ({
@@ -141,21 +148,45 @@ describe("a destination's circuit, for a ticket's runs with retry_schedule", () 
     const key = crypto.randomUUID();
     await register('circ-probe-fails', { ...afterAnswer(`${origin}/fail/${key}/100/500`), retry_schedule: { delays: ['1s'], attempts: 20 } });
     await openByAttempts('circ-probe-fails');
-    const [opened] = await circuitsOf('circ-probe-fails');
 
+    const probed = Date.now();
     expect(await attemptNow('circ-probe-fails', true)).toBe(true);
     expect(await failCalls(key)).toBe(THRESHOLD + 1);
     const [reopened] = await circuitsOf('circ-probe-fails');
     expect(reopened).toMatchObject({ state: 'open', probes_failed: 1 });
-    expect(reopened.probe_at).toBeGreaterThan(opened.probe_at);
+    // After a failed probe the wait is at least two probe steps (CIRCUIT_PROBE_MS is 300 in the test settings); the first is one to two.
+    expect(reopened.probe_at - probed).toBeGreaterThanOrEqual(2 * Number(env.CIRCUIT_PROBE_MS));
 
+    await probeLater('circ-probe-fails');
+    const [later] = await circuitsOf('circ-probe-fails');
     expect(await attemptNow('circ-probe-fails')).toBe(true);
     expect(await failCalls(key)).toBe(THRESHOLD + 1);
     const [job] = await continuationJobs('circ-probe-fails');
-    expect(job.run_at).toBe(reopened.probe_at);
+    expect(job.run_at).toBe(later.probe_at);
     const held = await continuationOf('circ-probe-fails');
     expect(held.attempts_total).toBe(THRESHOLD + 1);
     expect(held.attempts.at(-1)).toEqual(hold);
+  });
+
+  it('opens after five runs each failing 503 once: the next attempt of every one of them is held, none sent', async () => {
+    const key = crypto.randomUUID();
+    await register('circ-five', { ...afterAnswer(`${origin}/fail/${key}/100/503`), retry_schedule: true });
+    for (let run = 0; run < THRESHOLD; run++) {
+      await consumePost(project, 'circ-five');
+      expect(await untilIdle('circ-five')).toBe(true);
+    }
+    expect(await circuitsOf('circ-five')).toEqual([expect.objectContaining({ origin, state: 'open', failures: THRESHOLD })]);
+    await probeLater('circ-five');
+    expect(await attemptNow('circ-five')).toBe(true);
+    expect(await failCalls(key)).toBe(THRESHOLD);
+    const [circuit] = await circuitsOf('circ-five');
+    expect((await continuationJobs('circ-five')).map((job) => job.run_at)).toEqual(Array(THRESHOLD).fill(circuit.probe_at));
+    const logged = await loggedConsumptions(project, 'circ-five');
+    expect(logged).toHaveLength(THRESHOLD);
+    for (const { description } of logged) {
+      expect(description.continuation).toMatchObject({ attempts_total: 1, next_attempt_at: circuit.probe_at });
+      expect(description.continuation.attempts.at(-1)).toEqual(hold);
+    }
   });
 
   it("ends as the schedule's last attempt when its window ends while held: nothing sent, the err chain runs once, the count is given back", async () => {
