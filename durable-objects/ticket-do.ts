@@ -6,8 +6,8 @@ import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
-import { heldForCircuit, nextAttempt, startProgress, windowEnd } from '../src/consume/retry-attempts';
-import { gatedModules, type CircuitGate } from '../src/consume/circuit-gate';
+import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { gatedModules } from '../src/consume/circuit-gate';
 import { closingLogStatement, logStatements, type LogExport } from '../src/ticket-log/log-export';
 import { consumedIndexStatement } from '../src/ticket-log/consumed-index';
 import { reportTicketStorage } from '../src/platform/project-storage';
@@ -285,32 +285,17 @@ export class TicketDO extends DurableObject<Env> {
     if (saved.schedule) saved.progress ??= startProgress(started);
     let next: ReturnType<typeof nextAttempt> = null;
     const { schedule, progress } = saved;
-    const ref: LogRef = { service_id: saved.log.service_id, ticket_id: saved.log.ticket_id };
     // Extension: an attempt whose req goes to an origin with an open circuit is held (no attempt used), or runs as its probe.
-    const origin = progress?.origin;
-    const admission = schedule && origin !== undefined ? this.circuits.admit(origin, started, started + CONTINUATION_LEASE_MS) : 'go';
-    const heldPastWindow = typeof admission === 'number' && schedule && progress && admission > windowEnd(schedule, progress);
-    if (typeof admission === 'number' && !heldPastWindow && progress) {
-      const waiting = { ...saved, progress: heldForCircuit(progress, admission, started) };
-      this.data.jobs.update(job, waiting);
-      this.data.jobs.reschedule(job.id, admission);
-      recordAttempt(this.data, waiting, admission, saved.state.rows);
+    const admitted = schedule && progress ? this.circuits.admitAttempt(saved.log, schedule, progress, started, started + CONTINUATION_LEASE_MS) : undefined;
+    if (admitted && 'heldUntil' in admitted) {
+      this.waitForAttempt(job, { ...saved, progress: admitted.progress }, admitted.heldUntil, saved.state.rows);
       return;
     }
-    let probing = admission === 'probe' ? origin : undefined;
-    const gate: CircuitGate = {
-      tell: (to, verdict) => {
-        this.circuits.tell(ref, to, verdict, to === probing);
-        if (to === probing) probing = undefined;
-      },
-      // The window ended while the run was held: the action fails without sending, as the schedule's last attempt.
-      ...(heldPastWindow && origin !== undefined ? { heldAt: { path: progress?.records.at(-1)?.path ?? '', origin } } : {}),
-    };
     const deps: RunnerDeps = {
       ...this.runnerDeps(saved.project, deadlineFrom(started)),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
-      ...(schedule ? { modules: gatedModules(gate) } : {}),
-      ...(schedule && progress && !heldPastWindow
+      ...(admitted ? { modules: gatedModules(admitted.gate) } : {}),
+      ...(schedule && progress && !admitted?.gate.heldAt
         ? { deferFailure: (failed) => (next = nextAttempt(schedule, progress, scheduledFailure(failed), Date.now(), Math.random)) !== null }
         : {}),
     };
@@ -321,18 +306,22 @@ export class TicketDO extends DurableObject<Env> {
       console.error('continuation crashed', err instanceof Error ? err.message : String(err));
       outcome = { rows: saved.state.rows, error: internalErrorBody('action') };
     } finally {
-      if (probing !== undefined) this.circuits.releaseProbe(probing);
+      admitted?.settled();
     }
     const retry = next as ReturnType<typeof nextAttempt>;
     if (outcome.deferred && retry) {
-      const waiting = { ...saved, progress: retry.progress };
-      this.data.jobs.update(job, waiting);
-      this.data.jobs.reschedule(job.id, retry.at);
-      recordAttempt(this.data, waiting, retry.at, outcome.rows);
+      this.waitForAttempt(job, { ...saved, progress: retry.progress }, retry.at, outcome.rows);
       return;
     }
     closeContinuation(this.data, saved, outcome, Date.now());
     this.data.jobs.delete(job.id);
+  }
+
+  /** A scheduled run waits for its next attempt at `at`: its job and its open log entry say so. */
+  private waitForAttempt(job: Job<'continuation'>, waiting: ContinuationJob, at: number, rows: RunOutcome['rows']): void {
+    this.data.jobs.update(job, waiting);
+    this.data.jobs.reschedule(job.id, at);
+    recordAttempt(this.data, waiting, at, rows);
   }
 
   /** Removes idempotency keys whose window ended, a batch per run; due again when the next one ends. */
