@@ -73,6 +73,11 @@ export class DestinationCircuits {
       .map((row) => ({ origin: row.origin, circuit: circuitOf(row) as PausedDestination['circuit'] }));
   }
 
+  /** Forgets every circuit (the object's work is gone). */
+  clear(): void {
+    this.sql.exec('DELETE FROM destination_circuits');
+  }
+
   /** A new instance: a probe that was out ran in the instance that stopped, so the next one is due now. */
   releaseProbes(now: number): void {
     const rows = this.sql.exec<CircuitRow>(`SELECT ${COLUMNS} FROM destination_circuits WHERE state = 'half-open'`).toArray();

@@ -7,6 +7,7 @@ import { runActions, type FailedAction, type RunnerDeps, type RunOutcome } from 
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
 import { isRetried, nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { gatedModules } from '../src/consume/circuit-gate';
 import { deadLetterFacts } from '../src/consume/dead-letter';
 import type { RunState } from '../src/actions/runner';
 import type { TicketDeadLetter, TicketDeadLetterQuery } from '../src/consume/dead-letter';
@@ -33,6 +34,8 @@ import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
 import { type LogRef, type TicketJobKind, type TicketJobs, TicketStore } from './ticket-store';
+import { DestinationCircuits } from './destination-circuits';
+import { TicketCircuits } from './ticket-circuits';
 import { internalErrorBody } from '../src/wire/errors';
 
 /** Which ticket's log (its object's own): a caller that does not know the plan names only the ticket. */
@@ -72,6 +75,8 @@ export class TicketDO extends DurableObject<Env> {
   private readonly data: TicketStore;
   private readonly alarms: JobAlarm<TicketJobs>;
   private readonly replayer: TicketReplayer;
+  /** Extension: the circuits of the origins its runs with a retry schedule send to. */
+  private readonly circuits: TicketCircuits;
   /** The bytes last reported to the project's storage count (undefined: none since this instance started). */
   private reportedBytes?: number;
 
@@ -80,6 +85,8 @@ export class TicketDO extends DurableObject<Env> {
     strictObject(this, ctx, env);
     this.data = new TicketStore(ctx.storage.sql, this.env.BODIES);
     this.replayer = new TicketReplayer(this.data, this.env, (input) => this.consume(input));
+    const circuits = new DestinationCircuits(ctx.storage.sql);
+    this.circuits = new TicketCircuits(circuits, this.data.jobs, this.env);
     const self = this.env.TICKETS.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
@@ -103,6 +110,7 @@ export class TicketDO extends DurableObject<Env> {
         'expire-dead-letters': { run: (job) => this.expireDeadLetters(job) },
         // Each step replays a batch of consumptions: an invocation of its own, as a consumption is.
         'bulk-replay': { run: (job) => this.replayer.step(job), background: true },
+        'report-circuits': { run: (job) => this.circuits.report(job), d1Queries: 1 },
         'flush-sampling': {
           run: async (job) => {
             this.data.sampler.flush();
@@ -120,8 +128,11 @@ export class TicketDO extends DurableObject<Env> {
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );
-    // After an eviction or a restart, jobs left in storage keep their alarm.
-    void ctx.blockConcurrencyWhile(() => this.alarms.arm(true));
+    // After an eviction or a restart, jobs left in storage keep their alarm; a probe that was out was lost with the old instance.
+    void ctx.blockConcurrencyWhile(() => {
+      circuits.releaseProbes(Date.now());
+      return this.alarms.arm(true);
+    });
   }
 
   /** Registers or replaces the definition; per-user counters survive. Returns the remaining count. */
@@ -134,9 +145,11 @@ export class TicketDO extends DurableObject<Env> {
     return { exists: this.data.ticket() !== null, remaining: this.data.remaining() };
   }
 
-  /** Deletes the definition, the per-user counters and waiting continuations (the log stays). */
+  /** Deletes the definition, the per-user counters, waiting continuations and destination circuits (the log stays). */
   async remove(): Promise<boolean> {
-    return this.data.remove();
+    const removed = this.data.remove();
+    await this.circuits.forget(this.data.log.scope());
+    return removed;
   }
 
   async consume(input: ConsumeInput): Promise<ConsumeOutcome> {
@@ -334,18 +347,27 @@ export class TicketDO extends DurableObject<Env> {
    */
   private async runContinuation(job: Job<'continuation'>): Promise<void> {
     // Held under a lease: should this instance go away mid-run, the alarm takes the job up again after it.
-    this.data.jobs.reschedule(job.id, Date.now() + CONTINUATION_LEASE_MS);
+    const started = Date.now();
+    this.data.jobs.reschedule(job.id, started + CONTINUATION_LEASE_MS);
     const saved = this.data.jobs.payloadOf(job);
-    if (saved.schedule) saved.progress ??= startProgress(Date.now());
+    if (saved.schedule) saved.progress ??= startProgress(started);
     let next: ReturnType<typeof nextAttempt> = null;
     // The schedule ran out on a failure it retries: the run is a dead letter, kept at its failed action.
     let exhausted: { letter: Omit<TicketDeadLetter, 'failed_at'>; state: RunState } | undefined;
     const { schedule, progress } = saved;
+    // Extension: an attempt whose req goes to an origin with an open circuit is held (no attempt used), or runs as its probe.
+    const admitted = schedule && progress ? this.circuits.admitAttempt(saved.log, schedule, progress, started, started + CONTINUATION_LEASE_MS) : undefined;
+    if (admitted && 'heldUntil' in admitted) {
+      this.waitForAttempt(job, { ...saved, progress: admitted.progress }, admitted.heldUntil, saved.state.rows);
+      return;
+    }
     const deferFailure = (failed: FailedAction): boolean => {
       if (!schedule || !progress) return false;
       const failure = scheduledFailure(failed);
       next = nextAttempt(schedule, progress, failure, Date.now(), Math.random);
-      if (next === null && isRetried(schedule, failure) && failed.stateAt) {
+      // A run held for an open circuit until its window ended fails at that action without sending: a dead letter too.
+      const ranOut = isRetried(schedule, failure) || failure.detail?.reason === 'circuit_open';
+      if (next === null && ranOut && failed.stateAt) {
         const url = (failed.row?.sent as { url?: unknown } | undefined)?.url;
         const facts = deadLetterFacts(failure, failed.failure.message, typeof url === 'string' ? url : undefined, progress);
         exhausted = { letter: { consume_id: saved.log.consume_id, created: saved.log.timestamp, ...facts }, state: failed.stateAt() };
@@ -353,8 +375,9 @@ export class TicketDO extends DurableObject<Env> {
       return next !== null;
     };
     const deps: RunnerDeps = {
-      ...this.runnerDeps(saved.project, deadlineFrom(Date.now())),
+      ...this.runnerDeps(saved.project, deadlineFrom(started)),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
+      ...(admitted ? { modules: gatedModules(admitted.gate) } : {}),
       ...(schedule && progress ? { deferFailure } : {}),
     };
     let outcome: RunOutcome;
@@ -363,13 +386,12 @@ export class TicketDO extends DurableObject<Env> {
     } catch (err) {
       console.error('continuation crashed', err instanceof Error ? err.message : String(err));
       outcome = { rows: saved.state.rows, error: internalErrorBody('action') };
+    } finally {
+      admitted?.settled();
     }
     const retry = next as ReturnType<typeof nextAttempt>;
     if (outcome.deferred && retry) {
-      const waiting = { ...saved, progress: retry.progress };
-      this.data.jobs.update(job, waiting);
-      this.data.jobs.reschedule(job.id, retry.at);
-      recordAttempt(this.data, waiting, retry.at, outcome.rows);
+      this.waitForAttempt(job, { ...saved, progress: retry.progress }, retry.at, outcome.rows);
       return;
     }
     closeContinuation(this.data, saved, outcome, Date.now());
@@ -389,6 +411,13 @@ export class TicketDO extends DurableObject<Env> {
     if (oldest === null || days === null) this.data.jobs.delete(job.id);
     else this.data.jobs.reschedule(job.id, Math.max(oldest + days * DAY_MS, now));
     await this.reportStorage();
+  }
+
+  /** A scheduled run waits for its next attempt at `at`: its job and its open log entry say so. */
+  private waitForAttempt(job: Job<'continuation'>, waiting: ContinuationJob, at: number, rows: RunOutcome['rows']): void {
+    this.data.jobs.update(job, waiting);
+    this.data.jobs.reschedule(job.id, at);
+    recordAttempt(this.data, waiting, at, rows);
   }
 
   /** Removes idempotency keys whose window ended, a batch per run; due again when the next one ends. */

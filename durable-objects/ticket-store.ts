@@ -7,6 +7,7 @@ import type { ContinuationJob } from '../src/consume/continuation';
 import { JobTable, type KindOf, type NoPayload } from './job-table';
 import { Outbox } from './outbox';
 import { IDEMPOTENCY_SCHEMA, IdempotencyKeys } from './idempotency-keys';
+import { CIRCUITS_SCHEMA } from './destination-circuits';
 import { migrateSchema } from './schema';
 import { LOG_SAMPLING_SCHEMA, LogSampler, SAMPLING_FLUSH_MS } from '../src/ticket-log/log-sampler';
 import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/ticket-log';
@@ -82,6 +83,8 @@ const SCHEMA = [
   `${TICKET_DEAD_LETTERS_SCHEMA}
    ${BULK_REPLAYS_SCHEMA}
    ALTER TABLE log ADD COLUMN code TEXT;`,
+  // Pausing a failing destination (issue 36 item 6): the circuit of each origin the ticket's scheduled runs send to.
+  CIRCUITS_SCHEMA,
 ];
 
 const DAY_MS = 86_400_000;
@@ -103,6 +106,8 @@ export type TicketJobs = {
   'expire-idempotency-keys': NoPayload;
   'expire-dead-letters': NoPayload;
   'bulk-replay': { id: number };
+  /** The ticket's paused destinations to D1 (durable-objects/ticket-circuits.ts). */
+  'report-circuits': LogRef;
 };
 export type TicketJobKind = KindOf<TicketJobs>;
 

@@ -639,9 +639,13 @@ export interface PausedDestinations {
      */
     origin: string;
     /**
-     * Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller).
+     * Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller); absent on a ticket's.
      */
-    caller: string;
+    caller?: string;
+    /**
+     * The ticket whose runs with a retry_schedule it holds (a circuit is kept per ticket too); absent on a forwarding caller's.
+     */
+    ticket?: string;
     /**
      * open: requests sent with retry are held until the next probe; half-open: a probe is out.
      */

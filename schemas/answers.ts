@@ -515,12 +515,19 @@ export const jsonRpcAnswer = z.object({
 export const ownerForwardItemAnswer = requestHistoryAnswer.extend({
   caller: z.string().describe("Who made it: a user id, 'visitor:<name>' or 'owner:<owner id>'."),
 });
-/** Extension (issue 36 item 6): a project's paused destinations, as their callers' objects reported them. */
+/** Extension (issue 36 item 6): a project's paused destinations, as their callers' (and tickets') objects reported them. */
 export const pausedDestinationsAnswer = z.object({
   list: z.array(
     z.object({
       origin: z.string().describe("The destination's origin (scheme, host and port)."),
-      caller: z.string().describe("Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller)."),
+      caller: z
+        .string()
+        .optional()
+        .describe("Whose queued requests it holds: a user id, 'visitor:<name>' or 'owner:<owner id>' (a circuit is kept per caller); absent on a ticket's."),
+      ticket: z
+        .string()
+        .optional()
+        .describe("The ticket whose runs with a retry_schedule it holds (a circuit is kept per ticket too); absent on a forwarding caller's."),
       state: z.enum(['open', 'half-open']).describe('open: requests sent with retry are held until the next probe; half-open: a probe is out.'),
       since: ms('The circuit opened'),
       failures: z.int().describe('Failures counted since the run of them began (5 in a row within 10 minutes open it).'),

@@ -242,6 +242,14 @@ describe('svc destinations (issue 36 item 6)', () => {
       'half-open  caller=visitor:a  failures=5  since 2026-11-29T09:00:00Z  probe out until 2026-11-29T09:01:30Z',
     );
   });
+
+  it('names the ticket whose runs a paused destination holds, in place of a caller', () => {
+    const since = Date.UTC(2026, 10, 29, 9, 0, 0);
+    const item = { origin: 'https://api.example.com', ticket: 'orders', state: 'open' as const, failures: 5, since, next_probe_at: since + 90_000 };
+    expect(formatPausedDestination(item)).toBe(
+      'https://api.example.com  open  ticket=orders  failures=5  since 2026-11-29T09:00:00Z  next probe 2026-11-29T09:01:30Z',
+    );
+  });
 });
 
 describe('svc dead-letters (issue 36 item 3)', () => {

@@ -218,6 +218,48 @@ describe('paused destinations (extension) on the Forwarding page', () => {
   });
 });
 
+describe("paused destinations (extension) of a ticket's runs with a retry schedule", () => {
+  it('lists the destination with the ticket whose runs it holds, until the ticket is deleted', async () => {
+    destination.script('/ticket-failing', { pieces: ['{"error":"down"}'], status: 500 });
+    const ticketId = 'dash-circuit';
+    await worker.registerTicket(ticketId, {
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${destination.url}/ticket-failing`, method: 'POST' } },
+      ],
+      retry_schedule: { delays: ['1h'], attempts: 2 },
+    });
+    // Five consumptions, each run's first attempt failing: five failures in a row open the ticket's circuit.
+    for (let n = 0; n < 5; n++) {
+      const res = await fetch(`${worker.url}/tp/${worker.project.service_id}/${ticketId}`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(200);
+    }
+    const ticketRows = async () => {
+      const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/destinations`, {
+        headers: { authorization: `Bearer ${worker.project.owner_key}` },
+      });
+      return ((await res.json()) as { list: any[] }).list.filter((item) => item.ticket === ticketId);
+    };
+    const until = Date.now() + 20_000;
+    while ((await ticketRows()).length === 0) {
+      if (Date.now() > until) throw new Error("the ticket's circuit never opened");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await page.click('nav a[href="#/forwarding"]');
+    await page.click('.paused-destinations button:has-text("Refresh")');
+    const row = page.locator('.paused-destinations tbody tr', { hasText: `ticket ${ticketId}` });
+    await expect.poll(() => row.count()).toBe(1);
+    expect((await row.locator('td').allTextContents()).slice(0, 4)).toEqual([new URL(destination.url).origin, 'open (waiting)', `ticket ${ticketId}`, '5']);
+    // Deleted, its runs and its circuits go (no attempt is left to fire after the test).
+    const deleted = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/tickets/${ticketId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${worker.project.owner_key}` },
+    });
+    expect(deleted.status).toBe(200);
+    expect(await ticketRows()).toEqual([]);
+  });
+});
+
 describe('dead letters (extension) on the Forwarding page', () => {
   it('lists a request sent with retry that settled 502 with why it failed, its attempts and caller, and filters by reason', async () => {
     destination.script('/dead-letter', { pieces: ['{"error":"bad gateway"}'], status: 502 });

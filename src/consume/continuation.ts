@@ -4,6 +4,7 @@ import type { FailedAction, RunOutcome, RunState } from '../actions/runner';
 import type { StoredRetrySchedule } from '../../schemas/retry-schedule';
 import type { ErrorBody } from '../wire/errors';
 import type { LogRow } from '../ticket-log/log-row';
+import { sentOrigin } from './circuit-gate';
 import { lastAttempt, type ScheduledFailure, type ScheduleProgress } from './retry-attempts';
 
 export interface ContinuationJob {
@@ -31,15 +32,20 @@ export function outcomeOf(error: ErrorBody | undefined): Record<string, unknown>
   return { ok: false, code, message, stage, ...(action ? { action } : {}), ...(detail ? { detail } : {}) };
 }
 
-/** A failed action as the schedule judges it: its kind, place, code and detail, and the answer's headers when one came. */
+/**
+ * A failed action as the schedule judges it: its kind, place, code and detail, the answer's headers when
+ * one came, and a req's destination origin (its circuit is asked before the next attempt).
+ */
 export function scheduledFailure({ action, path, failure, row }: FailedAction): ScheduledFailure {
   const received = row?.received as { headers?: Record<string, string> } | undefined;
+  const origin = action.act === 'req' ? sentOrigin(row) : undefined;
   return {
     act: action.act,
     path,
     code: failure.code,
     ...(failure.detail ? { detail: failure.detail } : {}),
     ...(received?.headers ? { headers: received.headers } : {}),
+    ...(origin !== undefined ? { origin } : {}),
   };
 }
 

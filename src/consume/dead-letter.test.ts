@@ -39,4 +39,11 @@ describe('a ticket dead letter', () => {
     });
     expect(deadLetterFacts(failure('TIMEOUT'), 'm', undefined, startProgress(0)).what).toBe('req at actions[1]');
   });
+
+  it('a run held for an open circuit until its window ended is judged by the last answer it got', () => {
+    const progress = { ...startProgress(0), failed: 0, records: [{ at: 1, ok: false, status: 503, waited_ms: 1_000, wait_from: 'backoff' }], total: 1 };
+    const held = failure('REQUEST_FAILED', { reason: 'circuit_open', origin: 'https://api.example' });
+    expect(deadLetterFacts(held, 'Not sent', undefined, progress)).toMatchObject({ reason: 'retry_window_ended', status_code: 503 });
+    expect(deadLetterFacts(held, 'Not sent', undefined, startProgress(0)).reason).toBe('request_failed');
+  });
 });

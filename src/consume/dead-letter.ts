@@ -57,7 +57,10 @@ const waitsOf = (records: readonly AttemptRecord[]) =>
   );
 
 /** The dead letter's facts: the failure at its action, the attempts counted (the last one included) and the waits. */
-export function deadLetterFacts(failure: ScheduledFailure, message: string, url: string | undefined, progress: ScheduleProgress): TicketDeadLetterFacts {
+export function deadLetterFacts(given: ScheduledFailure, message: string, url: string | undefined, progress: ScheduleProgress): TicketDeadLetterFacts {
+  // Held for an open circuit until the window ended: nothing was sent, so the last answer it got says why.
+  const lastStatus = progress.records.findLast((record) => record.status !== undefined)?.status;
+  const failure = given.detail?.reason === 'circuit_open' && lastStatus !== undefined ? { ...given, detail: { ...given.detail, status: lastStatus } } : given;
   const status = statusOf(failure);
   return {
     reason: deadLetterReasonOf(failure),

@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_SCHEDULE, normalizeRetrySchedule } from '../../schemas/retry-schedule';
-import { delayBefore, isRetried, jittered, lastAttempt, MAX_RECORDS, nextAttempt, startProgress, windowEnd, type ScheduledFailure } from './retry-attempts';
+import {
+  delayBefore,
+  heldForCircuit,
+  isRetried,
+  jittered,
+  lastAttempt,
+  MAX_RECORDS,
+  nextAttempt,
+  startProgress,
+  windowEnd,
+  type ScheduledFailure,
+} from './retry-attempts';
 
 const NOW = Date.UTC(2026, 10, 29, 9);
 const S = 1_000;
@@ -126,5 +137,28 @@ describe('when the next attempt is', () => {
         },
       ),
     );
+  });
+});
+
+describe('a run held for its destination circuit (extension)', () => {
+  const ORIGIN = 'https://api.example';
+
+  it("keeps the failed req's origin in the progress, and forgets it when the run stands at another failure", () => {
+    const schedule = normalizeRetrySchedule({ delays: ['5s'], attempts: 5 }, 'retry_schedule');
+    const first = nextAttempt(schedule, startProgress(NOW), { ...status(500), origin: ORIGIN }, NOW, middle);
+    expect(first?.progress.origin).toBe(ORIGIN);
+    const second = nextAttempt(schedule, first?.progress ?? startProgress(NOW), { act: 'req', path: 'actions[2]', code: 'TIMEOUT' }, NOW + 5 * S, middle);
+    expect(second?.progress).not.toHaveProperty('origin');
+  });
+
+  it('lists one hold per wait, lengthened while it lasts, and uses no attempt', () => {
+    const schedule = normalizeRetrySchedule({ delays: ['5s'], attempts: 5 }, 'retry_schedule');
+    const failed = nextAttempt(schedule, startProgress(NOW), { ...status(500), origin: ORIGIN }, NOW, middle)?.progress ?? startProgress(NOW);
+    const held = heldForCircuit(failed, NOW + 60 * S, NOW + 10 * S);
+    expect(held.records.at(-1)).toEqual({ at: NOW + 10 * S, ok: false, path: 'actions[1]', waited: 'circuit', waited_ms: 50 * S });
+    const longer = heldForCircuit(held, NOW + 180 * S, NOW + 60 * S);
+    expect(longer.records).toHaveLength(2);
+    expect(longer.records.at(-1)).toEqual({ at: NOW + 10 * S, ok: false, path: 'actions[1]', waited: 'circuit', waited_ms: 170 * S });
+    expect({ failed: longer.failed, total: longer.total, waits: longer.waits }).toEqual({ failed: 1, total: 1, waits: 0 });
   });
 });

@@ -18,6 +18,8 @@ export interface AttemptRecord {
   /** A 429 or 503 waited out (it did not use up an attempt): how long, and what asked for it ('retry-after', a reset header, 'backoff'). */
   waited_ms?: number;
   wait_from?: string;
+  /** Extension (circuit): not an attempt but a hold: the action's destination's circuit was open, nothing was sent (waited_ms: how long). */
+  waited?: 'circuit';
 }
 
 /** Where a schedule stands; kept in the continuation's job. */
@@ -30,8 +32,10 @@ export interface ScheduleProgress {
   waits: number;
   /** Attempts so far, oldest first, the latest MAX_RECORDS. */
   records: AttemptRecord[];
-  /** Attempts so far in all (records keeps only the latest). */
+  /** Attempts so far in all (records keeps only the latest); a hold for a circuit is listed, not counted. */
   total: number;
+  /** The origin the failed `req` the run stands at was sent to: the next attempt asks its circuit first. */
+  origin?: string;
 }
 
 /** A failure as the run reports it: the action's kind, its error and the answer's headers when one came. */
@@ -41,6 +45,8 @@ export interface ScheduledFailure {
   code: string;
   detail?: Record<string, unknown>;
   headers?: Readonly<Record<string, string>>;
+  /** A `req`'s destination origin, when it was sent. */
+  origin?: string;
 }
 
 /** Records kept per run: a week of 1-second waits would outgrow a job row. */
@@ -127,7 +133,24 @@ export function nextAttempt(
     if (failed >= schedule.attempts) return null;
     next = { at: now + jittered(delayBefore(schedule, failed + 1), random), progress: { ...progress, failed, waits: 0, ...withRecord(progress, record) } };
   }
-  return next.at <= windowEnd(schedule, progress) ? next : null;
+  if (next.at > windowEnd(schedule, progress)) return null;
+  const { origin: _before, ...rest } = next.progress;
+  return { at: next.at, progress: failure.origin !== undefined ? { ...rest, origin: failure.origin } : rest };
+}
+
+const isHold = (record: AttemptRecord | undefined): boolean => record?.waited === 'circuit';
+
+/**
+ * The progress with the run held until `until` for its destination's circuit (extension): listed among
+ * the attempts as a hold (one entry per hold, lengthened while it lasts), no attempt used.
+ */
+export function heldForCircuit(progress: ScheduleProgress, until: number, now: number): ScheduleProgress {
+  const last = progress.records.at(-1);
+  const held = isHold(last) ? progress.records.slice(0, -1) : progress.records;
+  const at = isHold(last) && last ? last.at : now;
+  const path = last?.path;
+  const record: AttemptRecord = { at, ok: false, ...(path !== undefined ? { path } : {}), waited: 'circuit', waited_ms: until - at };
+  return { ...progress, records: [...held, record].slice(-MAX_RECORDS) };
 }
 
 /** The progress with the run's last attempt recorded: it succeeded, or failed with this failure. */

@@ -1,6 +1,7 @@
 /**
  * The paused destinations of a project (extension, docs/api.md "Pausing a failing destination"), as D1's
- * `destination_circuits` holds them (migration 0022): each caller's object replaces its caller's rows when
+ * `destination_circuits` holds them (migration 0022): each caller's object (and each ticket's object, for its
+ * runs with a retry schedule, under ticketCallerKey) replaces its rows when
  * one of its circuits pauses or lets go (a job of its own, off the request path); the owner's listing and an
  * alert rule read them by project.
  */
@@ -46,6 +47,15 @@ export async function reportPaused(db: D1Database, owner: HistoryOwner, paused: 
   ]);
 }
 
+/** A ticket's object reports its circuits (runs with a retry schedule) under this key: no forwarding caller's key starts so. */
+export const ticketCallerKey = (ticketId: string): string => `ticket:${ticketId}`;
+
+/** A listing item's holder: the forwarding caller, or the ticket whose runs it holds. */
+function holderOf(callerKey: string): { caller: string } | { ticket: string } {
+  const ticket = ticketCallerKey('');
+  return callerKey.startsWith(ticket) ? { ticket: callerKey.slice(ticket.length) } : { caller: callerName(callerKey) };
+}
+
 /** The project's paused destinations, longest paused first. */
 export async function pausedDestinations(db: D1Database, serviceId: string): Promise<PausedDestinations['list']> {
   const { results } = await db
@@ -54,7 +64,7 @@ export async function pausedDestinations(db: D1Database, serviceId: string): Pro
     .all<ReportedRow>();
   return results.map((row) => ({
     origin: row.origin,
-    caller: callerName(row.caller_key),
+    ...holderOf(row.caller_key),
     state: row.state,
     since: row.since,
     failures: row.failures,

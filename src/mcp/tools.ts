@@ -204,8 +204,9 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
     {
       description:
         "List the project's paused destinations (extension): origins whose circuit opened after 5 failures in a row (5xx, timeout, network error) " +
-        'within 10 minutes, per forwarding caller, with state (open or half-open), since, failures and next_probe_at. Queued requests sent with retry ' +
-        'to them wait until a probe (one every 1 to 5 minutes) succeeds; nothing is dropped.',
+        'within 10 minutes, per forwarding caller (caller) or per ticket (ticket), with state (open or half-open), since, failures and next_probe_at. ' +
+        "Queued requests sent with retry to them, and the attempts of a ticket's runs with a retry_schedule, wait until a probe (one every 1 to 5 " +
+        'minutes) succeeds; nothing is dropped.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },

@@ -115,8 +115,8 @@ const listPausedDestinationsRoute = route({
   tag: 'forward',
   guard: guard('owner', "Only the project owner can read the project's paused destinations."),
   summary:
-    "Extension: the project's paused destinations (open or half-open circuits), longest paused first, at most 200; requests sent with retry to them wait.",
-  success: ok('The paused destinations, each with its caller.', answer.pausedDestinationsAnswer),
+    "Extension: the project's paused destinations (open or half-open circuits), longest paused first, at most 200; requests sent with retry to them, and a ticket's runs with a retry_schedule, wait.",
+  success: ok('The paused destinations, each with its caller or its ticket.', answer.pausedDestinationsAnswer),
 });
 
 forwardOwnerRoutes.get(`${PROJECT_PATH}/destinations`, ...listPausedDestinationsRoute.middleware, async (c) => {

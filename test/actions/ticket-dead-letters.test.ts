@@ -80,7 +80,7 @@ describe("a ticket's dead letters", () => {
         { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
         { act: 'req', exe: { url: `${origin}/fail/${key}/50/503` } },
       ],
-      retry_schedule: { delays: ['1s'], attempts: 2, within: '1m' },
+      retry_schedule: { delays: ['1s'], attempts: 2, within: '4s' },
     });
     await consumePost(project, 'dl-503');
     await runJobs(project, 'dl-503');
