@@ -74,10 +74,13 @@ export class TicketReplayer {
     }
     const { batch, intervalMs } = pacing(replay.spec.per_minute);
     this.data.jobs.reschedule(job.id, Date.now() + stepLease(batch));
-    const keys = this.keys(replay.spec, replay.progress.cursor, batch);
     let { progress } = replay;
+    // A step cut off while an entry ran: that entry is counted as interrupted, never run twice.
+    if (progress.taking) progress = countedEntry(progress, progress.taking, { skipped: 'interrupted' });
+    const keys = this.keys(replay.spec, progress.cursor, batch);
     for (const key of keys) {
       if (this.data.replays.get(id)?.state !== 'running') break;
+      this.data.replays.save(id, { ...progress, taking: key });
       const result = await this.replayEntry(scope.service_id, scope.ticket_id, key.k, replay);
       progress = countedEntry(progress, key, result);
       this.data.replays.save(id, progress);

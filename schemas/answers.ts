@@ -591,9 +591,10 @@ const replayProgressAnswer = z.object({
   skipped_by: z
     .partialRecord(z.enum(REPLAY_SKIPS), z.int())
     .describe(
-      'Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left).',
+      'Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left), interrupted (its step was cut off while it ran: it may or may not have run, and is not run again).',
     ),
   cursor: z.object({ t: z.int(), k: z.string() }).nullable().describe('The last entry taken (time, consume_id); entries run oldest first.'),
+  taking: z.object({ t: z.int(), k: z.string() }).optional().describe('The entry being replayed right now.'),
   next_at: ms('While running: when the next batch is due').optional(),
   failures: z.array(z.object({ consume_id: z.string(), code: z.string() })).describe('The latest entries whose replay failed (the latest 20), with its code.'),
 });

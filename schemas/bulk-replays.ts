@@ -57,5 +57,5 @@ export const REPLAY_STATES = ['running', 'cancelled', 'finished'] as const;
 export type ReplayState = (typeof REPLAY_STATES)[number];
 
 /** Why an entry of a bulk replay did not run. */
-export const REPLAY_SKIPS = ['succeeded_actions', 'not_kept', 'gone', 'code_differs', 'no_count_left'] as const;
+export const REPLAY_SKIPS = ['succeeded_actions', 'not_kept', 'gone', 'code_differs', 'no_count_left', 'interrupted'] as const;
 export type ReplaySkip = (typeof REPLAY_SKIPS)[number];

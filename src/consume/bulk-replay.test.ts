@@ -35,7 +35,8 @@ describe('bulk replay rules', () => {
   it('counts each entry once, keeping the latest 20 failures', () => {
     let progress = startingProgress();
     for (let i = 0; i < 25; i++) progress = countedEntry(progress, { t: i, k: `k${i}` }, { ok: false, consume_id: `k${i}`, code: 'TIMEOUT' });
-    progress = countedEntry(progress, { t: 30, k: 'a' }, { skipped: 'gone' });
+    progress = countedEntry({ ...progress, taking: { t: 30, k: 'a' } }, { t: 30, k: 'a' }, { skipped: 'gone' });
+    expect(progress.taking).toBeUndefined();
     progress = countedEntry(progress, { t: 31, k: 'b' }, { ok: true });
     expect(progress).toMatchObject({ done: 27, failed: 25, skipped: 1, succeeded: 1, skipped_by: { gone: 1 }, cursor: { t: 31, k: 'b' } });
     expect(progress.failures).toHaveLength(20);

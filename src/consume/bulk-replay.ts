@@ -30,6 +30,8 @@ export interface ReplayProgress {
   skipped_by: Partial<Record<ReplaySkip, number>>;
   /** The last entry taken (oldest first). */
   cursor: { t: number; k: string } | null;
+  /** The entry being replayed now: a step cut off mid-entry leaves it here, and the next counts it as interrupted. */
+  taking?: { t: number; k: string };
   /** When the next step is due (while running). */
   next_at?: number;
   /** The latest failures of replayed entries: the entry replayed and the code its replay failed with. */
@@ -90,7 +92,8 @@ export function countedEntry(
   cursor: { t: number; k: string },
   result: { skipped: ReplaySkip } | { ok: true } | { ok: false; consume_id: string; code: string },
 ): ReplayProgress {
-  const next = { ...progress, done: progress.done + 1, cursor };
+  const { taking: _, ...rest } = progress;
+  const next = { ...rest, done: progress.done + 1, cursor };
   if ('skipped' in result) {
     const by = { ...progress.skipped_by, [result.skipped]: (progress.skipped_by[result.skipped] ?? 0) + 1 };
     return { ...next, skipped: progress.skipped + 1, skipped_by: by };
