@@ -14,6 +14,7 @@ import { projectControls } from './tables/projects';
 import { realtimeControls } from './tables/realtime';
 import { secretsAndUsersControls } from './tables/secrets-and-users';
 import { ticketControls } from './tables/tickets';
+import { ticketReplayControls } from './tables/ticket-replays';
 import { buildWorld, type World } from './world';
 
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
@@ -23,6 +24,7 @@ const controls: BadInputCase[] = [
   ...forwardControls(),
   ...realtimeControls(),
   ...consumeControls(),
+  ...ticketReplayControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),
   ...mailControls(),

@@ -13,6 +13,7 @@ import { realtimeCases } from './tables/realtime';
 import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
+import { ticketReplayCases } from './tables/ticket-replays';
 
 const ROUTES = servedRoutes(app);
 
@@ -21,6 +22,7 @@ const all = [
   ...secretsAndUsersCases(),
   ...mailCases(),
   ...ticketCases(),
+  ...ticketReplayCases(),
   ...consumeCases(),
   ...forwardCases(),
   ...realtimeCases(),
