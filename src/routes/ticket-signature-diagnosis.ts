@@ -8,15 +8,13 @@ import { MAX_KEPT_BODY_BYTES, keptBodyBytes, keptUrl } from '../ticket-log/kept-
 import { loadSecretKey } from '../platform/secrets';
 import { directoryEntry } from '../platform/ticket-directory';
 import { logScope } from './ticket-log-source';
-import { ticketIdOf } from './ticket-params';
+import { consumeIdOf, ticketIdOf } from './ticket-params';
 import { ticketStub } from '../platform/object-stubs';
 import * as answer from '../../schemas/answers';
 import { ok } from '../openapi/route-parts';
 import { readBody, route } from '../openapi/route';
 
 const owner = guard('owner', 'Only the project owner can diagnose a consumption.');
-/** A consume_id as the log writes them (base62 time + 4 random characters). */
-const CONSUME_ID = /^[0-9A-Za-z]{5,32}$/;
 const cannot = (message: string) => new SvcHttpError('INVALID_REQUEST', message, { status: 400 });
 
 export const signatureDiagnosisBody = z.strictObject({
@@ -51,8 +49,7 @@ const diagnoseConsumptionSignatureRoute = route({
 signatureDiagnosisRoutes.post(`${PROJECT_PATH}/tickets/:ticket_id/log/:consume_id/signature`, ...diagnoseConsumptionSignatureRoute.middleware, async (c) => {
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
-  const consumeId = c.req.param('consume_id') ?? '';
-  if (!CONSUME_ID.test(consumeId)) throw invalidParameter('Invalid "consume_id": not a consume id.', { field: 'consume_id' });
+  const consumeId = consumeIdOf(c.req.param('consume_id'));
   const { secretName: asked } = await readBody(c, diagnoseConsumptionSignatureRoute);
 
   const kept = await ticketStub(c.env, project.service_id, ticketId).keptRequest(logScope(project, ticketId), consumeId);
