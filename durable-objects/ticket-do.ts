@@ -6,10 +6,9 @@ import { sendRequestCondition } from '../src/actions/request-condition';
 import { runActions, type FailedAction, type RunnerDeps, type RunOutcome } from '../src/actions/runner';
 import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
-import { isRetried, nextAttempt, startProgress } from '../src/consume/retry-attempts';
+import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
 import { gatedModules } from '../src/consume/circuit-gate';
-import { deadLetterFacts } from '../src/consume/dead-letter';
-import type { RunState } from '../src/actions/runner';
+import { deadLetterOf } from '../src/consume/dead-letter';
 import type { TicketDeadLetter, TicketDeadLetterQuery } from '../src/consume/dead-letter';
 import { TicketReplayer } from './ticket-replayer';
 import type { BulkReplayRequest } from '../schemas/bulk-replays';
@@ -353,7 +352,7 @@ export class TicketDO extends DurableObject<Env> {
     if (saved.schedule) saved.progress ??= startProgress(started);
     let next: ReturnType<typeof nextAttempt> = null;
     // The schedule ran out on a failure it retries: the run is a dead letter, kept at its failed action.
-    let exhausted: { letter: Omit<TicketDeadLetter, 'failed_at'>; state: RunState } | undefined;
+    let exhausted: ReturnType<typeof deadLetterOf>;
     const { schedule, progress } = saved;
     // Extension: an attempt whose req goes to an origin with an open circuit is held (no attempt used), or runs as its probe.
     const admitted = schedule && progress ? this.circuits.admitAttempt(saved.log, schedule, progress, started, started + CONTINUATION_LEASE_MS) : undefined;
@@ -365,13 +364,7 @@ export class TicketDO extends DurableObject<Env> {
       if (!schedule || !progress) return false;
       const failure = scheduledFailure(failed);
       next = nextAttempt(schedule, progress, failure, Date.now(), Math.random);
-      // A run held for an open circuit until its window ended fails at that action without sending: a dead letter too.
-      const ranOut = isRetried(schedule, failure) || failure.detail?.reason === 'circuit_open';
-      if (next === null && ranOut && failed.stateAt) {
-        const url = (failed.row?.sent as { url?: unknown } | undefined)?.url;
-        const facts = deadLetterFacts(failure, failed.failure.message, typeof url === 'string' ? url : undefined, progress);
-        exhausted = { letter: { consume_id: saved.log.consume_id, created: saved.log.timestamp, ...facts }, state: failed.stateAt() };
-      }
+      if (next === null) exhausted = deadLetterOf(failed, failure, schedule, progress, saved.log);
       return next !== null;
     };
     const deps: RunnerDeps = {

@@ -7,7 +7,10 @@
  */
 import type { DeadLetterReason } from '../../schemas/dead-letters';
 import { BACK_PRESSURE_STATUSES } from '../outbound/back-pressure';
-import type { AttemptRecord, ScheduledFailure, ScheduleProgress } from './retry-attempts';
+import type { StoredRetrySchedule } from '../../schemas/retry-schedule';
+import type { FailedAction, RunState } from '../actions/runner';
+import type { LogRow } from '../ticket-log/log-row';
+import { isRetried, type AttemptRecord, type ScheduledFailure, type ScheduleProgress } from './retry-attempts';
 
 /** What the listing shows of a ticket's dead letter, besides its consumption's ids and times. */
 export interface TicketDeadLetterFacts {
@@ -72,4 +75,23 @@ export function deadLetterFacts(given: ScheduledFailure, message: string, url: s
     attempts: progress.failed + 1,
     waits: waitsOf(progress.records),
   };
+}
+
+/**
+ * The dead letter of a run whose schedule declined its failure (no next attempt): one when the schedule
+ * retries that failure (it ran out of attempts or of its window) or the run was held for an open circuit
+ * until its window ended; undefined for a failure the schedule never retries.
+ */
+export function deadLetterOf(
+  failed: FailedAction,
+  failure: ScheduledFailure,
+  schedule: StoredRetrySchedule,
+  progress: ScheduleProgress,
+  log: Pick<LogRow, 'consume_id' | 'timestamp'>,
+): { letter: Omit<TicketDeadLetter, 'failed_at'>; state: RunState } | undefined {
+  const ranOut = isRetried(schedule, failure) || failure.detail?.reason === 'circuit_open';
+  if (!ranOut || !failed.stateAt) return undefined;
+  const url = (failed.row?.sent as { url?: unknown } | undefined)?.url;
+  const facts = deadLetterFacts(failure, failed.failure.message, typeof url === 'string' ? url : undefined, progress);
+  return { letter: { consume_id: log.consume_id, created: log.timestamp, ...facts }, state: failed.stateAt() };
 }
