@@ -1,27 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { HANDSHAKE_NOTES, SIGNATURE_PRESETS, findPreset, unknownPresetMessage } from '../../schemas/signature-presets';
 import type { OwnerApi } from './owner-api';
 import { refusalResult, successResult, toolResultOf } from './results';
+import { guarded, limit, ms, startKey, ticketId } from './tool-parts';
 import { TICKET_SCHEMA_URI } from './resources';
-import { INTERNAL_ERROR_MESSAGE } from '../wire/errors';
 import { DEAD_LETTER_REASONS } from '../../schemas/dead-letters';
-
-const ticketId = z.string().describe('The ticket id: 1 to 64 letters, digits, _ or -, starting with a letter or digit.');
-const startKey = z.string().optional().describe('The startKey of the previous page, to read the next one (page until endOfList is true).');
-const limit = z.int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).');
-const ms = (what: string) => z.int().min(0).optional().describe(`${what}, in milliseconds since the epoch.`);
-
-/** Runs a tool; an unexpected failure is a generic refusal, logged, never a stack trace or its message. */
-const guarded = async (run: () => Promise<CallToolResult>): Promise<CallToolResult> => {
-  try {
-    return await run();
-  } catch (err) {
-    console.error('mcp tool failed', err instanceof Error ? (err.stack ?? err.message) : String(err));
-    return refusalResult('INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
-  }
-};
+import { registerTicketDeadLetterTools } from './replay-tools';
 
 /**
  * The tools: each a thin adaptor over one owner route of this Worker (see owner-api.ts), so the
@@ -233,6 +218,8 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
         toolResultOf(await api('listProjectDeadLetters', { query: { caller: args.caller, reason: args.reason, startKey: args.start_key, limit: args.limit } })),
       ),
   );
+
+  registerTicketDeadLetterTools(server, api);
 
   server.registerTool(
     'list_signature_presets',

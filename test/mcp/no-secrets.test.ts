@@ -61,6 +61,11 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('list_secret_keys');
     await run('list_paused_destinations');
     await run('list_dead_letters');
+    await run('list_ticket_dead_letters', { ticket_id: 'open' });
+    await run('replay_dead_letter', { ticket_id: 'open', consume_id: 'nosuchid0' });
+    await run('bulk_replay', { ticket_id: 'open', filter: {}, dry_run: true });
+    await run('bulk_replay_status', { ticket_id: 'open' });
+    await run('cancel_bulk_replay', { ticket_id: 'open', replay_id: 1 });
     await run('list_signature_presets');
     await run('clear_log', { ticket_id: 'open' });
     await run('delete_ticket', { ticket_id: 'signed' });

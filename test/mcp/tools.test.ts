@@ -1,8 +1,9 @@
 import { SIGNATURE_PRESETS } from '../../schemas/signature-presets';
-import { describe, expect, it } from 'vitest';
-import { call, putSecret } from '../helpers/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
 import { eventually, flushLogs } from '../logs/log-helpers';
-import { callTool, ownerSession, textOf } from './mcp-helpers';
+import { callTool, connectClient, ownerSession, textOf } from './mcp-helpers';
+import { consumePost, runJobs, settle } from '../actions/run-support';
 import { forward, origin, settledEnvelope } from '../forward/support';
 
 const PAID_ONLY = { description: 'paid only', count: 5, condition: { body: [{ key: 'kind', operator: '=', value: 'paid' }] }, actions: [] };
@@ -26,6 +27,11 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
         'match_signature_preset',
         'get_ticket',
         'list_dead_letters',
+        'list_ticket_dead_letters',
+        'replay_dead_letter',
+        'bulk_replay',
+        'bulk_replay_status',
+        'cancel_bulk_replay',
         'list_paused_destinations',
         'list_secret_keys',
         'list_signature_presets',
@@ -215,5 +221,64 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
     expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
     expect(JSON.stringify(bad)).toContain('no signature preset');
     expect(JSON.stringify(bad)).not.toContain('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  });
+});
+
+describe("the MCP tools over a ticket's dead letters and bulk replays (extension), against the real Worker", () => {
+  let project: TestProject;
+  let client: Awaited<ReturnType<typeof connectClient>>;
+  beforeAll(async () => {
+    project = await createProject({ plan: 'standard' });
+    client = await connectClient(project.owner_key);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  const owner = (method: string, path: string, body?: unknown) =>
+    call(method, `/v1/projects/${project.service_id}/tickets/mcp-dl${path}`, { token: project.owner_key, ...(body ? { body } : {}) });
+
+  it('list_ticket_dead_letters, bulk_replay, replay_dead_letter, bulk_replay_status and cancel_bulk_replay answer what the owner routes answer', async () => {
+    // The destination fails the run's two attempts with 500, then recovers: a dead letter the replay clears.
+    const key = crypto.randomUUID();
+    await registerTicket(project, 'mcp-dl', {
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/fail/${key}/2/500` } },
+      ],
+      retry_schedule: { delays: ['1s'], attempts: 2 },
+    });
+    await consumePost(project, 'mcp-dl', { n: 1 });
+    await runJobs(project, 'mcp-dl');
+
+    const listed = await callTool(client, 'list_ticket_dead_letters', { ticket_id: 'mcp-dl', reason: 'error_status' });
+    expect(listed.isError, textOf(listed)).toBeFalsy();
+    expect(listed.structuredContent).toEqual((await owner('GET', '/dead-letters?reason=error_status')).json);
+    const [letter] = (listed.structuredContent as any).list;
+    expect(letter).toMatchObject({ kind: 'ticket', reason: 'error_status', status_code: 500, ticket: { ticket_id: 'mcp-dl', path: 'actions[1]' } });
+
+    const counted = await callTool(client, 'bulk_replay', { ticket_id: 'mcp-dl', filter: { dead_letters: true }, dry_run: true });
+    expect(counted.structuredContent).toMatchObject({ dry_run: true, matched: 1 });
+    const badFilter = await callTool(client, 'bulk_replay', { ticket_id: 'mcp-dl', filter: { dead_letters: true, outcome: 'ok' }, dry_run: true });
+    expect(badFilter).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PARAMETER' } });
+
+    const replayed = await callTool(client, 'replay_dead_letter', { ticket_id: 'mcp-dl', consume_id: letter.id });
+    expect(replayed.structuredContent).toMatchObject({ ticket_id: 'mcp-dl', replay_of: letter.id, partial: true, ok: true, status: 200 });
+    expect((await owner('GET', '/dead-letters')).json.list).toEqual([]);
+    const again = await callTool(client, 'replay_dead_letter', { ticket_id: 'mcp-dl', consume_id: letter.id });
+    expect(again).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
+    await settle(project, 'mcp-dl');
+
+    // Two entries at one a minute: the replay is still running when it is cancelled.
+    const started = await callTool(client, 'bulk_replay', { ticket_id: 'mcp-dl', filter: { outcome: 'any' }, per_minute: 1 });
+    expect(started.structuredContent).toMatchObject({ dry_run: false, replay: { state: 'running', total: 2, per_minute: 1, full: false } });
+    const id = (started.structuredContent as any).replay.id;
+    const cancelled = await callTool(client, 'cancel_bulk_replay', { ticket_id: 'mcp-dl', replay_id: id });
+    expect(cancelled.structuredContent).toMatchObject({ id, state: 'cancelled' });
+    const one = await callTool(client, 'bulk_replay_status', { ticket_id: 'mcp-dl', replay_id: id });
+    expect(one.structuredContent).toEqual((await owner('GET', `/replays/${id}`)).json);
+    const all = await callTool(client, 'bulk_replay_status', { ticket_id: 'mcp-dl' });
+    expect(all.structuredContent).toEqual({ list: [expect.objectContaining({ id, state: 'cancelled' })] });
+    const ended = await callTool(client, 'cancel_bulk_replay', { ticket_id: 'mcp-dl', replay_id: id });
+    expect(ended).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_REQUEST' } });
   });
 });
