@@ -757,6 +757,117 @@ export interface DeadLetter {
 }
 
 /**
+ * Extension: a ticket's bulk replay with its progress (getBulkReplay, cancelBulkReplay).
+ */
+export interface BulkReplay {
+  id: number;
+  state: 'running' | 'cancelled' | 'finished';
+  /**
+   * Started, ms since the epoch.
+   */
+  created_at: number;
+  finished_at: number | null;
+  /**
+   * Entries the filter matched when it started.
+   */
+  total: number;
+  /**
+   * The filter as given.
+   */
+  filter: {
+    [k: string]: unknown;
+  };
+  full: boolean;
+  per_minute: number;
+  progress: {
+    /**
+     * Entries taken so far (run or skipped).
+     */
+    done: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    /**
+     * Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left).
+     */
+    skipped_by: {
+      [k: string]: number;
+    };
+    /**
+     * The last entry taken (time, consume_id); entries run oldest first.
+     */
+    cursor: {
+      t: number;
+      k: string;
+    } | null;
+    /**
+     * While running: when the next batch is due, ms since the epoch.
+     */
+    next_at?: number;
+    /**
+     * The latest entries whose replay failed (the latest 20), with its code.
+     */
+    failures: {
+      consume_id: string;
+      code: string;
+    }[];
+  };
+}
+
+/**
+ * Extension: startBulkReplay's answer, the count (dry run) or the replay started.
+ */
+export type BulkReplayStart =
+  | {
+      dry_run: true;
+      /**
+       * Entries the filter matches now (each of them would be taken: run, or skipped as progress.skipped_by tells).
+       */
+      matched: number;
+      /**
+       * Of them, entries logged before codes were indexed: with a code filter, each is judged by its code when read.
+       */
+      unindexed: number;
+      /**
+       * The most one replay takes.
+       */
+      limit: number;
+    }
+  | {
+      dry_run: false;
+      replay: BulkReplay;
+    };
+
+/**
+ * Extension: replayTicketDeadLetter's answer, what the replay answered.
+ */
+export type DeadLetterReplay =
+  | {
+      ticket_id: string;
+      replay_of: string;
+      /**
+       * Went on from the failed action (true) or ran the whole chain (full).
+       */
+      partial: boolean;
+      ok: true;
+      status: number;
+      body: unknown;
+    }
+  | {
+      ticket_id: string;
+      replay_of: string;
+      partial: boolean;
+      ok: false;
+      status: number;
+      error: {
+        code: string;
+        message: string;
+        stage: string;
+        detail?: {};
+      };
+    };
+
+/**
  * A consumption's receipt as the service sends it.
  */
 export interface ReceiptBody {

@@ -84,6 +84,9 @@ const typesOf = (a) => [
     a.deadLetterAnswer,
     'Extension: one item of listProjectDeadLetters, a queued request sent with retry that failed after its last attempt, and why.',
   ],
+  ['BulkReplay', a.bulkReplayAnswer, "Extension: a ticket's bulk replay with its progress (getBulkReplay, cancelBulkReplay)."],
+  ['BulkReplayStart', a.bulkReplayStartAnswer, "Extension: startBulkReplay's answer, the count (dry run) or the replay started."],
+  ['DeadLetterReplay', a.deadLetterReplayAnswer, "Extension: replayTicketDeadLetter's answer, what the replay answered."],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];

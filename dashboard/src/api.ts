@@ -4,6 +4,7 @@
  * a 401 also tells the app, which goes back to sign-in.
  */
 import type { ServiceErrorBody } from '../../schemas/error-body';
+import type { BulkReplay, BulkReplayStart, DeadLetterReplay } from '../../schemas/listings';
 import { refusedField } from './logic/json-path';
 
 export class ApiError extends Error {
@@ -105,12 +106,31 @@ export const listForwardRequests = (api: OwnerApi, filters: Record<string, strin
 
 export const getForwardRequest = (api: OwnerApi, fullId: string) => api.project<ForwardRequestView>('GET', `/forward/requests/${encodeURIComponent(fullId)}`);
 
-/** Extension: a page of the project's dead letters (GET …/forward/dead-letters). */
-export const listDeadLetters = (api: OwnerApi, filters: Record<string, string>, startKey: string | null) =>
+/** Extension: where dead letters are listed: the project's forwarding ones, or a ticket's when `ticketId` is given. */
+const deadLettersPath = (ticketId?: string) => (ticketId === undefined ? '/forward/dead-letters' : `/tickets/${encodeURIComponent(ticketId)}/dead-letters`);
+
+/** Extension: a page of dead letters (GET …/forward/dead-letters, or …/tickets/{id}/dead-letters). */
+export const listDeadLetters = (api: OwnerApi, ticketId: string | undefined, filters: Record<string, string>, startKey: string | null) =>
   api.project<import('../../schemas/listings').DatabaseResponse<import('../../schemas/forward-rules').DeadLetter>>(
     'GET',
-    `/forward/dead-letters?${new URLSearchParams({ ...filters, ...(startKey ? { startKey } : {}) })}`,
+    `${deadLettersPath(ticketId)}?${new URLSearchParams({ ...filters, ...(startKey ? { startKey } : {}) })}`,
   );
+
+/** Extension: replays a ticket's dead letter, from its failed action or (full) whole. */
+export const replayDeadLetter = (api: OwnerApi, ticketId: string, consumeId: string, full: boolean) =>
+  api.project<DeadLetterReplay>('POST', `${deadLettersPath(ticketId)}/${encodeURIComponent(consumeId)}/replay`, full ? { full } : {});
+
+/** Extension: deletes a ticket's dead letter. */
+export const deleteDeadLetter = (api: OwnerApi, ticketId: string, consumeId: string) =>
+  api.project<{ removed: boolean; message: string }>('DELETE', `${deadLettersPath(ticketId)}/${encodeURIComponent(consumeId)}`);
+
+/** Extension: a ticket's bulk replays (…/tickets/{id}/replays): counted or started, the latest listed, one read or cancelled. */
+const replaysPath = (ticketId: string) => `/tickets/${encodeURIComponent(ticketId)}/replays`;
+export const startBulkReplay = (api: OwnerApi, ticketId: string, request: Record<string, unknown>) =>
+  api.project<BulkReplayStart>('POST', replaysPath(ticketId), request);
+export const listBulkReplays = (api: OwnerApi, ticketId: string) => api.project<{ list: BulkReplay[] }>('GET', replaysPath(ticketId));
+export const getBulkReplay = (api: OwnerApi, ticketId: string, id: number) => api.project<BulkReplay>('GET', `${replaysPath(ticketId)}/${id}`);
+export const cancelBulkReplay = (api: OwnerApi, ticketId: string, id: number) => api.project<BulkReplay>('POST', `${replaysPath(ticketId)}/${id}/cancel`, {});
 
 /** Extension: the project's paused destinations (GET …/destinations). */
 export const listPausedDestinations = (api: OwnerApi) => api.project<import('../../schemas/forward-rules').PausedDestinations>('GET', '/destinations');

@@ -1,12 +1,15 @@
 /**
  * A ticket's log, newest first: paged by startKey, filtered by time range and outcome (both by the
  * server, so paging stays right over any number of rows), a live refresh of the first page; a row opens to its action rows and
- * the request it kept, with Re-check and Replay. Clear log asks first.
+ * the request it kept, with Re-check and Replay. Clear log asks first. Below: the ticket's dead letters and
+ * bulk replay (extensions).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ActionListingRow, DatabaseResponse, LogClearAnswer, OwnerLogRow } from '../../../schemas/listings';
 import { errorText, type OwnerApi } from '../api';
+import { BulkReplay } from '../components/BulkReplay';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { DeadLetters } from '../components/DeadLetters';
 import { FloodPanel } from '../components/FloodPanel';
 import { when } from '../components/when';
 import { outcomeOf, scheduleFacts, type Outcome } from '../logic/ticket-stats';
@@ -122,6 +125,8 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
         </button>
       )}
       <StatusLine id="logs-status" status={status} />
+      <DeadLetters api={api} ticketId={ticketId} />
+      <BulkReplay api={api} ticketId={ticketId} />
       {clearing && (
         <ConfirmDialog
           title={`Clear the log of ${ticketId}?`}
