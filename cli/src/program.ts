@@ -4,6 +4,7 @@ import { registerDestinations } from './commands/destinations';
 import { registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerPresets } from './commands/presets';
+import { registerReplay } from './commands/replay';
 import { registerSecrets } from './commands/secrets';
 import { registerTickets } from './commands/tickets';
 import { createContext, type Runtime } from './context';
@@ -35,5 +36,6 @@ export function buildProgram(rt: Runtime): Command {
   registerPresets(program, context);
   registerDestinations(program, context);
   registerDeadLetters(program, context);
+  registerReplay(program, context);
   return program;
 }

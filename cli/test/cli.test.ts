@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestWorker, type TestWorker } from '../../client/test/helpers/worker';
 import { runSvc, startSvc, type SvcOptions } from './helpers/run-svc';
+import { json, startScriptedServer } from '../../client/test/helpers/scripted-server';
 
 let worker: TestWorker;
 let dir: string;
@@ -284,6 +285,69 @@ describe('svc against wrangler dev', () => {
     const refused = await svc(['dead-letters', '--reason', 'exploded'], { env });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('reason');
+  });
+
+  it("replay and dead-letters --replay: a ticket's dead letter replayed from its failed action; a bulk replay counted, started, followed and cancelled", async () => {
+    const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
+    const flaky = await startScriptedServer();
+    let failing = true;
+    flaky.handle((_req, res) => json(res, failing ? 500 : 200, { failing }));
+    try {
+      await worker.registerTicket('cli-replayed', {
+        retry_schedule: { delays: ['1s'], attempts: 2 },
+        actions: [
+          { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+          { act: 'req', exe: { url: `${flaky.url}/hook`, method: 'POST' } },
+        ],
+      });
+      const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/cli-replayed`, { method: 'POST', body: '{}' });
+      expect(consumed.status).toBe(200);
+      const started = Date.now();
+      let id = '';
+      while (!id) {
+        if (Date.now() - started > 20_000) throw new Error('the dead letter was never listed');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        id = (await worker.ownerCall('GET', '/tickets/cli-replayed/dead-letters')).json.list?.[0]?.id ?? '';
+      }
+      expect((await svc(['dead-letters', '--ticket', 'cli-replayed'], { env })).stdout).toContain(
+        `ticket=cli-replayed at=actions[1]  req ${flaky.url}/hook  id=${id}`,
+      );
+      const counted = await svc(['replay', 'cli-replayed', '--dead-letters', '--from', new Date(started - 60_000).toISOString(), '--dry-run'], { env });
+      expect(counted.stderr).toBe('');
+      expect(counted.stdout).toBe('1 entry matches; a replay takes at most 100000.\n');
+
+      failing = false;
+      const replayed = await svc(['dead-letters', '--ticket', 'cli-replayed', '--replay', id], { env });
+      expect(replayed.code).toBe(0);
+      expect(replayed.stdout).toBe(`Replayed ${id} from its failed action: answered 200; it is no longer a dead letter.\n`);
+      expect((await svc(['dead-letters', '--ticket', 'cli-replayed', '--replay', id], { env })).stderr).toContain('NOT_FOUND');
+
+      // The original and its replay, once the replay is logged: two entries at one a minute keep the replay running.
+      const all = async () =>
+        JSON.parse((await svc(['replay', 'cli-replayed', '--outcome', 'any', '--to', String(Date.now()), '--dry-run', '--json'], { env })).stdout).matched;
+      for (const until = Date.now() + 10_000; (await all()) < 2; ) if (Date.now() > until) throw new Error('the replay was never logged');
+      const running = await svc(['replay', 'cli-replayed', '--outcome', 'any', '--per-minute', '1'], { env });
+      expect(running.stdout).toMatch(/^replay=(\d+) {2}running {2}done=[01]\/2 .* per_minute=1 {2}started \S+Z\n$/);
+      const replayId = running.stdout.match(/^replay=(\d+)/)![1];
+      expect((await svc(['replay', 'cli-replayed', '--status', replayId], { env })).stdout).toMatch(new RegExp(`^replay=${replayId} {2}running `));
+      expect((await svc(['replay', 'cli-replayed', '--status'], { env })).stdout).toMatch(new RegExp(`^replay=${replayId} {2}running `));
+      expect((await svc(['replay', 'cli-replayed', '--cancel', replayId], { env })).stdout).toMatch(new RegExp(`^replay=${replayId} {2}cancelled `));
+      const again = await svc(['replay', 'cli-replayed', '--cancel', replayId], { env });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`Bulk replay ${replayId} is already cancelled`);
+
+      const mixed = await svc(['replay', 'cli-replayed', '--status', '--full'], { env });
+      expect(mixed.code).toBe(2);
+      expect(mixed.stderr).toContain('Options that start a replay (--full) do not go with --status or --cancel.');
+      const badTime = await svc(['replay', 'cli-replayed', '--from', 'yesterday'], { env });
+      expect(badTime.code).toBe(2);
+      const badFilter = await svc(['replay', 'cli-replayed', '--dead-letters', '--code', 'REQUEST_FAILED', '--dry-run'], { env });
+      expect(badFilter.code).toBe(1);
+      expect(badFilter.stderr).toContain('INVALID_PARAMETER');
+    } finally {
+      await worker.ownerCall('DELETE', '/tickets/cli-replayed');
+      await flaky.close();
+    }
   });
 
   it('SVC_URL and SVC_OWNER_KEY work without a config file', async () => {

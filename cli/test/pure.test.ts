@@ -1,7 +1,8 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { checkBody } from '../src/check-body';
-import { formatDeadLetter } from '../src/commands/dead-letters';
+import { formatDeadLetter, formatDeadLetterReplay } from '../src/commands/dead-letters';
+import { formatReplay, replayRequest, timeOf } from '../src/replay-format';
 import { formatPausedDestination } from '../src/commands/destinations';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
@@ -274,6 +275,73 @@ describe('svc dead-letters (issue 36 item 3)', () => {
 
   it('prints the error code of a dead letter that got no answer', () => {
     expect(formatDeadLetter({ ...item, reason: 'timeout', error: { code: 'TIMEOUT', message: 'timed out' } })).toContain('timeout  error=TIMEOUT  attempts=3');
+  });
+});
+
+describe('svc replay and dead-letters --replay (extension, issue 36 items 3 and 4)', () => {
+  it('a time is milliseconds or an ISO date; anything else is a usage error naming the flag', () => {
+    expect(timeOf('1764406800000', '--from')).toBe(1764406800000);
+    expect(timeOf('2026-11-29T09:00:00Z', '--from')).toBe(Date.UTC(2026, 10, 29, 9));
+    expect(timeOf('2026-11-29', '--to')).toBe(Date.UTC(2026, 10, 29));
+    expect(usageMessageOf(() => timeOf('yesterday', '--to'))).toMatch(/^--to must be milliseconds since the epoch or an ISO date/);
+    expect(usageMessageOf(() => timeOf('2026-13-45', '--from'))).toContain('"2026-13-45"');
+  });
+
+  it('the options become the request: ids split on commas, times as ms, flags only when given', () => {
+    expect(replayRequest({})).toEqual({ filter: {} });
+    expect(
+      replayRequest({
+        ids: 'abc12, def34,',
+        from: '2026-11-29',
+        to: '1764406800000',
+        outcome: 'any',
+        code: 'REQUEST_FAILED',
+        perMinute: '120',
+        full: true,
+        dryRun: true,
+      }),
+    ).toEqual({
+      filter: { consume_ids: ['abc12', 'def34'], from: Date.UTC(2026, 10, 29), to: 1764406800000, outcome: 'any', code: 'REQUEST_FAILED' },
+      per_minute: 120,
+      full: true,
+      dry_run: true,
+    });
+    expect(replayRequest({ deadLetters: true })).toEqual({ filter: { dead_letters: true } });
+    for (const bad of ['0', '601', '1.5', 'fast'])
+      expect(usageMessageOf(() => replayRequest({ perMinute: bad }))).toContain('--per-minute must be a whole number from 1 to 600');
+  });
+
+  it('a replay is one line: id, state, done of total, outcomes with why skipped, pace and start', () => {
+    const replay = {
+      id: 3,
+      state: 'running' as const,
+      created_at: Date.UTC(2026, 10, 29, 9),
+      finished_at: null,
+      total: 10,
+      filter: { outcome: 'failed' },
+      full: true,
+      per_minute: 60,
+      progress: { done: 4, succeeded: 2, failed: 1, skipped: 1, skipped_by: { not_kept: 1 }, cursor: null, failures: [] },
+    };
+    expect(formatReplay(replay)).toBe(
+      'replay=3  running  done=4/10  succeeded=2  failed=1  skipped=1 (not_kept=1)  per_minute=60 full  started 2026-11-29T09:00:00Z',
+    );
+  });
+
+  it("a dead letter's replay says whether it succeeded and whether it stays listed", () => {
+    const head = { ticket_id: 't', replay_of: 'abc12', partial: true };
+    expect(formatDeadLetterReplay({ ...head, ok: true, status: 200, body: 'ok' })).toBe(
+      'Replayed abc12 from its failed action: answered 200; it is no longer a dead letter.',
+    );
+    expect(
+      formatDeadLetterReplay({
+        ...head,
+        partial: false,
+        ok: false,
+        status: 502,
+        error: { code: 'REQUEST_FAILED', message: 'The request failed.', stage: 'action' },
+      }),
+    ).toBe('Replayed abc12 whole: failed again with 502 (REQUEST_FAILED: The request failed.); it stays a dead letter.');
   });
 });
 
