@@ -788,7 +788,7 @@ export interface BulkReplay {
     failed: number;
     skipped: number;
     /**
-     * Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left).
+     * Why entries were skipped: succeeded_actions (an action with an effect succeeded in it: only a full replay runs it again), not_kept (its request was not kept), gone (no longer in the log), code_differs (an entry logged before codes were indexed, with another code), no_count_left (the ticket has no count left), interrupted (its step was cut off while it ran: it may or may not have run, and is not run again).
      */
     skipped_by: {
       [k: string]: number;
@@ -800,6 +800,13 @@ export interface BulkReplay {
       t: number;
       k: string;
     } | null;
+    /**
+     * The entry being replayed right now.
+     */
+    taking?: {
+      t: number;
+      k: string;
+    };
     /**
      * While running: when the next batch is due, ms since the epoch.
      */
