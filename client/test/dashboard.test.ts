@@ -627,10 +627,11 @@ describe('the owner dashboard', () => {
     expect((await ownerCall('GET', '/secrets/openai')).status).toBe(404);
   });
 
-  it("lists a ticket's dead letter (extension) with its failed action; Replay after the destination recovers takes it off; Count and Start a bulk replay", async () => {
+  it("lists a ticket's dead letters (extension) with the failed action; Replay after the destination recovers and Delete take them off; a bulk replay counted, cancelled and followed", async () => {
     const flaky = await startScriptedServer();
     let failing = true;
     flaky.handle((_req, res) => (failing ? json(res, 500, { error: 'down' }) : json(res, 200, { ok: true })));
+    const hookCalls = () => flaky.requests.filter((request) => request.url === '/hook').length;
     try {
       await worker.registerTicket('dead-lettered', {
         retry_schedule: { delays: ['1s'], attempts: 2 },
@@ -639,26 +640,28 @@ describe('the owner dashboard', () => {
           { act: 'req', exe: { url: `${flaky.url}/hook`, method: 'POST' } },
         ],
       });
-      const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/dead-lettered`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-      expect(consumed.status, await consumed.clone().text()).toBe(200);
-      // Two attempts a second apart, then the run is a dead letter.
-      let id = '';
+      for (let i = 0; i < 2; i++) {
+        const consumed = await fetch(`${worker.url}/tp/${worker.project.service_id}/dead-lettered`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        expect(consumed.status, await consumed.clone().text()).toBe(200);
+      }
+      // Two attempts a second apart, then each run is a dead letter.
+      let ids: string[] = [];
       const until = Date.now() + 20_000;
-      while (!id) {
-        if (Date.now() > until) throw new Error('the dead letter was never listed');
+      while (ids.length < 2) {
+        if (Date.now() > until) throw new Error('the dead letters were never listed');
         await new Promise((resolve) => setTimeout(resolve, 300));
-        id = (await ownerCall('GET', '/tickets/dead-lettered/dead-letters')).json.list?.[0]?.id ?? '';
+        ids = ((await ownerCall('GET', '/tickets/dead-lettered/dead-letters')).json.list ?? []).map((item: { id: string }) => item.id);
       }
       await page.goto(`${worker.url}/#/tickets/dead-lettered/logs`);
-      const row = page.locator(`.ticket-dead-letters tbody tr[data-id="${id}"]`);
-      await expect.poll(() => row.locator('td').count()).toBe(7);
-      const texts = await row.locator('td').allTextContents();
+      const [replayed, deleted] = ids.map((id) => page.locator(`.ticket-dead-letters tbody tr[data-id="${id}"]`));
+      await expect.poll(() => replayed.locator('td').count()).toBe(7);
+      const texts = await replayed.locator('td').allTextContents();
       expect(texts.slice(1, 6)).toEqual(['answered 408 or 5xx', '500', '2', 'req at actions[1]', `req ${flaky.url}/hook`]);
-      // At a phone width the row is a card and the page does not scroll sideways.
+      // At a phone width the rows are cards and the page does not scroll sideways.
       await page.setViewportSize({ width: 375, height: 800 });
       try {
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -670,25 +673,39 @@ describe('the owner dashboard', () => {
       await page.check('#bulk-dead-letters');
       expect(await page.locator('#bulk-outcome').isDisabled()).toBe(true);
       await page.click('.bulk-replay button:has-text("Count")');
-      await expect.poll(() => page.textContent('#bulk-replay-status')).toBe('1 entry matches (a replay takes at most 100000).');
+      await expect.poll(() => page.textContent('#bulk-replay-status')).toBe('2 entries match (a replay takes at most 100000).');
 
       // Replay all asks first; cancelling it runs nothing.
-      await row.getByRole('button', { name: 'Replay all' }).click();
+      await replayed.getByRole('button', { name: 'Replay all' }).click();
       await page.click('dialog button:has-text("Cancel")');
-      expect(flaky.requests.filter((request) => request.url === '/hook')).toHaveLength(2);
+      expect(hookCalls()).toBe(4);
 
       failing = false;
-      await row.getByRole('button', { name: 'Replay', exact: true }).click();
-      await expect.poll(() => page.textContent('#ticket-dead-letters-status')).toBe(`Replayed ${id} from its failed action: answered 200; it is off the list.`);
+      await replayed.getByRole('button', { name: 'Replay', exact: true }).click();
+      await expect
+        .poll(() => page.textContent('#ticket-dead-letters-status'))
+        .toBe(`Replayed ${ids[0]} from its failed action: answered 200; it is off the list.`);
+      await expect.poll(() => replayed.count()).toBe(0);
+      expect(hookCalls()).toBe(5);
+      await deleted.getByRole('button', { name: 'Delete' }).click();
+      await page.click('dialog button.danger');
+      await expect.poll(() => page.textContent('#ticket-dead-letters-status')).toBe('SUCCESS: The dead letter was deleted.');
       await expect.poll(() => page.locator('.ticket-dead-letters').textContent()).toContain('No dead letter.');
-      expect(flaky.requests.filter((request) => request.url === '/hook')).toHaveLength(3);
+      expect(hookCalls()).toBe(5);
 
-      // A bulk replay of every consumption (the original and its replay) at 600 a minute: its progress is read until it ends.
+      // Every consumption at one a minute: still running when Cancel replay stops it.
       await page.uncheck('#bulk-dead-letters');
       await page.selectOption('#bulk-outcome', 'any');
+      await page.fill('#bulk-per-minute', '1');
+      await page.click('.bulk-replay button:has-text("Start")');
+      await expect.poll(() => page.textContent('#bulk-replay-progress')).toMatch(/^Replay \d+: \d+\/\d+ done, .* running\.$/);
+      await page.click('.bulk-replay button:has-text("Cancel replay")');
+      await expect.poll(() => page.textContent('#bulk-replay-progress')).toMatch(/ cancelled\.$/);
+      expect(await page.locator('.bulk-replay button:has-text("Cancel replay")').count()).toBe(0);
+      // At 600 a minute its progress is read every 2 s until it ends.
       await page.fill('#bulk-per-minute', '600');
       await page.click('.bulk-replay button:has-text("Start")');
-      await expect.poll(() => page.textContent('#bulk-replay-progress')).toMatch(/^Replay \d+: 2\/2 done, .* finished\.$/);
+      await expect.poll(() => page.textContent('#bulk-replay-progress')).toMatch(/^Replay \d+: (\d+)\/\1 done, .* finished\.$/);
       await screenshot(page, 'ticket-dead-letters');
     } finally {
       await ownerCall('DELETE', '/tickets/dead-lettered');
