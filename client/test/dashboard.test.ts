@@ -661,6 +661,7 @@ describe('the owner dashboard', () => {
       await expect.poll(() => replayed.locator('td').count()).toBe(7);
       const texts = await replayed.locator('td').allTextContents();
       expect(texts.slice(1, 6)).toEqual(['answered 408 or 5xx', '500', '2', 'req at actions[1]', `req ${flaky.url}/hook`]);
+      await screenshot(page, 'ticket-dead-letters');
       // At a phone width the rows are cards and the page does not scroll sideways.
       await page.setViewportSize({ width: 375, height: 800 });
       try {
@@ -706,7 +707,6 @@ describe('the owner dashboard', () => {
       await page.fill('#bulk-per-minute', '600');
       await page.click('.bulk-replay button:has-text("Start")');
       await expect.poll(() => page.textContent('#bulk-replay-progress')).toMatch(/^Replay \d+: (\d+)\/\1 done, .* finished\.$/);
-      await screenshot(page, 'ticket-dead-letters');
     } finally {
       await ownerCall('DELETE', '/tickets/dead-lettered');
       await flaky.close();
