@@ -54,16 +54,23 @@ export class TicketCircuits {
     const admission = origin !== undefined ? this.admit(origin, now, leaseUntil) : 'go';
     const pastWindow = typeof admission === 'number' && admission > windowEnd(schedule, progress);
     if (typeof admission === 'number' && !pastWindow) return { heldUntil: admission, progress: heldForCircuit(progress, admission, now) };
-    let probing = admission === 'probe' ? origin : undefined;
+    // The origins this attempt sends the probe to (admitted half-open): their send is let through, once.
+    const probing = new Set<string>(admission === 'probe' && origin !== undefined ? [origin] : []);
     const gate: CircuitGate = {
       tell: (to, verdict) => {
-        this.tell({ service_id: ref.service_id, ticket_id: ref.ticket_id }, to, verdict, to === probing);
-        if (to === probing) probing = undefined;
+        this.tell({ service_id: ref.service_id, ticket_id: ref.ticket_id }, to, verdict, probing.has(to));
+        probing.delete(to);
+      },
+      admit: (to) => {
+        if (probing.has(to)) return 'go';
+        const asked = this.admit(to, Date.now(), leaseUntil);
+        if (asked === 'probe') probing.add(to);
+        return asked === 'probe' ? 'go' : asked;
       },
       ...(pastWindow && origin !== undefined ? { heldAt: { path: progress.records.at(-1)?.path ?? '', origin } } : {}),
     };
     const settled = () => {
-      if (probing !== undefined) this.releaseProbe(probing);
+      for (const to of probing) this.releaseProbe(to);
     };
     return { gate, settled };
   }

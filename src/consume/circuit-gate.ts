@@ -6,7 +6,8 @@
  */
 import { ACTION_MODULES } from '../actions/registry';
 import { reqAction } from '../actions/req';
-import type { ActionModule, ActionResult } from '../actions/types';
+import type { ActionModule, ActionResult, ActionRun } from '../actions/types';
+import { percentEncodeValue } from '../outbound/url';
 import { verdictOf, type Verdict } from '../outbound/circuit';
 import { originOf } from '../forward/destination-pause';
 import type { ActionFailure } from '../wire/errors';
@@ -37,9 +38,32 @@ export function circuitOpenFailure(origin: string): ActionFailure {
   };
 }
 
+/** The failure of a req held for its origin's open circuit: nothing was sent; the run waits until `until` (the next probe). */
+export function circuitHeldFailure(origin: string, until: number): ActionFailure {
+  return {
+    code: 'REQUEST_FAILED',
+    message: "Not sent: the destination's circuit is open (it failed again and again); the run waits for its next probe.",
+    detail: { reason: 'circuit_open', origin, held_until: until },
+  };
+}
+
+/** The origin a req would send to, templated as the req templates it; undefined when it cannot tell (the req then fails on its own). */
+function originToSend(run: ActionRun): string | undefined {
+  try {
+    const url = run.render(run.exe.url, { encode: percentEncodeValue });
+    return typeof url === 'string' ? originOf(url) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const inErrChain = (path: string) => path.includes('.err[');
+
 export interface CircuitGate {
   /** Tells the origin's circuit how a send went (a neutral verdict still ends a probe). */
   tell(origin: string, verdict: Verdict): void;
+  /** Before a send: 'go' (the circuit is closed, or this send is its probe), or the time its open circuit holds it until. */
+  admit?(origin: string): 'go' | number;
   /** The action (by path) the run was held at past its window: it fails without sending. */
   heldAt?: { path: string; origin: string };
 }
@@ -53,6 +77,11 @@ function gatedReq(req: ActionModule, gate: CircuitGate): ActionModule {
   return {
     async run(run) {
       if (gate.heldAt?.path === run.path) return { ok: false, failure: circuitOpenFailure(gate.heldAt.origin) };
+      // Any req of the run, its first attempt's included, waits while its origin's circuit is open; not in an
+      // err chain, which runs once and cannot wait (its failure is not retried).
+      const to = gate.admit && !inErrChain(run.path) ? originToSend(run) : undefined;
+      const admission = to !== undefined && gate.admit ? gate.admit(to) : 'go';
+      if (to !== undefined && typeof admission === 'number') return { ok: false, failure: circuitHeldFailure(to, admission) };
       const result = await req.run(run);
       const origin = sentOrigin(result.row);
       if (origin !== undefined) gate.tell(origin, verdictOfReq(result));

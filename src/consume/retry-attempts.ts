@@ -119,6 +119,13 @@ export function nextAttempt(
   now: number,
   random: () => number,
 ): { at: number; progress: ScheduleProgress } | null {
+  const held = heldUntilOf(failure);
+  if (held !== undefined) {
+    // Held for an open circuit (nothing sent): the run waits for the probe, no attempt used, within the window.
+    if (held > windowEnd(schedule, progress)) return null;
+    const origin = typeof failure.detail?.origin === 'string' ? failure.detail.origin : failure.origin;
+    return { at: held, progress: { ...heldForCircuit(progress, held, now, failure.path), ...(origin !== undefined ? { origin } : {}) } };
+  }
   if (!isRetried(schedule, failure)) return null;
   const record = failedRecord(failure, now);
   const status = statusOf(failure);
@@ -140,15 +147,21 @@ export function nextAttempt(
 
 const isHold = (record: AttemptRecord | undefined): boolean => record?.waited === 'circuit';
 
+/** When a req held for its origin's open circuit waits until (src/consume/circuit-gate.ts); undefined for any other failure. */
+function heldUntilOf(failure: ScheduledFailure): number | undefined {
+  const until = failure.detail?.held_until;
+  return failure.detail?.reason === 'circuit_open' && typeof until === 'number' ? until : undefined;
+}
+
 /**
  * The progress with the run held until `until` for its destination's circuit (extension): listed among
  * the attempts as a hold (one entry per hold, lengthened while it lasts), no attempt used.
  */
-export function heldForCircuit(progress: ScheduleProgress, until: number, now: number): ScheduleProgress {
+export function heldForCircuit(progress: ScheduleProgress, until: number, now: number, heldAt?: string): ScheduleProgress {
   const last = progress.records.at(-1);
   const held = isHold(last) ? progress.records.slice(0, -1) : progress.records;
   const at = isHold(last) && last ? last.at : now;
-  const path = last?.path;
+  const path = heldAt ?? last?.path;
   const record: AttemptRecord = { at, ok: false, ...(path !== undefined ? { path } : {}), waited: 'circuit', waited_ms: until - at };
   return { ...progress, records: [...held, record].slice(-MAX_RECORDS) };
 }

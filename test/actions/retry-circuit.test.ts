@@ -144,6 +144,21 @@ describe("a destination's circuit, for a ticket's runs with retry_schedule", () 
     expect(logged.description.continuation.attempts.slice(-2)).toEqual([hold, { at: expect.any(Number), ok: true }]);
   });
 
+  it("holds a new run's first attempt too: a consumption after the circuit opened sends nothing, uses no attempt and waits for the probe", async () => {
+    const key = crypto.randomUUID();
+    await register('circ-first', { ...afterAnswer(`${origin}/fail/${key}/100/503`), retry_schedule: true });
+    await openByAttempts('circ-first');
+    expect(await failCalls(key)).toBe(THRESHOLD);
+    await consumePost(project, 'circ-first');
+    expect(await untilIdle('circ-first')).toBe(true);
+    expect(await failCalls(key)).toBe(THRESHOLD);
+    const [circuit] = await circuitsOf('circ-first');
+    const [, second] = await loggedConsumptions(project, 'circ-first');
+    expect(second.description.continuation.next_attempt_at).toBe(circuit.probe_at);
+    expect(second.description.continuation.attempts).toEqual([hold]);
+    expect(second.description.continuation.attempts_total ?? 0).toBe(0);
+  });
+
   it('stays open when the probe fails: the probe counts as an attempt, and the next attempt is held again for a later probe', async () => {
     const key = crypto.randomUUID();
     await register('circ-probe-fails', { ...afterAnswer(`${origin}/fail/${key}/100/500`), retry_schedule: { delays: ['1s'], attempts: 20 } });
