@@ -1,13 +1,13 @@
 /**
  * Bulk replay in a ticket's object (issue 36 item 4, an extension): the owner's filter is counted (a dry
  * run) or started as a `bulk-replay` job; each step is an invocation of its own started by the object's
- * alarm, replays a paced batch in order (oldest first) and saves where it stands, so a replay of 100,000
+ * alarm, replays the next entry in order (oldest first) and saves where it stands, so a replay of 100,000
  * entries runs across invocations, survives restarts and can be cancelled between two entries.
  */
 import { MAX_REPLAY_ENTRIES, DEFAULT_PER_MINUTE, type BulkReplayRequest, type ReplaySkip } from '../schemas/bulk-replays';
 import {
   countedEntry,
-  pacing,
+  stepIntervalMs,
   selectionOf,
   skipOf,
   startingProgress,
@@ -23,8 +23,10 @@ import { CONSUMPTION_BUDGET_MS, DEADLINE_GRACE_MS } from '../src/limits';
 import type { Job } from './job-table';
 import type { TicketStore } from './ticket-store';
 
-/** How long a step holds its job: every entry of its batch may use a whole consumption budget. */
-const stepLease = (batch: number) => batch * (CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS) + 4_000;
+/** How long a step holds its job: its entry may use a whole consumption budget. */
+const STEP_LEASE_MS = CONSUMPTION_BUDGET_MS + DEADLINE_GRACE_MS + 4_000;
+/** Entries per step: one, since a consumption may spend an invocation's whole fetch budget on the Free plan. */
+const BATCH = 1;
 
 const conflict = (message: string): Refusal => ({ refused: { code: 'INVALID_REQUEST', message, status: 409 } });
 
@@ -63,7 +65,7 @@ export class TicketReplayer {
     return this.data.replays.get(id);
   }
 
-  /** One step: the next paced batch, in order; due again after the batch's share of the minute. */
+  /** One step: the next entry, in order; due again after its share of the minute. */
   async step(job: Job<'bulk-replay'>): Promise<void> {
     const { id } = this.data.jobs.payloadOf(job);
     const replay = this.data.replays.get(id);
@@ -72,12 +74,11 @@ export class TicketReplayer {
       this.data.jobs.delete(job.id);
       return;
     }
-    const { batch, intervalMs } = pacing(replay.spec.per_minute);
-    this.data.jobs.reschedule(job.id, Date.now() + stepLease(batch));
+    this.data.jobs.reschedule(job.id, Date.now() + STEP_LEASE_MS);
     let { progress } = replay;
     // A step cut off while an entry ran: that entry is counted as interrupted, never run twice.
     if (progress.taking) progress = countedEntry(progress, progress.taking, { skipped: 'interrupted' });
-    const keys = this.keys(replay.spec, progress.cursor, batch);
+    const keys = this.keys(replay.spec, progress.cursor, BATCH);
     for (const key of keys) {
       if (this.data.replays.get(id)?.state !== 'running') break;
       this.data.replays.save(id, { ...progress, taking: key });
@@ -90,14 +91,14 @@ export class TicketReplayer {
       return;
     }
     const now = Date.now();
-    if (keys.length < batch) {
+    if (keys.length < BATCH) {
       const { next_at: _, ...ended } = progress;
       this.data.replays.save(id, ended, { state: 'finished', at: now });
       this.data.jobs.delete(job.id);
       return;
     }
-    this.data.replays.save(id, { ...progress, next_at: now + intervalMs });
-    this.data.jobs.reschedule(job.id, now + intervalMs);
+    this.data.replays.save(id, { ...progress, next_at: now + stepIntervalMs(replay.spec.per_minute) });
+    this.data.jobs.reschedule(job.id, now + stepIntervalMs(replay.spec.per_minute));
   }
 
   private count(spec: ReplaySpec): { matched: number; unindexed: number } {

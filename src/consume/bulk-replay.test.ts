@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countedEntry, pacing, ranEffects, selectionOf, skipOf, startingProgress, type ReplaySpec } from './bulk-replay';
+import { countedEntry, ranEffects, selectionOf, skipOf, startingProgress, stepIntervalMs, type ReplaySpec } from './bulk-replay';
 import { LOG_CLASS } from '../ticket-log/log-body';
 
 const spec = (over: Partial<ReplaySpec> = {}): ReplaySpec => ({ filter: {}, full: false, per_minute: 60, until: 1_000, ...over });
@@ -13,14 +13,11 @@ describe('bulk replay rules', () => {
     expect(selectionOf({ consume_ids: ['abcde1'] }, 1_000).logKeys).toEqual(['abcde1']);
   });
 
-  it('paces per_minute entries a minute, at most 5 per step', () => {
-    expect(pacing(1)).toEqual({ batch: 1, intervalMs: 60_000 });
-    expect(pacing(60)).toEqual({ batch: 5, intervalMs: 5_000 });
-    expect(pacing(600)).toEqual({ batch: 5, intervalMs: 500 });
-    for (const perMinute of [1, 7, 13, 59, 60, 61, 599, 600]) {
-      const { batch, intervalMs } = pacing(perMinute);
-      expect((batch * 60_000) / intervalMs).toBeLessThanOrEqual(perMinute);
-    }
+  it('paces per_minute entries a minute, one entry a step', () => {
+    expect(stepIntervalMs(1)).toBe(60_000);
+    expect(stepIntervalMs(60)).toBe(1_000);
+    expect(stepIntervalMs(600)).toBe(100);
+    for (const perMinute of [1, 7, 13, 59, 60, 61, 599, 600]) expect(60_000 / stepIntervalMs(perMinute)).toBeLessThanOrEqual(perMinute);
   });
 
   it('an action with an effect that succeeded keeps an entry from running again unless full', () => {

@@ -8,8 +8,6 @@ import type { BulkReplayFilter, ReplaySkip, ReplayState } from '../../schemas/bu
 import { LOG_CLASS } from '../ticket-log/log-body';
 import type { LogSelection } from '../ticket-log/ticket-log';
 
-/** Entries replayed per step (one invocation of the object); the step's pace spreads them over the minute. */
-const MAX_BATCH = 5;
 /** Actions whose success has no effect outside the run: a replay may run them again. */
 const WITHOUT_EFFECT = new Set(['cond', 'resp']);
 
@@ -65,11 +63,11 @@ export function selectionOf(filter: BulkReplayFilter, until: number): LogSelecti
   };
 }
 
-/** Entries per step and the time between steps, so that `perMinute` entries run per minute. */
-export function pacing(perMinute: number): { batch: number; intervalMs: number } {
-  const batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(perMinute / 12)));
-  return { batch, intervalMs: Math.ceil((batch * 60_000) / perMinute) };
-}
+/**
+ * The time between steps, so that `perMinute` entries run a minute. A step replays one entry: a consumption
+ * may make 50 fetches (50 req actions), the Free plan's whole budget of an invocation (docs/limits.md).
+ */
+export const stepIntervalMs = (perMinute: number): number => Math.ceil(60_000 / perMinute);
 
 /** Whether the logged consumption ran an action with an effect that succeeded (its rows as the log keeps them). */
 export function ranEffects(actions: readonly { act: string; detail: Record<string, unknown> }[]): boolean {
