@@ -6,11 +6,11 @@
  */
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, createProject, type TestProject } from '../helpers/api';
 import { loopback, origin } from '../forward/support';
 import { getTickets } from '../logs/log-helpers';
-import { consumePost, loggedConsumptions, runJobs, settle, untilIdle } from './run-support';
+import { consumePost, loggedConsumptions, registersForEachTest, runJobs, settle, untilIdle } from './run-support';
 import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
@@ -18,21 +18,13 @@ beforeAll(async () => {
   project = await createProject({ plan: 'standard' });
 });
 
-const registered: string[] = [];
-afterEach(async () => {
-  for (const ticketId of registered.splice(0)) await call('DELETE', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key });
-});
+const register = registersForEachTest(() => project);
 
 const received = async (path: string) => ((await loopback(`/received?path=${encodeURIComponent(path)}`)) as { count: number }).count;
 const failCalls = async (key: string) => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;
 const replays = (ticketId: string) => `/v1/projects/${project.service_id}/tickets/${ticketId}/replays`;
 const start = (ticketId: string, body: unknown) => call('POST', replays(ticketId), { token: project.owner_key, body });
 const status = async (ticketId: string, id: number) => (await call('GET', `${replays(ticketId)}/${id}`, { token: project.owner_key })).json;
-
-async function register(ticketId: string, ticket: Record<string, unknown>) {
-  registered.push(ticketId);
-  await registerTicket(project, ticketId, ticket);
-}
 
 /** `n` consumptions of a ticket whose req fails `failures` times in all (500), then answers 200. */
 async function failing(ticketId: string, key: string, n: number, failures: number, before = false) {

@@ -9,12 +9,12 @@
  */
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLD } from '../../src/outbound/circuit';
 import { ticketStub } from '../../src/platform/object-stubs';
-import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { call, createProject, type TestProject } from '../helpers/api';
 import { loopback, origin } from '../forward/support';
-import { consumePost, loggedConsumptions, remainingOf, settle } from './run-support';
+import { consumePost, dueNow, jobsOf, loggedConsumptions, registersForEachTest, remainingOf, settle, untilIdle as idle } from './run-support';
 
 let project: TestProject;
 beforeAll(async () => {
@@ -22,20 +22,11 @@ beforeAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const registered: string[] = [];
-// No schedule outlives its test: a waiting attempt would fire later.
-afterEach(async () => {
-  for (const ticketId of registered.splice(0)) await call('DELETE', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key });
-});
-
-async function register(ticketId: string, ticket: Record<string, unknown>) {
-  registered.push(ticketId);
-  await registerTicket(project, ticketId, ticket);
-}
+const register = registersForEachTest(() => project);
 
 const stubOf = (ticketId: string) => ticketStub(env, project.service_id, ticketId);
 const failCalls = async (key: string) => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;
-const continuationJobs = async (ticketId: string) => (await stubOf(ticketId).scheduledJobs()).filter((job) => job.kind === 'continuation');
+const continuationJobs = (ticketId: string) => jobsOf(project, ticketId, 'continuation');
 
 interface CircuitRow extends Record<string, SqlStorageValue> {
   origin: string;
@@ -50,26 +41,16 @@ const circuitsOf = (ticketId: string): Promise<CircuitRow[]> =>
     state.storage.sql.exec<CircuitRow>('SELECT origin, state, failures, probe_at, probes_failed FROM destination_circuits').toArray(),
   );
 
-/** Waits (at most 5 s) until no continuation runs: one waits for its next attempt (true), or none is left (false). */
-async function untilIdle(ticketId: string): Promise<boolean> {
-  for (const until = Date.now() + 5_000; Date.now() < until; ) {
-    const jobs = await continuationJobs(ticketId);
-    if (jobs.length === 0) return false;
-    if (!jobs.some((job) => job.running)) return true;
-    await sleep(10);
-  }
-  throw new Error('the continuation kept running');
-}
+const untilIdle = (ticketId: string) => idle(project, ticketId);
 
 /** Makes the waiting attempts due now and fires the alarm (with `probe`, the circuits' probe is due too); waits until they ran. */
 async function attemptNow(ticketId: string, probe = false): Promise<boolean> {
-  const stub = stubOf(ticketId);
-  await runInDurableObject(stub, (_instance, state) => {
-    state.storage.sql.exec("UPDATE jobs SET run_at = ? WHERE kind = 'continuation'", Date.now());
-    if (probe) state.storage.sql.exec("UPDATE destination_circuits SET probe_at = ? WHERE state = 'open'", Date.now());
-  });
-  // An object just restarted arms itself: the due job is started as it wakes, and no alarm is left to fire.
-  if (!(await runDurableObjectAlarm(stub))) await stub.scheduledJobs();
+  if (probe) {
+    await runInDurableObject(stubOf(ticketId), (_instance, state) => {
+      state.storage.sql.exec("UPDATE destination_circuits SET probe_at = ? WHERE state = 'open'", Date.now());
+    });
+  }
+  await dueNow(project, ticketId);
   return untilIdle(ticketId);
 }
 

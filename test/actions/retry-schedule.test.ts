@@ -7,11 +7,11 @@
  */
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { getTickets } from '../logs/log-helpers';
 import { loopback, origin } from '../forward/support';
-import { consumePost, dueNow, jobsOf, loggedConsumptions, remainingOf, runJobs, untilIdle as idle } from './run-support';
+import { consumePost, dueNow, jobsOf, loggedConsumptions, registersForEachTest, remainingOf, runJobs, untilIdle as idle } from './run-support';
 import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
@@ -19,16 +19,7 @@ beforeAll(async () => {
   project = await createProject({ plan: 'standard' });
 });
 
-const registered: string[] = [];
-// No schedule outlives its test: the suite's objects are shared, and a waiting attempt would fire later.
-afterEach(async () => {
-  for (const ticketId of registered.splice(0)) await call('DELETE', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key });
-});
-
-async function register(ticketId: string, ticket: Record<string, unknown>) {
-  registered.push(ticketId);
-  await registerTicket(project, ticketId, ticket);
-}
+const register = registersForEachTest(() => project);
 
 const received = async (path: string) => ((await loopback(`/received?path=${encodeURIComponent(path)}`)) as { count: number }).count;
 const failCalls = async (key: string) => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;

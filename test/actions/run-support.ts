@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { call, type TestProject } from '../helpers/api';
+import { afterEach } from 'vitest';
+import { call, registerTicket, type TestProject } from '../helpers/api';
 import { ticketStub } from '../../src/platform/object-stubs';
 
 export const consumePost = (project: TestProject, ticketId: string, body: unknown = {}, token?: string) =>
@@ -91,4 +92,20 @@ export async function runJobs(project: TestProject, ticketId: string, kind = 'co
   }
   await settle(project, ticketId);
   return made;
+}
+
+/**
+ * A register function whose tickets are deleted after each test: no schedule, replay or hold outlives its
+ * test (the suite's objects are shared, and a waiting job would fire later). Call at a test file's top.
+ */
+export function registersForEachTest(project: () => TestProject): (ticketId: string, ticket: Record<string, unknown>) => Promise<void> {
+  const registered: string[] = [];
+  afterEach(async () => {
+    const { service_id, owner_key } = project();
+    for (const ticketId of registered.splice(0)) await call('DELETE', `/v1/projects/${service_id}/tickets/${ticketId}`, { token: owner_key });
+  });
+  return async (ticketId, ticket) => {
+    registered.push(ticketId);
+    await registerTicket(project(), ticketId, ticket);
+  };
 }

@@ -5,10 +5,10 @@
  * fired; the destination is the loopback server's /fail route (a status the first n times, then 200).
  */
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, createProject, putSecret, registerTicket, type TestProject } from '../helpers/api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { loopback, origin } from '../forward/support';
-import { consumePost, loggedConsumptions, remainingOf, runJobs, settle } from './run-support';
+import { consumePost, loggedConsumptions, registersForEachTest, remainingOf, runJobs, settle } from './run-support';
 import { ticketStub } from '../../src/platform/object-stubs';
 
 let project: TestProject;
@@ -17,10 +17,7 @@ beforeAll(async () => {
   [project, other] = await Promise.all([createProject({ plan: 'standard' }), createProject()]);
 });
 
-const registered: string[] = [];
-afterEach(async () => {
-  for (const ticketId of registered.splice(0)) await call('DELETE', `/v1/projects/${project.service_id}/tickets/${ticketId}`, { token: project.owner_key });
-});
+const register = registersForEachTest(() => project);
 
 const received = async (path: string) => ((await loopback(`/received?path=${encodeURIComponent(path)}`)) as { count: number }).count;
 const failCalls = async (key: string) => ((await loopback(`/calls/${key}`)) as { calls: number }).calls;
@@ -31,8 +28,7 @@ const replay = (ticketId: string, consumeId: string, body?: unknown, as: TestPro
 
 /** A ticket that answers, then calls `before`, then a destination failing `failures` times with 500, then `after`. */
 async function deadLetterTicket(ticketId: string, key: string, failures: number, extra: Record<string, unknown> = {}) {
-  registered.push(ticketId);
-  await registerTicket(project, ticketId, {
+  await register(ticketId, {
     actions: [
       { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
       { act: 'req', exe: { url: `${origin}/echo/${key}-before` } },
@@ -74,8 +70,7 @@ describe("a ticket's dead letters", () => {
 
   it("a 503 that outlasts the schedule's window is retry_window_ended, listed with each wait", async () => {
     const key = crypto.randomUUID();
-    registered.push('dl-503');
-    await registerTicket(project, 'dl-503', {
+    await register('dl-503', {
       actions: [
         { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
         { act: 'req', exe: { url: `${origin}/fail/${key}/50/503` } },
@@ -92,8 +87,7 @@ describe("a ticket's dead letters", () => {
 
   it('a failure the schedule does not retry (a 400) is no dead letter, and a run that recovers leaves none', async () => {
     const key = crypto.randomUUID();
-    registered.push('dl-400');
-    await registerTicket(project, 'dl-400', {
+    await register('dl-400', {
       actions: [
         { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
         { act: 'req', exe: { url: `${origin}/fail/${key}/5/400` } },
@@ -152,8 +146,7 @@ describe("a ticket's dead letters", () => {
   it('only a dead letter of this ticket in this project can be replayed or deleted', async () => {
     const key = crypto.randomUUID();
     await deadLetterTicket('dl-owned', key, 5);
-    registered.push('dl-ok');
-    await registerTicket(project, 'dl-ok', { actions: [] });
+    await register('dl-ok', { actions: [] });
     await consumePost(project, 'dl-ok');
     await settle(project, 'dl-ok');
     const [plain] = await loggedConsumptions(project, 'dl-ok');
@@ -177,8 +170,7 @@ describe("a ticket's dead letters", () => {
   it('keeps a secret out of the listing, and reports the storage it takes once it is kept', async () => {
     await putSecret(project, 'DL_KEY', 'sk_dead_letter_secret_1234');
     const key = crypto.randomUUID();
-    registered.push('dl-secret');
-    await registerTicket(project, 'dl-secret', {
+    await register('dl-secret', {
       actions: [
         { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
         { act: 'req', exe: { url: `${origin}/fail/${key}/5/500`, secretName: 'DL_KEY', headers: { authorization: 'Bearer ${CLIENT_SECRET}' } } },
