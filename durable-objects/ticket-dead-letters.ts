@@ -12,10 +12,16 @@ export const TICKET_DEAD_LETTERS_SCHEMA = `CREATE TABLE IF NOT EXISTS dead_lette
      created INTEGER NOT NULL,
      failed_at INTEGER NOT NULL,
      reason TEXT NOT NULL,
-     facts TEXT NOT NULL,
-     state TEXT NOT NULL
+     facts TEXT NOT NULL
    ) WITHOUT ROWID;
-   CREATE INDEX IF NOT EXISTS dead_letters_by_time ON dead_letters (failed_at, consume_id);`;
+   CREATE INDEX IF NOT EXISTS dead_letters_by_time ON dead_letters (failed_at, consume_id);
+   CREATE TABLE IF NOT EXISTS dead_letter_state (consume_id TEXT NOT NULL, piece INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (consume_id, piece)) WITHOUT ROWID;`;
+
+/**
+ * Characters of a run state per row: a state may hold megabytes (a 1 MiB answer in a Then chain, the
+ * request), past the 2 MB a Durable Object's row may hold, so it is kept in pieces of at most 1.5 MB of UTF-8.
+ */
+const PIECE_CHARS = 500_000;
 
 interface Row extends Record<string, SqlStorageValue> {
   consume_id: string;
@@ -38,15 +44,19 @@ export class TicketDeadLetters {
   add(letter: TicketDeadLetter, state: RunState): void {
     const { consume_id, created, failed_at, ...facts } = letter;
     this.sql.exec(
-      `INSERT INTO dead_letters (consume_id, created, failed_at, reason, facts, state) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (consume_id) DO UPDATE SET failed_at = excluded.failed_at, reason = excluded.reason, facts = excluded.facts, state = excluded.state`,
+      `INSERT INTO dead_letters (consume_id, created, failed_at, reason, facts) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (consume_id) DO UPDATE SET failed_at = excluded.failed_at, reason = excluded.reason, facts = excluded.facts`,
       consume_id,
       created,
       failed_at,
       facts.reason,
       JSON.stringify(facts),
-      JSON.stringify(state),
     );
+    this.sql.exec('DELETE FROM dead_letter_state WHERE consume_id = ?', consume_id);
+    const text = JSON.stringify(state);
+    for (let at = 0, piece = 0; at < text.length; at += PIECE_CHARS, piece++) {
+      this.sql.exec('INSERT INTO dead_letter_state (consume_id, piece, text) VALUES (?, ?, ?)', consume_id, piece, text.slice(at, at + PIECE_CHARS));
+    }
     this.kept(failed_at);
   }
 
@@ -70,8 +80,13 @@ export class TicketDeadLetters {
 
   /** The run state a partial replay goes on from; undefined when the consumption is not a dead letter. */
   stateOf(consumeId: string): RunState | undefined {
-    const row = this.sql.exec<{ state: string }>('SELECT state FROM dead_letters WHERE consume_id = ?', consumeId).toArray()[0];
-    return row ? (JSON.parse(row.state) as RunState) : undefined;
+    const pieces = this.sql.exec<{ text: string }>('SELECT text FROM dead_letter_state WHERE consume_id = ? ORDER BY piece', consumeId).toArray();
+    return pieces.length > 0 ? (JSON.parse(pieces.map((p) => p.text).join('')) as RunState) : undefined;
+  }
+
+  /** Whether the consumption is a dead letter (without reading its state). */
+  has(consumeId: string): boolean {
+    return this.sql.exec('SELECT 1 FROM dead_letters WHERE consume_id = ?', consumeId).toArray().length > 0;
   }
 
   /** Dead letters in a time range of failing (among `ids` when given), oldest first, after a cursor (a bulk replay's selection). */
@@ -101,20 +116,20 @@ export class TicketDeadLetters {
   }
 
   delete(consumeId: string): boolean {
+    this.sql.exec('DELETE FROM dead_letter_state WHERE consume_id = ?', consumeId);
     return this.sql.exec('DELETE FROM dead_letters WHERE consume_id = ?', consumeId).rowsWritten > 0;
   }
 
   clear(): void {
+    this.sql.exec('DELETE FROM dead_letter_state');
     this.sql.exec('DELETE FROM dead_letters');
   }
 
   /** Deletes up to `batch` dead letters that failed before `before`; answers the oldest failing time left, or null. */
   expire(before: number, batch: number): number | null {
-    this.sql.exec(
-      'DELETE FROM dead_letters WHERE consume_id IN (SELECT consume_id FROM dead_letters WHERE failed_at < ? ORDER BY failed_at LIMIT ?)',
-      before,
-      batch,
-    );
+    const expired = 'SELECT consume_id FROM dead_letters WHERE failed_at < ? ORDER BY failed_at LIMIT ?';
+    this.sql.exec(`DELETE FROM dead_letter_state WHERE consume_id IN (${expired})`, before, batch);
+    this.sql.exec(`DELETE FROM dead_letters WHERE consume_id IN (${expired})`, before, batch);
     return this.sql.exec<{ t: number | null }>('SELECT MIN(failed_at) AS t FROM dead_letters').one().t;
   }
 }

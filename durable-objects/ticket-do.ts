@@ -181,7 +181,7 @@ export class TicketDO extends DurableObject<Env> {
 
   /** Whether the consumption is one of the ticket's dead letters. */
   async isDeadLetter(consumeId: string): Promise<boolean> {
-    return this.data.deadLetters.stateOf(consumeId) !== undefined;
+    return this.data.deadLetters.has(consumeId);
   }
 
   /**

@@ -4,7 +4,11 @@
  * failed action (or runs whole with full) and takes it off the list. Attempts are made due and the alarm
  * fired; the destination is the loopback server's /fail route (a status the first n times, then 200).
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { TicketDeadLetters } from '../../durable-objects/ticket-dead-letters';
+import type { RunState } from '../../src/actions/runner';
+import type { TicketDeadLetter } from '../../src/consume/dead-letter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createProject, putSecret, type TestProject } from '../helpers/api';
 import { loopback, origin } from '../forward/support';
@@ -208,6 +212,32 @@ describe("a ticket's dead letters", () => {
     expect(bad.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'consume_id' } });
     const badBody = await replay('dl-any', 'abcdef1234', { full: 'yes' });
     expect(badBody.json.code).toBe('INVALID_PARAMETER');
+  });
+
+  it('keeps a run state of megabytes (past the 2 MB a row may hold) whole, and deletes it with its dead letter', async () => {
+    const stub = ticketStub(env, project.service_id, 'dl-big-state');
+    await runInDurableObject(stub, (_instance, state) => {
+      const letters = new TicketDeadLetters(state.storage.sql, () => undefined);
+      const big = { answer: 'é'.repeat(1_200_000), rows: [] } as unknown as RunState;
+      const letter: TicketDeadLetter = {
+        consume_id: 'bigstate1',
+        created: 1,
+        failed_at: 2,
+        reason: 'error_status',
+        what: 'req at actions[1]',
+        act: 'req',
+        path: 'actions[1]',
+        error: { code: 'REQUEST_FAILED', message: 'm' },
+        attempts: 2,
+        waits: [],
+      };
+      letters.add(letter, big);
+      expect(letters.stateOf('bigstate1')).toEqual(big);
+      expect(letters.has('bigstate1')).toBe(true);
+      expect(letters.delete('bigstate1')).toBe(true);
+      expect(letters.stateOf('bigstate1')).toBeUndefined();
+      expect(state.storage.sql.exec('SELECT COUNT(*) AS n FROM dead_letter_state').one().n).toBe(0);
+    });
   });
 
   it('deleting the ticket deletes its dead letters', async () => {
