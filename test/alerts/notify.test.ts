@@ -1,0 +1,152 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import worker from '../../src/index';
+import { alertIncidentAnswer } from '../../schemas/alerts';
+import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+
+const origin = inject('loopbackOrigin');
+const MIN = 60_000;
+
+/** Drives the Worker's scheduled handler as the minute's cron trigger would, at `scheduledTime`. */
+async function runCron(scheduledTime: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+const eventually = <T>(check: () => Promise<T>) => vi.waitFor(check, { timeout: 20_000, interval: 100 });
+
+/** A destination of the project paused, as a forwarding caller's object reports it (src/forward/destination-report.ts). */
+const pauseDestination = (serviceId: string, now: number) =>
+  env.DB.prepare(
+    `INSERT INTO destination_circuits (service_id, caller_key, origin, state, since, failures, probe_at, reported_at) VALUES (?, 'u1', 'https://api.example.com', 'open', ?, 5, ?, ?)`,
+  )
+    .bind(serviceId, now, now + MIN, now)
+    .run();
+const resumeDestinations = (serviceId: string) => env.DB.prepare('DELETE FROM destination_circuits WHERE service_id = ?').bind(serviceId).run();
+
+const received = async (key: string) => (await (await fetch(`${origin}/alert-hook-state/${key}`)).json()) as { verified: boolean; id: string; payload: any }[];
+
+async function incidents(project: TestProject) {
+  const res = await call('GET', `/v1/projects/${project.service_id}/incidents`, { token: project.owner_key });
+  return res.json.list.map((item: unknown) => alertIncidentAnswer.parse(item));
+}
+
+async function ruleOf(project: TestProject, ruleId: string) {
+  return (await call('GET', `/v1/projects/${project.service_id}/alert-rules/${ruleId}`, { token: project.owner_key })).json;
+}
+
+async function outbox(project: TestProject): Promise<{ subject: string; to: string; text: string }[]> {
+  return (await call('GET', `/v1/projects/${project.service_id}/mail-outbox`, { token: project.owner_key })).json.list;
+}
+
+describe('an incident is notified once when it opens and once when it resolves (webhook signed per Standard Webhooks, and e-mail)', () => {
+  let project: TestProject;
+  let ruleId: string;
+  const key = `paused-${crypto.randomUUID()}`;
+  let t0: number;
+
+  beforeAll(async () => {
+    project = await createProject();
+    const made = await call('POST', `/v1/projects/${project.service_id}/alert-rules`, {
+      token: project.owner_key,
+      body: {
+        kind: 'destination_paused',
+        name: 'API paused',
+        window_minutes: 1,
+        cooldown_minutes: 60,
+        channels: { email: ['ops@example.com'], webhook: { url: `${origin}/alert-hook/${key}` } },
+      },
+    });
+    expect(made.status).toBe(200);
+    ruleId = made.json.rule_id;
+    await fetch(`${origin}/alert-secret/${key}`, { method: 'POST', body: made.json.webhook_secret });
+    t0 = Date.now();
+  });
+
+  it('opens one incident and delivers one verified alert.opened webhook and one mail', async () => {
+    await pauseDestination(project.service_id, t0);
+    await runCron(t0);
+    await runCron(t0 + 1000);
+    const [incident] = await incidents(project);
+    expect(incident).toMatchObject({ rule_id: ruleId, kind: 'destination_paused', state: 'open', observed: { value: 1, bound: 0 } });
+    const hooks = await eventually(async () => {
+      const got = await received(key);
+      expect(got).toHaveLength(1);
+      return got;
+    });
+    expect(hooks[0]).toMatchObject({ verified: true, id: `msg_${incident.incident_id}_opened` });
+    expect(hooks[0].payload).toMatchObject({ type: 'alert.opened', data: { incident_id: incident.incident_id, rule_id: ruleId, state: 'open', service_id: project.service_id } });
+    const mails = await eventually(async () => {
+      const list = await outbox(project);
+      expect(list).toHaveLength(1);
+      return list;
+    });
+    expect(mails[0]).toMatchObject({ to: 'ops@example.com' });
+    expect(mails[0].subject).toContain('Alert opened: API paused');
+    await eventually(async () => expect((await ruleOf(project, ruleId)).last_delivery).toMatchObject({ event: 'alert.opened', ok: true, status: 200 }));
+    expect((await ruleOf(project, ruleId)).state).toBe('firing');
+  });
+
+  it('the owner acknowledges the open incident', async () => {
+    const [incident] = await incidents(project);
+    const acked = await call('POST', `/v1/projects/${project.service_id}/incidents/${incident.incident_id}/acknowledge`, { token: project.owner_key });
+    expect(acked.json).toMatchObject({ incident_id: incident.incident_id, state: 'acknowledged' });
+    expect(acked.json.acknowledged_at).toEqual(expect.any(Number));
+  });
+
+  it('resolves once the condition stayed false for the window, and delivers alert.resolved', async () => {
+    await resumeDestinations(project.service_id);
+    await runCron(t0 + 2000);
+    expect((await incidents(project))[0].state).toBe('acknowledged');
+    await runCron(t0 + 2000 + MIN);
+    const [incident] = await incidents(project);
+    expect(incident.state).toBe('resolved');
+    const hooks = await eventually(async () => {
+      const got = await received(key);
+      expect(got).toHaveLength(2);
+      return got;
+    });
+    expect(hooks[1]).toMatchObject({ verified: true, id: `msg_${incident.incident_id}_resolved`, payload: { type: 'alert.resolved', data: { state: 'resolved' } } });
+    await eventually(async () => expect((await outbox(project)).map((mail) => mail.subject)).toContain('[' + project.service_id + '] Alert resolved: API paused'));
+  });
+
+  it('a second bad window inside the cooldown opens nothing', async () => {
+    await pauseDestination(project.service_id, t0);
+    await runCron(t0 + 3 * MIN);
+    await runCron(t0 + 4 * MIN);
+    expect(await incidents(project)).toHaveLength(1);
+    expect((await ruleOf(project, ruleId)).state).toBe('ok');
+    await resumeDestinations(project.service_id);
+    expect(await received(key)).toHaveLength(2);
+  });
+});
+
+describe('a receiver that is down never stops the evaluation: the failure shows on the rule and the incident', () => {
+  it('records the failed webhook; the incident opens and consumptions go on', async () => {
+    const project = await createProject();
+    await registerTicket(project, 'hook', { actions: [] });
+    const made = await call('POST', `/v1/projects/${project.service_id}/alert-rules`, {
+      token: project.owner_key,
+      body: { kind: 'destination_paused', channels: { webhook: { url: 'http://127.0.0.1:1/down' } } },
+    });
+    const now = Date.now();
+    await pauseDestination(project.service_id, now);
+    await runCron(now);
+    const [incident] = await incidents(project);
+    expect(incident.state).toBe('open');
+    const rule = await eventually(async () => {
+      const read = await ruleOf(project, made.json.rule_id);
+      expect(read.last_delivery).not.toBeNull();
+      return read;
+    });
+    expect(rule.last_delivery).toMatchObject({ event: 'alert.opened', ok: false, error: expect.stringContaining('webhook: unreachable') });
+    expect((await incidents(project))[0].last_delivery).toMatchObject({ ok: false });
+    expect(JSON.stringify(rule)).not.toContain('whsec_');
+    const consumed = await call('POST', `/tp/${project.service_id}/hook`, { body: {} });
+    expect(consumed.status).toBe(200);
+    await resumeDestinations(project.service_id);
+    await call('PATCH', `/v1/projects/${project.service_id}/alert-rules/${made.json.rule_id}`, { token: project.owner_key, body: { enabled: false } });
+  });
+});
