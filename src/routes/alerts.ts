@@ -186,11 +186,12 @@ const QUERY_MEMBERS = new Set(['ticket_id', 'limit', 'startKey']);
 
 alertRoutes.get(RULES, ...listRulesRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
+  const request = pageRequest(c.req);
   const unknown = Object.keys(c.req.query()).find((name) => !QUERY_MEMBERS.has(name));
   if (unknown) throw invalidParameter(`Invalid "${unknown}": not a parameter of this listing.`, { field: unknown });
   const ticket = c.req.query('ticket_id');
   const ticketId = ticket === undefined ? undefined : ticketIdOf(ticket);
-  const page = await pageOf(pageRequest(c.req), {
+  const page = await pageOf(request, {
     isPosition: isRulePosition,
     rows: (after, count) => rulePage(c.env.DB, serviceId, after, count, ticketId),
     position: (row) => row.rule_id,
@@ -306,6 +307,7 @@ const INCIDENT_QUERY = new Set(['state', 'rule_id', 'limit', 'startKey']);
 alertRoutes.get(INCIDENTS, ...listIncidentsRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
   const query = c.req.query();
+  const request = pageRequest(c.req);
   const unknown = Object.keys(query).find((name) => !INCIDENT_QUERY.has(name));
   if (unknown) throw invalidParameter(`Invalid "${unknown}": not a parameter of this listing.`, { field: unknown });
   const state = query.state;
@@ -313,7 +315,7 @@ alertRoutes.get(INCIDENTS, ...listIncidentsRoute.middleware, async (c) => {
     throw invalidParameter(`Invalid "state": one of ${INCIDENT_STATES.join(', ')}.`, { field: 'state' });
   }
   const ruleId = query.rule_id === undefined ? undefined : idOf(query.rule_id, RULE_ID, 'rule_id');
-  const page = await pageOf(pageRequest(c.req), {
+  const page = await pageOf(request, {
     isPosition: isIncidentPosition,
     rows: (after, count) =>
       incidentPage(c.env.DB, serviceId, { ...(state ? { state: state as (typeof INCIDENT_STATES)[number] } : {}), ...(ruleId ? { rule_id: ruleId } : {}) }, after, count),
