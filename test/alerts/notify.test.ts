@@ -1,30 +1,9 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import worker from '../../src/index';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { alertIncidentAnswer } from '../../schemas/alerts';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
+import { MIN, eventually, pauseDestination, resumeDestinations, runCron } from './support';
 
 const origin = inject('loopbackOrigin');
-const MIN = 60_000;
-
-/** Drives the Worker's scheduled handler as the minute's cron trigger would, at `scheduledTime`. */
-async function runCron(scheduledTime: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime, cron: '* * * * *' }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
-
-const eventually = <T>(check: () => Promise<T>) => vi.waitFor(check, { timeout: 20_000, interval: 100 });
-
-/** A destination of the project paused, as a forwarding caller's object reports it (src/forward/destination-report.ts). */
-const pauseDestination = (serviceId: string, now: number) =>
-  env.DB.prepare(
-    `INSERT INTO destination_circuits (service_id, caller_key, origin, state, since, failures, probe_at, reported_at) VALUES (?, 'u1', 'https://api.example.com', 'open', ?, 5, ?, ?)`,
-  )
-    .bind(serviceId, now, now + MIN, now)
-    .run();
-const resumeDestinations = (serviceId: string) => env.DB.prepare('DELETE FROM destination_circuits WHERE service_id = ?').bind(serviceId).run();
 
 const received = async (key: string) => (await (await fetch(`${origin}/alert-hook-state/${key}`)).json()) as { verified: boolean; id: string; payload: any }[];
 
