@@ -40,3 +40,5 @@ CREATE TABLE alert_incidents (
 ) WITHOUT ROWID;
 
 CREATE INDEX alert_incidents_by_time ON alert_incidents (service_id, opened_at, incident_id);
+-- A rule keeps its newest KEPT_PER_RULE incidents (src/alerts/run.ts prunes the rest when one opens).
+CREATE INDEX alert_incidents_by_rule ON alert_incidents (service_id, rule_id, opened_at);

@@ -156,7 +156,7 @@ export const webhookSecretAnswer = z.object({ webhook_secret: z.string().describ
 export const alertIncidentAnswer = z.object({
   incident_id: z.string(),
   rule_id: z.string(),
-  kind: z.enum(ALERT_KINDS).nullable().describe("The rule's kind (null once the rule is deleted)."),
+  kind: z.enum(ALERT_KINDS).nullable().describe("The rule's kind (null only while its rule is being deleted)."),
   ticket_id: z.string().nullable(),
   state: z.enum(INCIDENT_STATES),
   opened_at: ms('Opened'),

@@ -2,9 +2,10 @@
  * The evaluation of alert rules, each minute (the cron `* * * * *`), never in a consumption's path. One
  * invocation evaluates one page of RULES_PER_INVOCATION enabled rules across all projects and hands the rest
  * on in a work-queue message carrying its cursor, so every invocation is bounded whatever the number of rules:
- *   1 D1 query (the page) + 1 per rule (its observation, all in one batch) + at most 2 per rule (a transition:
- *   the incident and the rule in one batch, or 1 to note when the condition turned false)
- *   = 1 + 10 + 20 = 31 D1 queries of Free's 50; 1 Queue sendBatch (the notifications and the continuation).
+ *   1 D1 query (the page) + 1 per rule (its observation, all in one batch) + at most 3 per rule (an opening:
+ *   the incident, the rule and the pruning of its old incidents; a resolve 2; 1 to note when the condition
+ *   turned false) = 1 + 10 + 30 = 41 D1 queries of Free's 50; 1 Queue sendBatch (the notifications and the
+ *   continuation).
  * The notifications themselves are sent by their own messages (deliver.ts).
  */
 import { randomBase62 } from '../../schemas/encoding';
@@ -17,8 +18,10 @@ import { boundsOfRow, enabledRulePage, type RuleCursor, type RuleRow } from './s
 export const ALERT_EVALUATE_KIND = 'alert.evaluate';
 /** The cron of wrangler.toml [triggers] that evaluates the alert rules. */
 export const EVERY_MINUTE = '* * * * *';
-/** Rules evaluated per invocation: 31 D1 queries at most (above). */
+/** Rules evaluated per invocation: 41 D1 queries at most (above). */
 export const RULES_PER_INVOCATION = 10;
+/** Incidents a rule keeps: the newest; an opening drops the resolved ones past them. */
+export const KEPT_PER_RULE = 100;
 
 export type AlertEvaluateMessage = {
   kind: typeof ALERT_EVALUATE_KIND;
@@ -45,6 +48,12 @@ function writesOf(db: D1Database, rule: RuleRow, step: Step, verdict: Verdict, n
             )
             .bind(incidentId, now, JSON.stringify(verdict.observed), ...key),
           db.prepare('UPDATE alert_rules SET open_incident = ?, false_since = NULL WHERE service_id = ? AND rule_id = ? AND open_incident IS NULL').bind(incidentId, ...key),
+          db
+            .prepare(
+              `DELETE FROM alert_incidents WHERE service_id = ?1 AND rule_id = ?2 AND state = 'resolved' AND incident_id NOT IN (
+                 SELECT incident_id FROM alert_incidents WHERE service_id = ?1 AND rule_id = ?2 ORDER BY opened_at DESC LIMIT ?3)`,
+            )
+            .bind(...key, KEPT_PER_RULE),
         ],
         notify: { kind: ALERT_DELIVER_KIND, service_id: rule.service_id, incident_id: incidentId, event: 'alert.opened' },
       };

@@ -135,9 +135,14 @@ export async function updateRuleSettings(db: D1Database, row: RuleRow): Promise<
     .run();
 }
 
-/** Deletes the rule; its incidents stay listed (their kind then reads null). */
-export const deleteRule = async (db: D1Database, serviceId: string, ruleId: string): Promise<boolean> =>
-  ((await db.prepare('DELETE FROM alert_rules WHERE service_id = ? AND rule_id = ?').bind(serviceId, ruleId).run()).meta.changes ?? 0) > 0;
+/** Deletes the rule and its incidents (a notification still queued for one then finds nothing to send). */
+export async function deleteRule(db: D1Database, serviceId: string, ruleId: string): Promise<boolean> {
+  const [rule] = await db.batch([
+    db.prepare('DELETE FROM alert_rules WHERE service_id = ? AND rule_id = ?').bind(serviceId, ruleId),
+    db.prepare('DELETE FROM alert_incidents WHERE service_id = ? AND rule_id = ?').bind(serviceId, ruleId),
+  ]);
+  return (rule.meta.changes ?? 0) > 0;
+}
 
 /** Up to `count` rules of the project in rule_id order after `after`, optionally of one ticket. */
 export async function rulePage(db: D1Database, serviceId: string, after: string | null, count: number, ticketId?: string): Promise<RuleRow[]> {

@@ -65,7 +65,7 @@ export function registerAlertTools(server: McpServer, api: OwnerApi): void {
   server.registerTool(
     'delete_alert_rule',
     {
-      description: 'Delete an alert rule (extension). Its incidents stay listed; an open one is no longer evaluated nor notified.',
+      description: 'Delete an alert rule and its incidents (extension); a notification not yet sent is not sent.',
       inputSchema: { rule_id: ruleId },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },

@@ -242,7 +242,7 @@ const deleteRuleRoute = route({
   tag: 'alerts',
   guard: owner,
   notFound: true,
-  summary: 'Extension: delete an alert rule. Its incidents stay listed; an open one is no longer evaluated nor notified.',
+  summary: 'Extension: delete an alert rule and its incidents (a notification not yet sent is not sent).',
   success: deleted,
 });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { alertIncidentAnswer } from '../../schemas/alerts';
+import { env } from 'cloudflare:workers';
 import { call, createProject, registerTicket, type TestProject } from '../helpers/api';
 import { MIN, eventually, pauseDestination, resumeDestinations, runCron } from './support';
 
@@ -127,5 +128,32 @@ describe('a receiver that is down never stops the evaluation: the failure shows 
     expect(consumed.status).toBe(200);
     await resumeDestinations(project.service_id);
     await call('PATCH', `/v1/projects/${project.service_id}/alert-rules/${made.json.rule_id}`, { token: project.owner_key, body: { enabled: false } });
+  });
+});
+
+describe('a rule keeps its newest incidents, and deleting it deletes them', () => {
+  it('an opening drops the resolved incidents past the newest 100; a delete takes the rest', async () => {
+    const project = await createProject();
+    const made = await call('POST', `/v1/projects/${project.service_id}/alert-rules`, {
+      token: project.owner_key,
+      body: { kind: 'destination_paused', cooldown_minutes: 0, channels: { email: ['ops@example.com'] } },
+    });
+    const ruleId = made.json.rule_id;
+    const old = Array.from({ length: 100 }, (_, n) =>
+      env.DB.prepare(
+        `INSERT INTO alert_incidents (service_id, incident_id, rule_id, state, opened_at, resolved_at, observed) VALUES (?, ?, ?, 'resolved', ?, ?, '{}')`,
+      ).bind(project.service_id, `inc_old${String(n).padStart(13, '0')}`, ruleId, 1000 + n, 2000 + n),
+    );
+    await env.DB.batch(old);
+    const now = Date.now();
+    await pauseDestination(project.service_id, now);
+    await runCron(now);
+    await resumeDestinations(project.service_id);
+    const count = async () =>
+      (await env.DB.prepare('SELECT COUNT(*) AS n, MIN(opened_at) AS oldest FROM alert_incidents WHERE service_id = ?').bind(project.service_id).first<{ n: number; oldest: number }>())!;
+    expect(await count()).toEqual({ n: 100, oldest: 1001 });
+    expect((await incidents(project))[0]).toMatchObject({ rule_id: ruleId, state: 'open' });
+    await call('DELETE', `/v1/projects/${project.service_id}/alert-rules/${ruleId}`, { token: project.owner_key });
+    expect((await count()).n).toBe(0);
   });
 });
