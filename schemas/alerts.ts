@@ -166,10 +166,3 @@ export const alertIncidentAnswer = z.object({
   last_delivery: deliveryAnswer.nullable(),
 });
 export type AlertIncidentAnswer = z.infer<typeof alertIncidentAnswer>;
-
-export const incidentQuerySchema = z.strictObject({
-  state: z.enum(INCIDENT_STATES).optional(),
-  rule_id: z.string().max(64).optional(),
-  limit: z.string().optional(),
-  startKey: z.string().optional(),
-});

@@ -16,7 +16,12 @@ const rule: AlertRuleAnswer = {
   state: 'firing',
   open_incident_id: 'inc_0123456789abcdef',
   last_resolved_at: null,
-  last_delivery: { at: Date.UTC(2026, 10, 29, 15, 0, 0), event: 'alert.opened', ok: false, error: 'webhook: unreachable: The destination could not be reached.' },
+  last_delivery: {
+    at: Date.UTC(2026, 10, 29, 15, 0, 0),
+    event: 'alert.opened',
+    ok: false,
+    error: 'webhook: unreachable: The destination could not be reached.',
+  },
   created: 0,
   updated: 0,
 };
@@ -39,7 +44,9 @@ describe('svc alerts: a rule and an incident as one line each', () => {
     expect(formatAlertRule(rule)).toBe(
       'ar_0123456789abcdef  firing  failure_rate  failed > 20% of >= 10  ticket=stripe  window=5m cooldown=30m  mail:ops@example.com,webhook:https://alerts.example.com/hook  "Stripe failing"  last alert.opened FAILED (webhook: unreachable: The destination could not be reached.) 2026-11-29T15:00:00Z',
     );
-    expect(formatAlertRule({ ...rule, enabled: false, last_delivery: null, name: '', ticket_id: null })).toMatch(/^ar_0123456789abcdef {2}disabled .* project .*webhook:https:\/\/alerts\.example\.com\/hook$/);
+    expect(formatAlertRule({ ...rule, enabled: false, last_delivery: null, name: '', ticket_id: null })).toMatch(
+      /^ar_0123456789abcdef {2}disabled .* project .*webhook:https:\/\/alerts\.example\.com\/hook$/,
+    );
   });
 
   it('each kind has its bound in words', () => {

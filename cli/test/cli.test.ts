@@ -289,11 +289,19 @@ describe('svc against wrangler dev', () => {
 
   it('alerts lists the alert rules and incidents through the owner routes; ack of no incident is NOT_FOUND; a bad --state is a usage error', async () => {
     const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
-    const made = await worker.ownerCall('POST', '/alert-rules', { kind: 'failure_streak', failures: 3, name: 'cli', channels: { email: ['ops@example.com'] }, enabled: false });
+    const made = await worker.ownerCall('POST', '/alert-rules', {
+      kind: 'failure_streak',
+      failures: 3,
+      name: 'cli',
+      channels: { email: ['ops@example.com'] },
+      enabled: false,
+    });
     expect(made.status).toBe(200);
     const rules = await svc(['alerts'], { env });
     expect(rules.code).toBe(0);
-    expect(rules.stdout).toContain(`${made.json.rule_id}  disabled  failure_streak  failures in a row >= 3  project  window=5m cooldown=30m  mail:ops@example.com  "cli"`);
+    expect(rules.stdout).toContain(
+      `${made.json.rule_id}  disabled  failure_streak  failures in a row >= 3  project  window=5m cooldown=30m  mail:ops@example.com  "cli"`,
+    );
     expect(JSON.parse((await svc(['alerts', '--json'], { env })).stdout).list.map((rule: { rule_id: string }) => rule.rule_id)).toContain(made.json.rule_id);
     const incidents = await svc(['alerts', 'incidents', '--state', 'open'], { env });
     expect(incidents.stdout).toBe('No incidents.\n');

@@ -42,9 +42,7 @@ async function pauseDestination() {
     });
     expect(res.status).toBe(200);
   }
-  await expect
-    .poll(async () => (await worker.ownerCall('GET', '/destinations')).json.list.length, { timeout: 20_000 })
-    .toBeGreaterThan(0);
+  await expect.poll(async () => (await worker.ownerCall('GET', '/destinations')).json.list.length, { timeout: 20_000 }).toBeGreaterThan(0);
 }
 
 describe('the Alerts section of the project page', () => {

@@ -33,7 +33,13 @@ export type AlertEvaluateMessage = {
 export const newIncidentId = (): string => `inc_${randomBase62(16)}`;
 
 /** The D1 statements of a step (none for most), and the notification it sends. */
-function writesOf(db: D1Database, rule: RuleRow, step: Step, verdict: Verdict, now: number): { statements: D1PreparedStatement[]; notify?: AlertDeliverMessage } {
+function writesOf(
+  db: D1Database,
+  rule: RuleRow,
+  step: Step,
+  verdict: Verdict,
+  now: number,
+): { statements: D1PreparedStatement[]; notify?: AlertDeliverMessage } {
   const key = [rule.service_id, rule.rule_id] as const;
   switch (step.step) {
     case 'open': {
@@ -47,7 +53,9 @@ function writesOf(db: D1Database, rule: RuleRow, step: Step, verdict: Verdict, n
                SELECT service_id, ?, rule_id, 'open', ?, ? FROM alert_rules WHERE service_id = ? AND rule_id = ? AND open_incident IS NULL`,
             )
             .bind(incidentId, now, JSON.stringify(verdict.observed), ...key),
-          db.prepare('UPDATE alert_rules SET open_incident = ?, false_since = NULL WHERE service_id = ? AND rule_id = ? AND open_incident IS NULL').bind(incidentId, ...key),
+          db
+            .prepare('UPDATE alert_rules SET open_incident = ?, false_since = NULL WHERE service_id = ? AND rule_id = ? AND open_incident IS NULL')
+            .bind(incidentId, ...key),
           db
             .prepare(
               `DELETE FROM alert_incidents WHERE service_id = ?1 AND rule_id = ?2 AND state = 'resolved' AND incident_id NOT IN (
@@ -65,7 +73,9 @@ function writesOf(db: D1Database, rule: RuleRow, step: Step, verdict: Verdict, n
             .prepare(`UPDATE alert_incidents SET state = 'resolved', resolved_at = ? WHERE service_id = ? AND incident_id = ? AND state <> 'resolved'`)
             .bind(now, rule.service_id, rule.open_incident),
           db
-            .prepare('UPDATE alert_rules SET open_incident = NULL, false_since = NULL, last_resolved = ? WHERE service_id = ? AND rule_id = ? AND open_incident = ?')
+            .prepare(
+              'UPDATE alert_rules SET open_incident = NULL, false_since = NULL, last_resolved = ? WHERE service_id = ? AND rule_id = ? AND open_incident = ?',
+            )
             .bind(now, ...key, rule.open_incident),
         ],
         notify: { kind: ALERT_DELIVER_KIND, service_id: rule.service_id, incident_id: rule.open_incident as string, event: 'alert.resolved' },

@@ -205,5 +205,9 @@ export const readIncident = (db: D1Database, serviceId: string, incidentId: stri
 
 /** Acknowledges an open incident; false when it is not open (acknowledged already, or resolved). */
 export const acknowledgeIncident = async (db: D1Database, serviceId: string, incidentId: string, now: number): Promise<boolean> =>
-  ((await db.prepare(`UPDATE alert_incidents SET state = 'acknowledged', acknowledged_at = ? WHERE service_id = ? AND incident_id = ? AND state = 'open'`).bind(now, serviceId, incidentId).run())
-    .meta.changes ?? 0) > 0;
+  ((
+    await db
+      .prepare(`UPDATE alert_incidents SET state = 'acknowledged', acknowledged_at = ? WHERE service_id = ? AND incident_id = ? AND state = 'open'`)
+      .bind(now, serviceId, incidentId)
+      .run()
+  ).meta.changes ?? 0) > 0;

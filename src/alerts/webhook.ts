@@ -29,9 +29,15 @@ export async function sendAlertWebhook(
   message: { id: string; body: string; now: number },
 ): Promise<WebhookResult> {
   const signing = await importSigningKey(target.secret);
-  const headers = new Headers({ 'content-type': 'application/json', ...(await signatureHeaders(signing, message.id, Math.floor(message.now / 1000), message.body)) });
+  const headers = new Headers({
+    'content-type': 'application/json',
+    ...(await signatureHeaders(signing, message.id, Math.floor(message.now / 1000), message.body)),
+  });
   try {
-    const answer = await sendOutbound({ method: 'POST', url: target.url, headers, body: message.body, hops: 0 }, { env, deadline: message.now + 10_000, maxBytes: 64 * 1024 });
+    const answer = await sendOutbound(
+      { method: 'POST', url: target.url, headers, body: message.body, hops: 0 },
+      { env, deadline: message.now + 10_000, maxBytes: 64 * 1024 },
+    );
     if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
     return { ok: false, status: answer.status, error: `The webhook answered ${answer.status}.` };
   } catch (error) {

@@ -28,7 +28,8 @@ export function registerAlertTools(server: McpServer, api: OwnerApi): void {
       inputSchema: { ticket_id: ticketId.optional().describe('Only the rules of this ticket.'), start_key: startKey, limit },
       annotations: { readOnlyHint: true },
     },
-    (args) => guarded(async () => toolResultOf(await api('listAlertRules', { query: { ticket_id: args.ticket_id, startKey: args.start_key, limit: args.limit } }))),
+    (args) =>
+      guarded(async () => toolResultOf(await api('listAlertRules', { query: { ticket_id: args.ticket_id, startKey: args.start_key, limit: args.limit } }))),
   );
 
   server.registerTool(
@@ -47,7 +48,10 @@ export function registerAlertTools(server: McpServer, api: OwnerApi): void {
         failures: z.int().optional().describe('failure_streak: this many failed consumptions in a row.'),
         p95_ms: z.int().optional().describe('p95_latency: p95 over this many ms in the window.'),
         window_minutes: z.int().optional().describe(`Minutes looked back over, and to stay false before resolving (1 to ${MAX_WINDOW_MINUTES}, default 5).`),
-        cooldown_minutes: z.int().optional().describe(`No new incident within this many minutes of the last resolve (0 to ${MAX_COOLDOWN_MINUTES}, default 30).`),
+        cooldown_minutes: z
+          .int()
+          .optional()
+          .describe(`No new incident within this many minutes of the last resolve (0 to ${MAX_COOLDOWN_MINUTES}, default 30).`),
         email: z.array(z.string()).optional().describe(`E-mail recipients (1 to ${MAX_EMAIL_RECIPIENTS}).`),
         webhook_url: z.string().optional().describe('A public http(s) URL the notifications are POSTed to.'),
       },

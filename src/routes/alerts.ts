@@ -115,7 +115,9 @@ async function ruleWith(env: Env, base: RuleRow, changes: AlertRuleUpdateBody, n
 }
 
 const pickBounds = (body: AlertRuleUpdateBody) =>
-  Object.fromEntries(Object.entries(body).filter(([name, value]) => ['threshold_percent', 'min_volume', 'failures', 'p95_ms'].includes(name) && value !== undefined));
+  Object.fromEntries(
+    Object.entries(body).filter(([name, value]) => ['threshold_percent', 'min_volume', 'failures', 'p95_ms'].includes(name) && value !== undefined),
+  );
 
 async function requireTicket(db: D1Database, serviceId: string, ticketId: string): Promise<void> {
   const row = await db.prepare('SELECT 1 AS found FROM tickets WHERE service_id = ? AND ticket_id = ?').bind(serviceId, ticketId).first();
@@ -174,7 +176,7 @@ const listRulesRoute = route({
   tag: 'alerts',
   guard: owner,
   query: {
-    ticket_id: { description: "Only the rules of this ticket (a project rule covers every ticket: it is not among them).", schema: z.string() },
+    ticket_id: { description: 'Only the rules of this ticket (a project rule covers every ticket: it is not among them).', schema: z.string() },
     ...PAGING,
   },
   summary: "Extension: the project's alert rules, by rule_id, each with its state (firing while an incident is open) and its last notification.",
@@ -318,7 +320,13 @@ alertRoutes.get(INCIDENTS, ...listIncidentsRoute.middleware, async (c) => {
   const page = await pageOf(request, {
     isPosition: isIncidentPosition,
     rows: (after, count) =>
-      incidentPage(c.env.DB, serviceId, { ...(state ? { state: state as (typeof INCIDENT_STATES)[number] } : {}), ...(ruleId ? { rule_id: ruleId } : {}) }, after, count),
+      incidentPage(
+        c.env.DB,
+        serviceId,
+        { ...(state ? { state: state as (typeof INCIDENT_STATES)[number] } : {}), ...(ruleId ? { rule_id: ruleId } : {}) },
+        after,
+        count,
+      ),
     position: (row) => ({ t: row.opened_at, k: row.incident_id }),
     shape: incidentAnswer,
   });

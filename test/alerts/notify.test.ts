@@ -57,7 +57,10 @@ describe('an incident is notified once when it opens and once when it resolves (
       return got;
     });
     expect(hooks[0]).toMatchObject({ verified: true, id: `msg_${incident.incident_id}_opened` });
-    expect(hooks[0].payload).toMatchObject({ type: 'alert.opened', data: { incident_id: incident.incident_id, rule_id: ruleId, state: 'open', service_id: project.service_id } });
+    expect(hooks[0].payload).toMatchObject({
+      type: 'alert.opened',
+      data: { incident_id: incident.incident_id, rule_id: ruleId, state: 'open', service_id: project.service_id },
+    });
     const mails = await eventually(async () => {
       const list = await outbox(project);
       expect(list).toHaveLength(1);
@@ -88,8 +91,14 @@ describe('an incident is notified once when it opens and once when it resolves (
       expect(got).toHaveLength(2);
       return got;
     });
-    expect(hooks[1]).toMatchObject({ verified: true, id: `msg_${incident.incident_id}_resolved`, payload: { type: 'alert.resolved', data: { state: 'resolved' } } });
-    await eventually(async () => expect((await outbox(project)).map((mail) => mail.subject)).toContain('[' + project.service_id + '] Alert resolved: API paused'));
+    expect(hooks[1]).toMatchObject({
+      verified: true,
+      id: `msg_${incident.incident_id}_resolved`,
+      payload: { type: 'alert.resolved', data: { state: 'resolved' } },
+    });
+    await eventually(async () =>
+      expect((await outbox(project)).map((mail) => mail.subject)).toContain('[' + project.service_id + '] Alert resolved: API paused'),
+    );
   });
 
   it('a second bad window inside the cooldown opens nothing', async () => {
@@ -150,7 +159,9 @@ describe('a rule keeps its newest incidents, and deleting it deletes them', () =
     await runCron(now);
     await resumeDestinations(project.service_id);
     const count = async () =>
-      (await env.DB.prepare('SELECT COUNT(*) AS n, MIN(opened_at) AS oldest FROM alert_incidents WHERE service_id = ?').bind(project.service_id).first<{ n: number; oldest: number }>())!;
+      (await env.DB.prepare('SELECT COUNT(*) AS n, MIN(opened_at) AS oldest FROM alert_incidents WHERE service_id = ?')
+        .bind(project.service_id)
+        .first<{ n: number; oldest: number }>())!;
     expect(await count()).toEqual({ n: 100, oldest: 1001 });
     expect((await incidents(project))[0]).toMatchObject({ rule_id: ruleId, state: 'open' });
     await call('DELETE', `/v1/projects/${project.service_id}/alert-rules/${ruleId}`, { token: project.owner_key });

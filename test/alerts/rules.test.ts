@@ -22,7 +22,15 @@ describe('alert rules: an owner makes them per project or per ticket', () => {
     const made = await create({ kind: 'failure_rate', threshold_percent: 20, channels: WEBHOOK });
     expect(made.status).toBe(200);
     const rule = alertRuleCreatedAnswer.parse(made.json);
-    expect(rule).toMatchObject({ kind: 'failure_rate', ticket_id: null, threshold_percent: 20, min_volume: 10, window_minutes: 5, cooldown_minutes: 30, state: 'ok' });
+    expect(rule).toMatchObject({
+      kind: 'failure_rate',
+      ticket_id: null,
+      threshold_percent: 20,
+      min_volume: 10,
+      window_minutes: 5,
+      cooldown_minutes: 30,
+      state: 'ok',
+    });
     expect(rule.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(atob(rule.webhook_secret!.slice('whsec_'.length))).toHaveLength(24);
 
@@ -41,7 +49,9 @@ describe('alert rules: an owner makes them per project or per ticket', () => {
 
   it('the secret is stored encrypted, never as written', async () => {
     const made = await create({ kind: 'dead_letter', channels: WEBHOOK, enabled: false });
-    const row = await env.DB.prepare('SELECT webhook_secret_enc FROM alert_rules WHERE rule_id = ?').bind(made.json.rule_id).first<{ webhook_secret_enc: string }>();
+    const row = await env.DB.prepare('SELECT webhook_secret_enc FROM alert_rules WHERE rule_id = ?')
+      .bind(made.json.rule_id)
+      .first<{ webhook_secret_enc: string }>();
     expect(row?.webhook_secret_enc).toMatch(/^v1\./);
     expect(row?.webhook_secret_enc).not.toContain(made.json.webhook_secret.slice(6));
   });
@@ -64,7 +74,10 @@ describe('alert rules: an owner makes them per project or per ticket', () => {
       expect(refused.json, url).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'channels.webhook.url' } });
     }
     const made = await create({ kind: 'dead_letter', channels: WEBHOOK, enabled: false });
-    const changed = await call('PATCH', `${rules()}/${made.json.rule_id}`, { token: project.owner_key, body: { channels: { webhook: { url: 'http://192.168.1.1/' } } } });
+    const changed = await call('PATCH', `${rules()}/${made.json.rule_id}`, {
+      token: project.owner_key,
+      body: { channels: { webhook: { url: 'http://192.168.1.1/' } } },
+    });
     expect(changed.json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'channels.webhook.url' } });
   });
 
@@ -72,7 +85,13 @@ describe('alert rules: an owner makes them per project or per ticket', () => {
     const made = await create({ kind: 'p95_latency', p95_ms: 500, channels: { email: ['a@example.com'], ...WEBHOOK } });
     const id = made.json.rule_id;
     const changed = await call('PATCH', `${rules()}/${id}`, { token: project.owner_key, body: { p95_ms: 800, cooldown_minutes: 0 } });
-    expect(changed.json).toMatchObject({ p95_ms: 800, cooldown_minutes: 0, window_minutes: 5, channels: { email: ['a@example.com'], webhook: WEBHOOK.webhook }, webhook_secret: null });
+    expect(changed.json).toMatchObject({
+      p95_ms: 800,
+      cooldown_minutes: 0,
+      window_minutes: 5,
+      channels: { email: ['a@example.com'], webhook: WEBHOOK.webhook },
+      webhook_secret: null,
+    });
     const dropped = await call('PATCH', `${rules()}/${id}`, { token: project.owner_key, body: { channels: { webhook: null } } });
     expect(dropped.json.channels).toEqual({ email: ['a@example.com'], webhook: null });
     expect((await call('GET', `${rules()}/${id}/webhook-secret`, { token: project.owner_key })).status).toBe(404);
@@ -86,8 +105,14 @@ describe('alert rules: an owner makes them per project or per ticket', () => {
 
   it('a rule needs a channel and its kind’s bound, and takes no other kind’s bound', async () => {
     expect((await create({ kind: 'dead_letter' })).json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'channels' } });
-    expect((await create({ kind: 'failure_rate', channels: WEBHOOK })).json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'threshold_percent' } });
-    expect((await create({ kind: 'dead_letter', failures: 2, channels: WEBHOOK })).json).toMatchObject({ code: 'INVALID_PARAMETER', detail: { field: 'failures' } });
+    expect((await create({ kind: 'failure_rate', channels: WEBHOOK })).json).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      detail: { field: 'threshold_percent' },
+    });
+    expect((await create({ kind: 'dead_letter', failures: 2, channels: WEBHOOK })).json).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      detail: { field: 'failures' },
+    });
   });
 
   it('a deleted rule is gone', async () => {

@@ -69,7 +69,9 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('cancel_bulk_replay', { ticket_id: 'open', replay_id: 1 });
     await run('list_signature_presets');
     const rule = (await run('create_alert_rule', { kind: 'failure_streak', failures: 3, webhook_url: 'https://alerts.example.com/hook' })) as any;
-    const secret = await call('GET', `/v1/projects/${project.service_id}/alert-rules/${rule.structuredContent.rule_id}/webhook-secret`, { token: project.owner_key });
+    const secret = await call('GET', `/v1/projects/${project.service_id}/alert-rules/${rule.structuredContent.rule_id}/webhook-secret`, {
+      token: project.owner_key,
+    });
     webhookSecret = secret.json.webhook_secret;
     await run('list_alert_rules');
     await run('list_incidents');

@@ -29,7 +29,10 @@ export function boundText(rule: Pick<AlertRuleAnswer, 'kind' | 'threshold_percen
 export function formatAlertRule(rule: AlertRuleAnswer): string {
   const state = rule.enabled ? rule.state : 'disabled';
   const scope = rule.ticket_id === null ? 'project' : `ticket=${rule.ticket_id}`;
-  const channels = [...rule.channels.email.map((address) => `mail:${address}`), ...(rule.channels.webhook ? [`webhook:${rule.channels.webhook.url}`] : [])].join(',');
+  const channels = [
+    ...rule.channels.email.map((address) => `mail:${address}`),
+    ...(rule.channels.webhook ? [`webhook:${rule.channels.webhook.url}`] : []),
+  ].join(',');
   const delivery = rule.last_delivery
     ? `  last ${rule.last_delivery.event} ${rule.last_delivery.ok ? 'ok' : `FAILED (${rule.last_delivery.error ?? rule.last_delivery.status ?? ''})`} ${at(rule.last_delivery.at)}`
     : '';

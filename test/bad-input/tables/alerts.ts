@@ -54,7 +54,10 @@ const memberValues = {
     [],
     'ops@example.com',
     described(['not an address'], 'with a word that is no address', 'channels.email[0]'),
-    described(Array.from({ length: 6 }, (_, i) => `ops${i}@example.com`), 'of 6 addresses'),
+    described(
+      Array.from({ length: 6 }, (_, i) => `ops${i}@example.com`),
+      'of 6 addresses',
+    ),
   ],
   'channels.webhook': ['https://alerts.example.com/hook', 1],
   'channels.webhook.url': ['', described('https://a.example.com/'.padEnd(2049, 'x'), 'of 2,049 characters')],
@@ -67,21 +70,58 @@ const createCases = (): BadInputCase[] => [
   ...bodyShapeCases(create, PLATFORM_BODY, valid, 'name'),
   ...missingFieldCases(create, valid, ['kind'], true),
   ...wrongValueCases(create, valid, { kind: ['failure', 'FAILURE_RATE', 1, null], ticket_id: ['no spaces allowed', 7, '../x'], ...memberValues }, true),
-  ...refusedUrls.map((url): BadInputCase => ({
+  ...refusedUrls.map(
+    (url): BadInputCase => ({
+      ...create,
+      input: `a webhook url ${JSON.stringify(url)} the outbound layer refuses`,
+      body: { json: { ...valid, channels: { webhook: { url } } } },
+      expect: invalidParameter('channels.webhook.url', true),
+    }),
+  ),
+  {
     ...create,
-    input: `a webhook url ${JSON.stringify(url)} the outbound layer refuses`,
-    body: { json: { ...valid, channels: { webhook: { url } } } },
-    expect: invalidParameter('channels.webhook.url', true),
-  })),
-  { ...create, input: 'a failure_rate rule without threshold_percent', body: { json: { ...valid, threshold_percent: undefined } }, expect: invalidParameter('threshold_percent', true) },
-  { ...create, input: 'a failure_streak rule without failures', body: { json: { kind: 'failure_streak', channels: valid.channels } }, expect: invalidParameter('failures', true) },
-  { ...create, input: 'a p95_latency rule without p95_ms', body: { json: { kind: 'p95_latency', channels: valid.channels } }, expect: invalidParameter('p95_ms', true) },
-  { ...create, input: 'a failure_rate rule with failures (another kind’s bound)', body: { json: { ...valid, failures: 3 } }, expect: invalidParameter('failures', true) },
-  { ...create, input: 'a dead_letter rule with p95_ms', body: { json: { kind: 'dead_letter', p95_ms: 10, channels: valid.channels } }, expect: invalidParameter('p95_ms', true) },
+    input: 'a failure_rate rule without threshold_percent',
+    body: { json: { ...valid, threshold_percent: undefined } },
+    expect: invalidParameter('threshold_percent', true),
+  },
+  {
+    ...create,
+    input: 'a failure_streak rule without failures',
+    body: { json: { kind: 'failure_streak', channels: valid.channels } },
+    expect: invalidParameter('failures', true),
+  },
+  {
+    ...create,
+    input: 'a p95_latency rule without p95_ms',
+    body: { json: { kind: 'p95_latency', channels: valid.channels } },
+    expect: invalidParameter('p95_ms', true),
+  },
+  {
+    ...create,
+    input: 'a failure_rate rule with failures (another kind’s bound)',
+    body: { json: { ...valid, failures: 3 } },
+    expect: invalidParameter('failures', true),
+  },
+  {
+    ...create,
+    input: 'a dead_letter rule with p95_ms',
+    body: { json: { kind: 'dead_letter', p95_ms: 10, channels: valid.channels } },
+    expect: invalidParameter('p95_ms', true),
+  },
   { ...create, input: 'a rule without channels', body: { json: { kind: 'dead_letter' } }, expect: invalidParameter('channels', true) },
   { ...create, input: 'a rule with empty channels', body: { json: { kind: 'dead_letter', channels: {} } }, expect: invalidParameter('channels', true) },
-  { ...create, input: 'a rule with only a null webhook', body: { json: { kind: 'dead_letter', channels: { webhook: null } } }, expect: invalidParameter('channels', true) },
-  { ...create, input: 'a rule of a ticket that does not exist', body: { json: { ...valid, ticket_id: 'no-such-ticket' } }, expect: { status: 404, code: 'TICKET_NOT_FOUND' } },
+  {
+    ...create,
+    input: 'a rule with only a null webhook',
+    body: { json: { kind: 'dead_letter', channels: { webhook: null } } },
+    expect: invalidParameter('channels', true),
+  },
+  {
+    ...create,
+    input: 'a rule of a ticket that does not exist',
+    body: { json: { ...valid, ticket_id: 'no-such-ticket' } },
+    expect: { status: 404, code: 'TICKET_NOT_FOUND' },
+  },
 ];
 
 const listCases = (): BadInputCase[] => [
@@ -130,7 +170,12 @@ export const alertCases = (): BadInputCase[] => [...createCases(), ...listCases(
 /** The valid requests the cases above each break in one way. */
 export const alertControls = (): BadInputCase[] => [
   { ...create, input: 'a failure-rate rule with e-mail and a webhook', body: { json: valid }, expect: { status: 200 } },
-  { ...create, input: 'a failure-streak rule of a ticket', body: { json: { kind: 'failure_streak', failures: 3, ticket_id: TICKETS.plain, channels: { email: ['ops@example.com'] } } }, expect: { status: 200 } },
+  {
+    ...create,
+    input: 'a failure-streak rule of a ticket',
+    body: { json: { kind: 'failure_streak', failures: 3, ticket_id: TICKETS.plain, channels: { email: ['ops@example.com'] } } },
+    expect: { status: 200 },
+  },
   { ...list, input: 'the rules of a ticket', query: `ticket_id=${TICKETS.plain}&limit=5`, expect: { status: 200 } },
   { ...incidents, input: 'the open incidents', query: 'state=open&limit=5', expect: { status: 200 } },
 ];

@@ -26,8 +26,8 @@ export function AlertsSection({ api }: { api: OwnerApi }) {
     <section id="alerts" class="alerts" aria-labelledby="alerts-title">
       <h3 id="alerts-title">Alerts</h3>
       <p class="hint">
-        Rules are evaluated each minute from the project's metrics. An incident opens once per episode, resolves once its condition stayed false for the
-        rule's window, and no new one opens within the cooldown. Notifications go by e-mail and to a webhook signed per Standard Webhooks.
+        Rules are evaluated each minute from the project's metrics. An incident opens once per episode, resolves once its condition stayed false for the rule's
+        window, and no new one opens within the cooldown. Notifications go by e-mail and to a webhook signed per Standard Webhooks.
       </p>
       {failure && (
         <p class="status error" role="alert">
@@ -47,7 +47,13 @@ export function AlertsSection({ api }: { api: OwnerApi }) {
           refresh();
         }}
       />
-      <IncidentList api={api} incidents={incidents.rows} more={incidents.next !== null} onMore={() => void incidents.load(incidents.next)} onChanged={refresh} />
+      <IncidentList
+        api={api}
+        incidents={incidents.rows}
+        more={incidents.next !== null}
+        onMore={() => void incidents.load(incidents.next)}
+        onChanged={refresh}
+      />
     </section>
   );
 }

@@ -9,7 +9,8 @@ export type CreatedRule = AlertRule & { webhook_secret: string | null };
 
 const page = (startKey: string | null) => (startKey ? `&startKey=${encodeURIComponent(startKey)}` : '');
 
-export const listAlertRules = (api: OwnerApi, startKey: string | null) => api.project<DatabaseResponse<AlertRule>>('GET', `/alert-rules?limit=50${page(startKey)}`);
+export const listAlertRules = (api: OwnerApi, startKey: string | null) =>
+  api.project<DatabaseResponse<AlertRule>>('GET', `/alert-rules?limit=50${page(startKey)}`);
 export const createAlertRule = (api: OwnerApi, body: Record<string, unknown>) => api.project<CreatedRule>('POST', '/alert-rules', body);
 export const setAlertRuleEnabled = (api: OwnerApi, ruleId: string, enabled: boolean) =>
   api.project<CreatedRule>('PATCH', `/alert-rules/${encodeURIComponent(ruleId)}`, { enabled });
