@@ -46,9 +46,39 @@ export function observationOf(rule: Rule, rows: readonly Record<string, unknown>
   };
 }
 
-/** Reads the observations of a page of rules in one D1 batch (one statement per rule). */
-export async function observeAll(db: D1Database, rules: readonly Rule[], now: number): Promise<Observation[]> {
+/** What a rule's read (or its reading) that failed leaves: nothing to judge this minute, and a log line. */
+function skipped(rule: Rule, error: unknown): null {
+  console.error('alert rule not evaluated', rule.kind, error instanceof Error ? error.message : String(error));
+  return null;
+}
+
+/**
+ * Reads the observations of a page of rules in one D1 batch (one statement per rule). Should the batch fail,
+ * each rule is read alone (the same number of queries); a rule whose read or rows fail is left out (null) this
+ * minute: one rule never keeps the others from being evaluated.
+ */
+export async function observeAll(db: D1Database, rules: readonly Rule[], now: number): Promise<(Observation | null)[]> {
   if (rules.length === 0) return [];
-  const results = await db.batch<Record<string, unknown>>(rules.map((rule) => observationStatement(db, rule, now)));
-  return rules.map((rule, index) => observationOf(rule, results[index].results));
+  const statements = rules.map((rule) => observationStatement(db, rule, now));
+  const read = (rule: Rule, rows: readonly Record<string, unknown>[]) => {
+    try {
+      return observationOf(rule, rows);
+    } catch (error) {
+      return skipped(rule, error);
+    }
+  };
+  let results: D1Result<Record<string, unknown>>[];
+  try {
+    results = await db.batch<Record<string, unknown>>(statements);
+  } catch {
+    return Promise.all(
+      rules.map((rule, index) =>
+        statements[index].all<Record<string, unknown>>().then(
+          (one) => read(rule, one.results),
+          (error) => skipped(rule, error),
+        ),
+      ),
+    );
+  }
+  return rules.map((rule, index) => read(rule, results[index].results));
 }

@@ -109,7 +109,9 @@ export async function evaluateAlertPage(env: Env, now: number, after: RuleCursor
   const messages: WorkMessage[] = [];
   const report: PageReport = { evaluated: page.length, opened: 0, resolved: 0, continued: false };
   page.forEach((rule, index) => {
-    const verdict = verdictOf(rule.kind, boundsOfRow(rule), observations[index]);
+    const seen = observations[index];
+    if (seen === null) return;
+    const verdict = verdictOf(rule.kind, boundsOfRow(rule), seen);
     const step = nextStep(rule, verdict.holds, now);
     if (step.step === 'open') report.opened++;
     if (step.step === 'resolve') report.resolved++;
