@@ -1,14 +1,17 @@
 /**
- * A rule's window of minute points (metric_points, grain 'm') summed into the totals its condition reads.
- * One statement, batched with the other rules' reads (observe.ts).
+ * A rule's window of minute points (metric_points, grain 'm') summed into the totals its condition reads,
+ * with the metrics' own counters and merged latency sketch (src/metrics/). One statement, batched with the
+ * other rules' reads (observe.ts).
  */
-const COUNTERS = { succeeded: 'ok', failed: 'fail', deadLetters: 'dl', floodRefused: 'fl', latency: 'lc.' } as const;
+import { addAll, type Counters } from '../metrics/counters';
+import { ticketValues } from '../metrics/metric-points';
 
 export interface WindowTotals {
   consumptions: number;
   failed: number;
   flood_refused: number;
   dead_letters: number;
+  /** The p95 latency of the window's consumptions, ms; null when there were none. */
   p95_ms: number | null;
 }
 
@@ -18,19 +21,16 @@ export const windowStatement = (db: D1Database, serviceId: string, scope: string
     .prepare(`SELECT counts FROM metric_points WHERE service_id = ? AND scope = ? AND grain = 'm' AND start >= ? AND start <= ?`)
     .bind(serviceId, scope, range.from, range.to);
 
-/** The window's totals from the rows windowStatement read. */
+/** The window's totals from the rows windowStatement read: the minutes' counters merged, then read as a point. */
 export function windowTotalsOf(rows: readonly Record<string, unknown>[]): WindowTotals {
-  const sum: Record<string, number> = {};
-  for (const row of rows) {
-    for (const [name, n] of Object.entries(JSON.parse(String(row.counts)) as Record<string, number>)) sum[name] = (sum[name] ?? 0) + n;
-  }
-  const succeeded = sum[COUNTERS.succeeded] ?? 0;
-  const failed = sum[COUNTERS.failed] ?? 0;
+  const merged: Counters = {};
+  for (const row of rows) addAll(merged, JSON.parse(String(row.counts)) as Counters);
+  const values = ticketValues(merged);
   return {
-    consumptions: succeeded + failed,
-    failed,
-    flood_refused: sum[COUNTERS.floodRefused] ?? 0,
-    dead_letters: sum[COUNTERS.deadLetters] ?? 0,
-    p95_ms: null,
+    consumptions: values.consumptions,
+    failed: values.failed,
+    flood_refused: values.flood_refused,
+    dead_letters: values.dead_letters,
+    p95_ms: values.latency_ms?.p95 ?? null,
   };
 }

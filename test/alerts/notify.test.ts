@@ -168,3 +168,26 @@ describe('a rule keeps its newest incidents, and deleting it deletes them', () =
     expect((await count()).n).toBe(0);
   });
 });
+
+describe('a rule whose read fails is skipped for the minute; the others are evaluated', () => {
+  it('a rule over a table that cannot be read leaves the paused-destination rule to open its incident', async () => {
+    const project = await createProject();
+    await registerTicket(project, 'hook', { actions: [] });
+    // The point of the ticket's scope holds text that is not JSON: the rule reading it cannot be judged.
+    await env.DB.prepare(`INSERT INTO metric_points (service_id, scope, grain, start, counts) VALUES (?, 'ticket:hook', 'm', ?, 'not json')`)
+      .bind(project.service_id, Math.floor(Date.now() / MIN) * MIN)
+      .run();
+    const make = (body: Record<string, unknown>) =>
+      call('POST', `/v1/projects/${project.service_id}/alert-rules`, { token: project.owner_key, body: { ...body, channels: { email: ['ops@example.com'] } } });
+    const broken = await make({ kind: 'dead_letter', ticket_id: 'hook' });
+    const paused = await make({ kind: 'destination_paused' });
+    const now = Date.now();
+    await pauseDestination(project.service_id, now);
+    await runCron(now);
+    await resumeDestinations(project.service_id);
+    const list = await incidents(project);
+    expect(list.map((incident: { rule_id: string }) => incident.rule_id)).toEqual([paused.json.rule_id]);
+    await call('DELETE', `/v1/projects/${project.service_id}/alert-rules/${broken.json.rule_id}`, { token: project.owner_key });
+    await call('DELETE', `/v1/projects/${project.service_id}/alert-rules/${paused.json.rule_id}`, { token: project.owner_key });
+  });
+});
