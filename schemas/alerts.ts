@@ -99,10 +99,10 @@ const DEFAULTS: RuleBounds = { min_volume: 10 };
 export function boundsOf(kind: AlertKind, members: RuleBounds): { ok: true; bounds: RuleBounds } | { ok: false; field: string; message: string } {
   const own = KIND_MEMBERS[kind];
   for (const name of ['threshold_percent', 'min_volume', 'failures', 'p95_ms'] as const) {
-    if (members[name] !== undefined && !own.includes(name)) return { ok: false, field: name, message: `${name}: not a member of a ${kind} rule.` };
+    if (members[name] !== undefined && !own.includes(name)) return { ok: false, field: name, message: `not a member of a ${kind} rule.` };
   }
   const required = REQUIRED[kind];
-  if (required && members[required] === undefined) return { ok: false, field: required, message: `${required}: required for a ${kind} rule.` };
+  if (required && members[required] === undefined) return { ok: false, field: required, message: `required for a ${kind} rule.` };
   const bounds: RuleBounds = {};
   for (const name of own) {
     const value = members[name] ?? DEFAULTS[name];

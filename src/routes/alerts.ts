@@ -63,6 +63,9 @@ const DEFAULT_COOLDOWN_MINUTES = 30;
 const noSuchRule = () => new SvcHttpError('NOT_FOUND', 'This project has no alert rule with this rule_id.', { status: 404 });
 const noSuchIncident = () => new SvcHttpError('NOT_FOUND', 'This project has no incident with this incident_id.', { status: 404 });
 
+/** A rule's bound refused, naming its field. */
+const boundsRefusal = (bounds: { field: string; message: string }) => invalidParameter(`Invalid "${bounds.field}": ${bounds.message}`, { field: bounds.field });
+
 function idOf(param: string | undefined, pattern: RegExp, field: string): string {
   const id = param ?? '';
   if (!pattern.test(id)) throw invalidParameter(`Invalid "${field}": not an id this service hands out.`, { field });
@@ -84,7 +87,7 @@ function checkWebhookUrl(env: Env, url: string): void {
 async function ruleWith(env: Env, base: RuleRow, changes: AlertRuleUpdateBody, now: number): Promise<{ row: RuleRow; secret: string | null }> {
   const current = JSON.parse(base.params) as Record<string, number>;
   const bounds = boundsOf(base.kind, { ...current, ...pickBounds(changes) });
-  if (!bounds.ok) throw invalidParameter(`Invalid "${bounds.field}": ${bounds.message.slice(bounds.field.length + 2)}`, { field: bounds.field });
+  if (!bounds.ok) throw boundsRefusal(bounds);
   const email = changes.channels?.email ?? emailsOfRow(base);
   const webhookUrl = changes.channels && 'webhook' in changes.channels ? (changes.channels.webhook?.url ?? null) : base.webhook_url;
   if (email.length === 0 && webhookUrl === null) {
@@ -138,7 +141,7 @@ alertRoutes.post(RULES, ...createRuleRoute.middleware, async (c) => {
   const serviceId = c.get('project').service_id;
   const body: AlertRuleCreateBody = await readBody(c, createRuleRoute);
   const bounds = boundsOf(body.kind, body);
-  if (!bounds.ok) throw invalidParameter(`Invalid "${bounds.field}": ${bounds.message.slice(bounds.field.length + 2)}`, { field: bounds.field });
+  if (!bounds.ok) throw boundsRefusal(bounds);
   if (!body.channels) throw invalidParameter('Invalid "channels": give an e-mail address or a webhook (or both).', { field: 'channels' });
   const now = Date.now();
   const base: RuleRow = {
