@@ -875,6 +875,201 @@ export type DeadLetterReplay =
     };
 
 /**
+ * Extension: getTicketMetrics' and getProjectMetrics' answer, a point per bucket and the totals.
+ */
+export interface MetricsAnswer {
+  /**
+   * The first bucket starts, ms since the epoch.
+   */
+  from: number;
+  /**
+   * The range ends, ms since the epoch.
+   */
+  to: number;
+  bucket_ms: number;
+  /**
+   * One point per bucket, oldest first, empty buckets as zeros.
+   */
+  points: {
+    /**
+     * The bucket starts, ms since the epoch.
+     */
+    start: number;
+    /**
+     * Consumptions answered: succeeded + failed (dry runs and duplicates apart).
+     */
+    consumptions: number;
+    succeeded: number;
+    /**
+     * Failed consumptions, a run that failed after its answer included.
+     */
+    failed: number;
+    /**
+     * Failed consumptions by error code.
+     */
+    failures_by_code: {
+      [k: string]: number;
+    };
+    dry_runs: number;
+    /**
+     * Requests answered as a duplicate of an earlier consumption (Idempotency-Key).
+     */
+    duplicates: number;
+    /**
+     * Attempts of a retry_schedule scheduled after a failure.
+     */
+    retries: number;
+    dead_letters: number;
+    /**
+     * Requests refused by flood control (429).
+     */
+    flood_refused: number;
+    /**
+     * Of the whole consumption, arrival to answer.
+     */
+    latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+    /**
+     * Of each req action's send, to its answer.
+     */
+    req_latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+  }[];
+  totals: {
+    /**
+     * Consumptions answered: succeeded + failed (dry runs and duplicates apart).
+     */
+    consumptions: number;
+    succeeded: number;
+    /**
+     * Failed consumptions, a run that failed after its answer included.
+     */
+    failed: number;
+    /**
+     * Failed consumptions by error code.
+     */
+    failures_by_code: {
+      [k: string]: number;
+    };
+    dry_runs: number;
+    /**
+     * Requests answered as a duplicate of an earlier consumption (Idempotency-Key).
+     */
+    duplicates: number;
+    /**
+     * Attempts of a retry_schedule scheduled after a failure.
+     */
+    retries: number;
+    dead_letters: number;
+    /**
+     * Requests refused by flood control (429).
+     */
+    flood_refused: number;
+    /**
+     * Of the whole consumption, arrival to answer.
+     */
+    latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+    /**
+     * Of each req action's send, to its answer.
+     */
+    req_latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+  };
+}
+
+/**
+ * Extension: getForwardMetrics' answer, a series per Secret Key or destination.
+ */
+export interface ForwardMetricsAnswer {
+  /**
+   * The first bucket starts, ms since the epoch.
+   */
+  from: number;
+  /**
+   * The range ends, ms since the epoch.
+   */
+  to: number;
+  bucket_ms: number;
+  by: 'key' | 'destination';
+  /**
+   * One series per Secret Key or destination with calls in the range (the 20 first by name).
+   */
+  series: {
+    /**
+     * The Secret Key's name, or the destination's origin.
+     */
+    name: string;
+    points: {
+      /**
+       * The bucket starts, ms since the epoch.
+       */
+      start: number;
+      calls: number;
+      /**
+       * Calls by status class; error: no answer came.
+       */
+      status: {
+        '2xx': number;
+        '3xx': number;
+        '4xx': number;
+        '5xx': number;
+        error: number;
+      };
+      /**
+       * Bytes of the answers relayed.
+       */
+      bytes: number;
+      /**
+       * Percentiles in ms (within 2 %); null when nothing was timed in the bucket.
+       */
+      latency_ms: {
+        p50: number;
+        p95: number;
+        p99: number;
+      } | null;
+    }[];
+    totals: {
+      calls: number;
+      /**
+       * Calls by status class; error: no answer came.
+       */
+      status: {
+        '2xx': number;
+        '3xx': number;
+        '4xx': number;
+        '5xx': number;
+        error: number;
+      };
+      /**
+       * Bytes of the answers relayed.
+       */
+      bytes: number;
+      /**
+       * Percentiles in ms (within 2 %); null when nothing was timed in the bucket.
+       */
+      latency_ms: {
+        p50: number;
+        p95: number;
+        p99: number;
+      } | null;
+    };
+  }[];
+}
+
+/**
  * A consumption's receipt as the service sends it.
  */
 export interface ReceiptBody {

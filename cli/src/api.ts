@@ -93,5 +93,6 @@ export const paths = (serviceId: string) => {
     replays: (id: string) => `${ticket(id)}/replays`,
     alertRules: `${project}/alert-rules`,
     incidents: `${project}/incidents`,
+    metrics: `${project}/metrics`,
   };
 };

@@ -8,6 +8,7 @@ import { TICKET_SCHEMA_URI } from './resources';
 import { DEAD_LETTER_REASONS } from '../../schemas/dead-letters';
 import { registerTicketDeadLetterTools } from './replay-tools';
 import { registerAlertTools } from './alert-tools';
+import { registerMetricsTools } from './metrics-tools';
 
 /**
  * The tools: each a thin adaptor over one owner route of this Worker (see owner-api.ts), so the
@@ -222,6 +223,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
 
   registerTicketDeadLetterTools(server, api);
   registerAlertTools(server, api);
+  registerMetricsTools(server, api);
 
   server.registerTool(
     'list_signature_presets',

@@ -16,6 +16,7 @@ import { secretsAndUsersControls } from './tables/secrets-and-users';
 import { ticketControls } from './tables/tickets';
 import { ticketReplayControls } from './tables/ticket-replays';
 import { alertControls } from './tables/alerts';
+import { metricsControls } from './tables/metrics';
 import { buildWorld, type World } from './world';
 
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
@@ -27,6 +28,7 @@ const controls: BadInputCase[] = [
   ...consumeControls(),
   ...ticketReplayControls(),
   ...alertControls(),
+  ...metricsControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),
   ...mailControls(),

@@ -15,6 +15,7 @@ import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 import { ticketReplayCases } from './tables/ticket-replays';
 import { alertCases } from './tables/alerts';
+import { metricsCases } from './tables/metrics';
 
 const ROUTES = servedRoutes(app);
 
@@ -24,6 +25,7 @@ const all = [
   ...mailCases(),
   ...ticketCases(),
   ...ticketReplayCases(),
+  ...metricsCases(),
   ...consumeCases(),
   ...forwardCases(),
   ...realtimeCases(),

@@ -67,6 +67,8 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('bulk_replay', { ticket_id: 'open', filter: {}, dry_run: true });
     await run('bulk_replay_status', { ticket_id: 'open' });
     await run('cancel_bulk_replay', { ticket_id: 'open', replay_id: 1 });
+    await run('get_metrics', { ticket_id: 'open', range: '1h' });
+    await run('get_forward_metrics', { by: 'key' });
     await run('list_signature_presets');
     const rule = (await run('create_alert_rule', { kind: 'failure_streak', failures: 3, webhook_url: 'https://alerts.example.com/hook' })) as any;
     const secret = await call('GET', `/v1/projects/${project.service_id}/alert-rules/${rule.structuredContent.rule_id}/webhook-secret`, {
