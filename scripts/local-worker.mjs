@@ -157,6 +157,8 @@ async function startLocalWorkerOnce({ port, persistTo, vars = {}, quiet = true, 
   await applyMigrations(persistTo, { quiet });
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--show-interactive-dev-session=false'];
   if (persistTo) args.push('--persist-to', persistTo);
+  // GET /__scheduled?cron=… runs the scheduled handler (the alert tests drive the minute's cron with it).
+  args.push('--test-scheduled');
   for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`);
   const { child, stop, output } = spawnWrangler(args, { quiet });
   // wrangler runs in its own process group, out of reach of the terminal's Ctrl+C.

@@ -6,6 +6,7 @@ import { runMailCleanup } from './mail/cleanup';
 import { consumeWorkBatch } from './queue/consume-batch';
 import { strictHandlers } from './platform/strict-entry';
 import { app } from './router';
+import { EVERY_MINUTE, evaluateAlertPage } from './alerts/run';
 import { forwardQueueStub } from './platform/object-stubs';
 
 export { TicketDO } from '../durable-objects/ticket-do';
@@ -21,6 +22,11 @@ export default strictHandlers<Env, WorkMessage>({
   // share one invocation's 50 D1 queries (Free): 20 + 2×4 + (10+2) + 1 + 1 = 42; each continues in
   // work-queue messages, one per invocation, with a full share.
   scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext) => {
+    // Each minute: the first page of alert rules (src/alerts/run.ts: 31 D1 queries at most; the rest in work-queue messages).
+    if (controller.cron === EVERY_MINUTE) {
+      ctx.waitUntil(evaluateAlertPage(env, controller.scheduledTime, null));
+      return;
+    }
     ctx.waitUntil(runRetention(env, controller.scheduledTime, '', 20));
     ctx.waitUntil(runMailCleanup(env, controller.scheduledTime, { roundTrips: 2, pages: 2 }));
     ctx.waitUntil(runHistoryCleanup(env, controller.scheduledTime, 10));

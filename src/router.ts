@@ -23,6 +23,7 @@ import { presetMatchRoutes } from './routes/signature-presets-match';
 import { recordsRouter } from './routes/records';
 import { mailOutboxRouter } from './routes/mail-outbox';
 import { subscribersRouter } from './routes/subscribers';
+import { alertRoutes } from './routes/alerts';
 import { mcpHandler } from './mcp/handler';
 import { openApiDocument } from './openapi/document';
 import pkg from '../package.json';
@@ -83,6 +84,7 @@ app.route('/', secureRoutes);
 app.route('/', recordsRouter);
 app.route('/', mailOutboxRouter);
 app.route('/', subscribersRouter);
+app.route('/', alertRoutes);
 // The MCP server (src/mcp/): its tools call the owner routes above through app.fetch, in-process.
 // Each tool calls its route by operationId: the method and path come from the route's declaration.
 const mcp = mcpHandler(

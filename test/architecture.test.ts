@@ -36,6 +36,8 @@ const TIERS: Record<string, number> = {
   'src/consume': 3,
   'src/forward': 3,
   'src/secure': 3,
+  // Alert rules: evaluated from D1 each minute, notified through the outbound layer and the mail path.
+  'src/alerts': 3,
   // The ticket log (index, bodies, segments, sampling, export, legacy reading): between the path that writes it and the action rows it keeps.
   'src/ticket-log': 2.5,
   'src/engine': 2,

@@ -51,6 +51,11 @@
  *   /fail/<k>/<n>/<s> answers status <s> (with `Retry-After: <retry_after>` when the query has one) the first <n>
  *                    times it is called under key <k>, then 200 { calls }: a flaky API
  *   /calls/<k>       { calls }: how many times /busy/<k>/… and /fail/<k>/… were called under key <k>
+ *   /alert-secret/<k> POST: keeps the body as the Standard Webhooks secret (whsec_…) /alert-hook/<k> verifies with
+ *   /alert-hook/<k>  an alert receiver: verifies the request with the standardwebhooks package's Webhook (the
+ *                    signature, the id and a timestamp within 5 minutes) and keeps { verified, id, payload | error };
+ *                    answers 200 when verified, else 401
+ *   /alert-hook-state/<k> GET: JSON list of what /alert-hook/<k> kept, in arrival order
  *   /received        GET ?path=<path>: JSON { count } of the requests received for that path so far, by
  *                    any route (requests to /received itself are not counted); tests use a path of their
  *                    own, since every test file shares this server
@@ -58,6 +63,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import type { TestProject } from 'vitest/node';
 import { GENERATED_LINE } from './forward/generated-text';
 import { verifySecureRequest } from './secure/verify-example.mjs';
@@ -290,6 +296,34 @@ function handleWebhook(req: http.IncomingMessage, res: http.ServerResponse, url:
   }
 }
 
+/** The secrets /alert-hook/<k> verifies with, and what it received. */
+const alertSecrets = new Map<string, string>();
+const alertReceived = new Map<string, unknown[]>();
+
+function handleAlertHook(req: http.IncomingMessage, res: http.ServerResponse, url: URL, body: string): void {
+  const [, verb, key] = url.pathname.split('/');
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  if (verb === 'alert-secret') {
+    alertSecrets.set(key, body);
+    return json(200, { kept: true });
+  }
+  if (verb === 'alert-hook-state') return json(200, alertReceived.get(key) ?? []);
+  const received = alertReceived.get(key) ?? [];
+  alertReceived.set(key, received);
+  const id = req.headers['webhook-id'];
+  try {
+    const payload = new Webhook(alertSecrets.get(key) ?? '').verify(body, req.headers as Record<string, string>);
+    received.push({ verified: true, id, payload });
+    json(200, { verified: true });
+  } catch (error) {
+    received.push({ verified: false, id, error: (error as Error).message });
+    json(401, { verified: false, error: (error as Error).message });
+  }
+}
+
 /** Requests held at /gate/hold/<key> until /gate/open/<key>; a caller that gives up leaves the gate. */
 const gates = new Map<string, Set<http.ServerResponse>>();
 
@@ -365,6 +399,8 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, origin: str
       res.end('moved');
     } else if (/^\/webhook(-key)?\/[^/]+$/.test(url.pathname)) {
       handleWebhook(req, res, url, body);
+    } else if (/^\/alert-(secret|hook|hook-state)\/[^/]+$/.test(url.pathname)) {
+      handleAlertHook(req, res, url, body);
     } else if (url.pathname.startsWith('/gate/')) {
       handleGate(req, res, url);
     } else if (/^\/deep\/\d+$/.test(url.pathname)) {

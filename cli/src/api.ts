@@ -91,6 +91,8 @@ export const paths = (serviceId: string) => {
     deadLetters: `${project}/forward/dead-letters`,
     ticketDeadLetters: (id: string) => `${ticket(id)}/dead-letters`,
     replays: (id: string) => `${ticket(id)}/replays`,
+    alertRules: `${project}/alert-rules`,
+    incidents: `${project}/incidents`,
     metrics: `${project}/metrics`,
   };
 };

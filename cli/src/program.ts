@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAlerts } from './commands/alerts';
 import { registerDeadLetters } from './commands/dead-letters';
 import { registerDestinations } from './commands/destinations';
 import { registerLogin } from './commands/login';
@@ -38,6 +39,7 @@ export function buildProgram(rt: Runtime): Command {
   registerDestinations(program, context);
   registerDeadLetters(program, context);
   registerReplay(program, context);
+  registerAlerts(program, context);
   registerStats(program, context);
   return program;
 }

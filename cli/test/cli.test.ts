@@ -287,6 +287,32 @@ describe('svc against wrangler dev', () => {
     expect(refused.stderr).toContain('reason');
   });
 
+  it('alerts lists the alert rules and incidents through the owner routes; ack of no incident is NOT_FOUND; a bad --state is a usage error', async () => {
+    const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
+    const made = await worker.ownerCall('POST', '/alert-rules', {
+      kind: 'failure_streak',
+      failures: 3,
+      name: 'cli',
+      channels: { email: ['ops@example.com'] },
+      enabled: false,
+    });
+    expect(made.status).toBe(200);
+    const rules = await svc(['alerts'], { env });
+    expect(rules.code).toBe(0);
+    expect(rules.stdout).toContain(
+      `${made.json.rule_id}  disabled  failure_streak  failures in a row >= 3  project  window=5m cooldown=30m  mail:ops@example.com  "cli"`,
+    );
+    expect(JSON.parse((await svc(['alerts', '--json'], { env })).stdout).list.map((rule: { rule_id: string }) => rule.rule_id)).toContain(made.json.rule_id);
+    const incidents = await svc(['alerts', 'incidents', '--state', 'open'], { env });
+    expect(incidents.stdout).toBe('No incidents.\n');
+    const ack = await svc(['alerts', 'ack', 'inc_0000000000000000'], { env });
+    expect(ack.code).toBe(1);
+    expect(ack.stderr).toContain('NOT_FOUND');
+    const usage = await svc(['alerts', 'incidents', '--state', 'closed'], { env });
+    expect(usage.code).toBe(2);
+    await worker.ownerCall('DELETE', `/alert-rules/${made.json.rule_id}`);
+  });
+
   it("stats shows a ticket's consumptions and failures by code from the metrics route, once its object pushed them (within 20 s)", async () => {
     const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
     await worker.registerTicket('cli-stats', { condition: { body: [{ key: 'ok', operator: '=', value: true }] }, actions: [] });

@@ -7,6 +7,7 @@ import { guarded, limit, ms, startKey, ticketId } from './tool-parts';
 import { TICKET_SCHEMA_URI } from './resources';
 import { DEAD_LETTER_REASONS } from '../../schemas/dead-letters';
 import { registerTicketDeadLetterTools } from './replay-tools';
+import { registerAlertTools } from './alert-tools';
 import { registerMetricsTools } from './metrics-tools';
 
 /**
@@ -221,6 +222,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   );
 
   registerTicketDeadLetterTools(server, api);
+  registerAlertTools(server, api);
   registerMetricsTools(server, api);
 
   server.registerTool(

@@ -78,6 +78,8 @@ const TAGS: Record<string, string> = {
   consume: 'Consuming tickets (the webhook endpoints).',
   forward: 'Request forwarding: a request sent for the caller with a Secret Key filled in server side.',
   automation: 'The MCP server for AI agents and automation (docs/automation.md).',
+  alerts:
+    'Alert rules and the incidents they open (an extension): failure rate, failures in a row, latency, flood refusals, dead letters, paused destinations.',
   secure: "secureRequest: a signed-in user's request mirrored to the customer's own API, signed with the project's key.",
 };
 

@@ -4,6 +4,8 @@ import { clearLogJob, CLEAR_LOG_KIND } from '../ticket-log/clear-log';
 import { retentionJob, RETENTION_KIND } from '../ticket-log/retention';
 import { MAIL_CLEANUP_KIND, mailCleanupJob } from '../mail/cleanup';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, planNewsletterJob, sendNewsletterBatchJob } from '../mail/newsletter-jobs';
+import { ALERT_DELIVER_KIND, deliverAlertJob } from '../alerts/deliver';
+import { ALERT_EVALUATE_KIND, alertEvaluateJob } from '../alerts/run';
 import type { QueuedWork, WorkByKind } from './messages';
 
 /** The consumer of each kind of work message; each must be idempotent (delivery is at least once). */
@@ -17,6 +19,8 @@ const WORK_HANDLERS: WorkHandlers = {
   [NEWSLETTER_PLAN_KIND]: planNewsletterJob,
   [NEWSLETTER_BATCH_KIND]: sendNewsletterBatchJob,
   [MAIL_CLEANUP_KIND]: mailCleanupJob,
+  [ALERT_EVALUATE_KIND]: alertEvaluateJob,
+  [ALERT_DELIVER_KIND]: deliverAlertJob,
 };
 
 /** Runs the consumer of the message's kind. */

@@ -3,6 +3,8 @@ import { HISTORY_CLEANUP_KIND, type HistoryCleanupMessage } from '../forward/his
 import { CLEAR_LOG_KIND, type ClearLogMessage } from '../ticket-log/clear-log';
 import { RETENTION_KIND, type RetentionMessage } from '../ticket-log/retention';
 import { MAIL_CLEANUP_KIND, type CleanupMessage } from '../mail/cleanup';
+import { ALERT_DELIVER_KIND, type AlertDeliverMessage } from '../alerts/deliver';
+import { ALERT_EVALUATE_KIND, type AlertEvaluateMessage } from '../alerts/run';
 import { NEWSLETTER_BATCH_KIND, NEWSLETTER_PLAN_KIND, type BatchMessage, type PlanMessage } from '../mail/newsletter-jobs';
 
 const count = z.number().int().nonnegative();
@@ -33,6 +35,17 @@ export const workMessageSchema = z.discriminatedUnion('kind', [
     recipients: z.array(z.string()),
   }) satisfies z.ZodType<BatchMessage>,
   z.object({ kind: z.literal(MAIL_CLEANUP_KIND), now: z.number() }) satisfies z.ZodType<CleanupMessage>,
+  z.object({
+    kind: z.literal(ALERT_EVALUATE_KIND),
+    now: z.number(),
+    after: z.object({ service_id: z.string(), rule_id: z.string() }),
+  }) satisfies z.ZodType<AlertEvaluateMessage>,
+  z.object({
+    kind: z.literal(ALERT_DELIVER_KIND),
+    service_id: z.string(),
+    incident_id: z.string(),
+    event: z.enum(['alert.opened', 'alert.resolved']),
+  }) satisfies z.ZodType<AlertDeliverMessage>,
 ]);
 
 /** A work message that passed workMessageSchema. */

@@ -15,6 +15,7 @@ import { realtimeControls } from './tables/realtime';
 import { secretsAndUsersControls } from './tables/secrets-and-users';
 import { ticketControls } from './tables/tickets';
 import { ticketReplayControls } from './tables/ticket-replays';
+import { alertControls } from './tables/alerts';
 import { metricsControls } from './tables/metrics';
 import { buildWorld, type World } from './world';
 
@@ -26,6 +27,7 @@ const controls: BadInputCase[] = [
   ...realtimeControls(),
   ...consumeControls(),
   ...ticketReplayControls(),
+  ...alertControls(),
   ...metricsControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),

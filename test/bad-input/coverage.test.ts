@@ -14,6 +14,7 @@ import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 import { ticketReplayCases } from './tables/ticket-replays';
+import { alertCases } from './tables/alerts';
 import { metricsCases } from './tables/metrics';
 
 const ROUTES = servedRoutes(app);
@@ -30,6 +31,7 @@ const all = [
   ...realtimeCases(),
   ...secureCases(),
   ...mcpCases(),
+  ...alertCases(),
 ];
 
 describe('bad-input coverage', () => {

@@ -29,10 +29,18 @@ const PROJECT_TABLES = [
   'newsletter_batches',
   'forward_callers',
   'forward_rate',
+  'alert_rules',
+  'alert_incidents',
 ] as const;
 
 /** Tables without a rowid, in the order of their primary key. */
-const ORDER: Partial<Record<(typeof PROJECT_TABLES)[number], string>> = { user_consumptions: '2, 3, 4, 5', log_tickets: '2', forward_callers: '2, 3' };
+const ORDER: Partial<Record<(typeof PROJECT_TABLES)[number], string>> = {
+  user_consumptions: '2, 3, 4, 5',
+  log_tickets: '2',
+  forward_callers: '2, 3',
+  alert_rules: '2',
+  alert_incidents: '2',
+};
 
 /** The caller the runner sends as when a case has no credential (runner.ts: its IP address and user agent). */
 const VISITOR = { ip: '203.0.113.7', userAgent: 'bad-input-suite' };

@@ -33,6 +33,7 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
       actions: [{ act: 'pstr', exe: { table: { name: 'notes', access_group: 'admin' }, data: { text: '${body[text]}' } } }],
     };
     const results: unknown[] = [];
+    let webhookSecret = '';
     const called = new Set<string>();
     const run = async (name: string, args: Record<string, unknown> = {}) => {
       called.add(name);
@@ -69,6 +70,15 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('get_metrics', { ticket_id: 'open', range: '1h' });
     await run('get_forward_metrics', { by: 'key' });
     await run('list_signature_presets');
+    const rule = (await run('create_alert_rule', { kind: 'failure_streak', failures: 3, webhook_url: 'https://alerts.example.com/hook' })) as any;
+    const secret = await call('GET', `/v1/projects/${project.service_id}/alert-rules/${rule.structuredContent.rule_id}/webhook-secret`, {
+      token: project.owner_key,
+    });
+    webhookSecret = secret.json.webhook_secret;
+    await run('list_alert_rules');
+    await run('list_incidents');
+    await run('acknowledge_incident', { incident_id: 'inc_0000000000000000' });
+    await run('delete_alert_rule', { rule_id: rule.structuredContent.rule_id });
     await run('clear_log', { ticket_id: 'open' });
     await run('delete_ticket', { ticket_id: 'signed' });
     await run('delete_ticket', { ticket_id: 'signed' });
@@ -83,6 +93,9 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     const text = JSON.stringify(results);
     expect(text).toContain('stripe_webhook_secret');
     expect(text).not.toContain(SECRET_VALUE);
+    expect(webhookSecret).toMatch(/^whsec_/);
+    expect(text).not.toContain(webhookSecret);
+    expect(text).not.toContain(webhookSecret.slice('whsec_'.length));
     expect(text).not.toContain('known-value-that-must-never-show');
     expect(text).not.toContain(project.owner_key);
     expect(text).not.toContain(project.owner_key.slice(3));

@@ -41,6 +41,11 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
         'read_consumption',
         'read_log',
         'register_ticket',
+        'list_alert_rules',
+        'create_alert_rule',
+        'delete_alert_rule',
+        'list_incidents',
+        'acknowledge_incident',
       ].sort(),
     );
     for (const tool of tools) {

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, type OwnerApi, type OwnerProject } from '../api';
 import { type SettingsForm, formOf, inputOfField, settingsBody } from '../logic/settings-form';
 import { StatusLine, type Status } from '../components/StatusLine';
+import { AlertsSection } from '../components/alerts/AlertsSection';
 
 /** `onSaved` gets the project as saved (the header shows its name). */
 export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (project: OwnerProject) => void }) {
@@ -139,6 +140,7 @@ export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (projec
         </form>
       )}
       <StatusLine id="project-status" status={status} />
+      <AlertsSection api={api} />
     </section>
   );
 }
