@@ -45,7 +45,11 @@ export function TimeChart({ title, series, emptyText, empty, unit = '', height =
       ...(spark ? {} : { title }),
       legend: { show: !spark },
       cursor: spark ? { show: false } : { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, max ?? 1)] } },
+      // Counts start at 0; a sparkline keeps a margin so a line at 0 or at its top is not cut in half.
+      scales: {
+        x: { time: true },
+        y: { range: (_u, min, max) => (spark ? [-0.1 * Math.max(1, max ?? 1), 1.1 * Math.max(1, max ?? 1)] : [Math.min(0, min ?? 0), Math.max(1, max ?? 1)]) },
+      },
       axes: spark
         ? [{ show: false }, { show: false }]
         : [{}, { label: unit || undefined, size: 50, values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? String(v) : v.toFixed(1))) }],

@@ -61,8 +61,7 @@ export function TicketWiring({ api, ticketId, condition }: Props) {
       () => setCopied({ name: url.name, ok: false }),
     );
 
-  const send = async (event: Event) => {
-    event.preventDefault();
+  const send = async () => {
     setSending(true);
     setAnswer(null);
     setError(null);
@@ -116,8 +115,9 @@ export function TicketWiring({ api, ticketId, condition }: Props) {
       <p id="wiring-copied" class={copied && !copied.ok ? 'status error' : 'visually-hidden'} role="status">
         {copied ? (copied.ok ? `Copied the ${copied.name} URL.` : 'The browser did not let the page copy: select the URL and copy it.') : ''}
       </p>
-      <form id="send-test" onSubmit={send}>
-        <h4>Send a test</h4>
+      {/* Not a form: the editor's form below is the page's one form (its submit is "Review and save"). */}
+      <div id="send-test" role="group" aria-labelledby="send-test-title">
+        <h4 id="send-test-title">Send a test</h4>
         {signature && (
           <p class="notice" id="wiring-signed-note" role="note">
             This ticket verifies {preset ? `a ${preset.name}` : 'a'} signature ({signature.header ?? signature.field}). A test sent from this page carries no
@@ -141,10 +141,10 @@ export function TicketWiring({ api, ticketId, condition }: Props) {
             <label for="test-mode-consume">a real consumption (POST /tp: runs the actions, uses a count)</label>
           </div>
         </fieldset>
-        <button type="submit" id="test-send" disabled={sending}>
+        <button type="button" id="test-send" disabled={sending} onClick={() => void send()}>
           Send the test
         </button>
-      </form>
+      </div>
       {error && (
         <p class="status error" role="alert">
           {error}
