@@ -35,6 +35,8 @@ import { JobAlarm } from './job-alarm';
 import { type DeadJob, type Job, JobTable } from './job-table';
 import { REQUEST_TEXTS_SCHEMA } from './request-texts';
 import { migrateSchema } from './schema';
+import { METRICS_REPORT_MS, PENDING_METRICS_SCHEMA } from './pending-metrics';
+import { FORWARD_METRICS_QUERIES, ForwardMetrics } from './forward-queue/forward-metrics';
 import { ARCHIVE_SCHEMA } from './stream-archive';
 
 const SCHEMA = [
@@ -49,6 +51,8 @@ const SCHEMA = [
   CIRCUITS_SCHEMA,
   // Dead letters (issue 36 item 3): a request sent with retry that failed after its last attempt, marked with why.
   HISTORY_DEAD_LETTER_STEP,
+  // Metrics over time (issue 37 item 1): counts per Secret Key and destination not yet pushed to D1.
+  PENDING_METRICS_SCHEMA,
 ];
 
 /** The most of a streamed request's text the owner's view reads at once. */
@@ -77,6 +81,7 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
   private readonly alarms: JobAlarm<ForwardJobs>;
   private readonly circuits: DestinationCircuits;
   private readonly deadLetters: DeadLetterReport;
+  private readonly metrics: ForwardMetrics;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, strictEnv(env));
@@ -87,13 +92,26 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     this.streams = new ForwardStreams(ctx.storage.sql, this.env);
     this.mover = new StreamMover(this.store, this.streams, this.jobs);
     this.deadLetters = new DeadLetterReport(ctx.storage.sql, this.env.DB, this.jobs);
-    this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm(), this.deadLetters);
+    this.metrics = new ForwardMetrics(ctx.storage.sql, this.jobs, this.env.DB);
+    const sentAndSettled = (owner: HistoryOwner, record: ForwardRecord, secretName: string | undefined) => this.metrics.settled(owner, record, secretName);
+    this.keeper = new HistoryKeeper(ctx.storage, this.env, this.jobs, this.store, () => this.alarms.arm(), this.deadLetters, sentAndSettled);
     this.circuits = new DestinationCircuits(ctx.storage.sql);
     const { store, jobs, streams, mover, circuits } = this;
     const circuitsChanged = (owner: HistoryOwner) => {
       if (!jobs.has('report-circuits', owner)) jobs.add('report-circuits', Date.now(), owner);
     };
-    this.runner = new QueueRunner({ storage: ctx.storage, env: this.env, store, jobs, streams, mover, outbox: this.keeper.outbox, circuits, circuitsChanged });
+    this.runner = new QueueRunner({
+      storage: ctx.storage,
+      env: this.env,
+      store,
+      jobs,
+      streams,
+      mover,
+      outbox: this.keeper.outbox,
+      circuits,
+      circuitsChanged,
+      sentAndSettled,
+    });
     const self = this.env.FORWARD_QUEUES.get(ctx.id);
     this.alarms = new JobAlarm(
       ctx.storage,
@@ -110,6 +128,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
         'report-circuits': { run: (job) => this.reportCircuits(job) },
         // d1Queries: the project's plan, then the report.
         'report-dead-letters': { run: (job) => this.deadLetters.run(job), d1Queries: 2 },
+        'flush-metrics': {
+          run: async (job) => {
+            this.metrics.pending.flush();
+            this.jobs.delete(job.id);
+          },
+        },
+        'report-metrics': { run: (job) => this.reportMetrics(job), d1Queries: FORWARD_METRICS_QUERIES },
       },
       { start: (id) => self.runJob(id), waitUntil: (promise) => ctx.waitUntil(promise), atOnce: BACKGROUND_AT_ONCE },
     );
@@ -262,6 +287,13 @@ export class ForwardQueueDO extends DurableObject<Env> implements ForwardQueueSt
     // A change while D1 was written found this job due and added none: it runs again.
     if (JSON.stringify(this.circuits.paused(MAX_REPORTED_PER_CALLER)) === JSON.stringify(paused)) this.jobs.delete(job.id);
     else this.jobs.reschedule(job.id, Date.now());
+  }
+
+  /** Pushes the caller's pending metric counts to D1; due again while some are left. */
+  private async reportMetrics(job: Job<'report-metrics'>): Promise<void> {
+    const more = await this.metrics.report(this.jobs.payloadOf(job), Date.now());
+    if (more) this.jobs.reschedule(job.id, Date.now() + METRICS_REPORT_MS);
+    else this.jobs.delete(job.id);
   }
 
   /** A request's status envelope: its place in its queue while unresolved. */

@@ -8,6 +8,10 @@ import { consumeTicket } from '../src/consume/consume-ticket';
 import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJob } from '../src/consume/continuation';
 import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
 import { gatedModules } from '../src/consume/circuit-gate';
+import { timedModules } from '../src/consume/req-timing';
+import { COUNTER, addLatency, type Counters } from '../src/metrics/counters';
+import { TICKET_METRICS_QUERIES } from './ticket-metrics';
+import { METRICS_REPORT_MS } from './pending-metrics';
 import { deadLetterOf } from '../src/consume/dead-letter';
 import type { TicketDeadLetter, TicketDeadLetterQuery } from '../src/consume/dead-letter';
 import { TicketReplayer } from './ticket-replayer';
@@ -110,6 +114,13 @@ export class TicketDO extends DurableObject<Env> {
         // Each step replays a batch of consumptions: an invocation of its own, as a consumption is.
         'bulk-replay': { run: (job) => this.replayer.step(job), background: true },
         'report-circuits': { run: (job) => this.circuits.report(job), d1Queries: 1 },
+        'flush-metrics': {
+          run: async (job) => {
+            this.data.metrics.flush();
+            this.data.jobs.delete(job.id);
+          },
+        },
+        'report-metrics': { run: (job) => this.reportMetrics(job), d1Queries: TICKET_METRICS_QUERIES },
         'flush-sampling': {
           run: async (job) => {
             this.data.sampler.flush();
@@ -303,7 +314,10 @@ export class TicketDO extends DurableObject<Env> {
    * isolate (docs/decisions.md); a ticket that does not exist keeps none.
    */
   async addLimited(counts: [number, number][]): Promise<void> {
-    if (this.data.ticket() !== null) this.data.sampler.addLimited(counts);
+    if (this.data.ticket() === null) return;
+    this.data.sampler.addLimited(counts);
+    for (const [minute, n] of counts) this.data.countMetric(minute * MINUTE_MS, { [COUNTER.floodRefused]: n });
+    await this.alarms.arm();
   }
 
   /** The minutes since `from` (ms) in which the ticket refused callers or counted entries instead of keeping them. */
@@ -321,8 +335,14 @@ export class TicketDO extends DurableObject<Env> {
     return this.data.jobs.dead();
   }
 
-  private runnerDeps(project: ContinuationJob['project'], deadline: number): RunnerDeps {
+  private runnerDeps(project: ContinuationJob['project'], deadline: number, modules?: RunnerDeps['modules']): RunnerDeps {
+    const reqAnswered = (ms: number) => {
+      const counters: Counters = {};
+      addLatency(counters, COUNTER.reqLatency, ms);
+      this.data.countMetric(Date.now(), counters);
+    };
     return {
+      modules: timedModules(reqAnswered, modules),
       services: { env: this.env, serviceId: project.service_id, ownerId: project.owner_id, plan: project.plan, now: () => Date.now(), deadline },
       meterQueuedRun: () => meterQueuedRun(this.env.DB, project.service_id, project.plan, Date.now()),
     };
@@ -368,9 +388,8 @@ export class TicketDO extends DurableObject<Env> {
       return next !== null;
     };
     const deps: RunnerDeps = {
-      ...this.runnerDeps(saved.project, deadlineFrom(started)),
+      ...this.runnerDeps(saved.project, deadlineFrom(started), admitted ? gatedModules(admitted.gate) : undefined),
       onProgress: (state) => this.data.jobs.update(job, { ...saved, state }),
-      ...(admitted ? { modules: gatedModules(admitted.gate) } : {}),
       ...(schedule && progress ? { deferFailure } : {}),
     };
     let outcome: RunOutcome;
@@ -384,6 +403,7 @@ export class TicketDO extends DurableObject<Env> {
     }
     const retry = next as ReturnType<typeof nextAttempt>;
     if (outcome.deferred && retry) {
+      this.data.countMetric(Date.now(), { [COUNTER.retries]: 1 });
       this.waitForAttempt(job, { ...saved, progress: retry.progress }, retry.at, outcome.rows);
       return;
     }
@@ -392,8 +412,17 @@ export class TicketDO extends DurableObject<Env> {
     const dead = exhausted as typeof exhausted;
     if (dead && outcome.error) {
       this.data.deadLetters.add({ ...dead.letter, failed_at: Date.now() }, dead.state);
+      this.data.countMetric(Date.now(), { [COUNTER.deadLetters]: 1 });
       await this.reportStorage();
     }
+  }
+
+  /** Pushes the ticket's pending metric counts to D1; due again while some are left. */
+  private async reportMetrics(job: Job<'report-metrics'>): Promise<void> {
+    const scope = this.data.log.scope();
+    const more = scope ? await this.data.metrics.report(this.env.DB, scope) : false;
+    if (more) this.data.jobs.reschedule(job.id, Date.now() + METRICS_REPORT_MS);
+    else this.data.jobs.delete(job.id);
   }
 
   /** Removes dead letters past the plan's retention, a batch per run; due again when the next one expires. */

@@ -14,6 +14,8 @@ import { TICKET_LOG_SCHEMA, TicketLog, type LogScope } from '../src/ticket-log/t
 import { retentionDays } from '../src/ticket-log/retention';
 import { TICKET_DEAD_LETTERS_SCHEMA, TicketDeadLetters } from './ticket-dead-letters';
 import { BULK_REPLAYS_SCHEMA, BulkReplays } from './bulk-replays';
+import { TICKET_METRICS_SCHEMA, TicketMetrics } from './ticket-metrics';
+import { consumptionCounters, laterFailureCounters, type Counters } from '../src/metrics/counters';
 
 const SCHEMA = [
   `CREATE TABLE ticket (
@@ -85,6 +87,8 @@ const SCHEMA = [
    ALTER TABLE log ADD COLUMN code TEXT;`,
   // Pausing a failing destination (issue 36 item 6): the circuit of each origin the ticket's scheduled runs send to.
   CIRCUITS_SCHEMA,
+  // Metrics over time (issue 37 item 1): counts not yet pushed to D1, and the failures in a row.
+  TICKET_METRICS_SCHEMA,
 ];
 
 const DAY_MS = 86_400_000;
@@ -108,6 +112,9 @@ export type TicketJobs = {
   'bulk-replay': { id: number };
   /** The ticket's paused destinations to D1 (durable-objects/ticket-circuits.ts). */
   'report-circuits': LogRef;
+  /** Held metric counts to storage; pending ones to D1 (durable-objects/ticket-metrics.ts). */
+  'flush-metrics': NoPayload;
+  'report-metrics': NoPayload;
 };
 export type TicketJobKind = KindOf<TicketJobs>;
 
@@ -124,6 +131,7 @@ export class TicketStore implements ConsumeStore {
   readonly idempotency: IdempotencyKeys;
   readonly deadLetters: TicketDeadLetters;
   readonly replays: BulkReplays;
+  readonly metrics: TicketMetrics;
   private cached?: { ticket: StoredTicket } | null;
   /** undefined until read; null = unlimited. */
   private cachedRemaining?: number | null;
@@ -148,6 +156,11 @@ export class TicketStore implements ConsumeStore {
       if (days !== null) this.jobs.addOnce('expire-dead-letters', failedAt + days * DAY_MS);
     });
     this.replays = new BulkReplays(sql);
+    this.metrics = new TicketMetrics(
+      sql,
+      { flush: (at) => this.jobs.addOnce('flush-metrics', at), report: (at) => this.jobs.addOnce('report-metrics', at) },
+      now,
+    );
   }
 
   /** Dead letters are kept for the plan's log retention (null: until cleared). */
@@ -267,6 +280,7 @@ export class TicketStore implements ConsumeStore {
 
   /** Writes the entry into the log (or counts it, past the rate of its kind); a signed-in consumption also goes to D1's per-user index. */
   enqueueLog(row: LogRow, actionRows: ActionRow[], final = false): void {
+    this.countInMetrics(row, final);
     if (!final && !this.sampler.keep(row, actionRows)) return;
     if (this.log.write(row, actionRows, final)) this.scheduleCompaction();
     if (!final && row.signed && !row.is_check) {
@@ -274,6 +288,30 @@ export class TicketStore implements ConsumeStore {
         consumed: { service_id: row.service_id, user_id: row.user_id, timestamp: row.timestamp, ticket_id: row.ticket_id, log_key: row.log_key },
       });
     }
+  }
+
+  /** Adds to the ticket's metrics (once it has consumed: its log knows which ticket it is). */
+  countMetric(at: number, counters: Counters): void {
+    const scope = this.log.scope();
+    if (scope) this.metrics.count(scope.ticket_id, at, counters);
+  }
+
+  /**
+   * Every entry counts, kept whole or sampled. A run that went on after its answer was counted a success
+   * then; should its closing row fail, it moves to the failures of its own minute.
+   */
+  private countInMetrics(row: LogRow, final: boolean): void {
+    if (final) {
+      if (row.failed && !row.is_check) {
+        this.metrics.count(row.ticket_id, row.timestamp, laterFailureCounters(row.code));
+        this.metrics.outcome(true);
+      }
+      return;
+    }
+    const duplicate = row.description.duplicate_of !== undefined;
+    const ms = row.duration_ms ?? this.now() - row.timestamp;
+    this.metrics.count(row.ticket_id, row.timestamp, consumptionCounters({ check: row.is_check, duplicate, failed: row.failed, code: row.code, ms }));
+    if (!row.is_check && !duplicate) this.metrics.outcome(row.failed);
   }
 
   updateOpenLog(row: LogRow, actionRows: ActionRow[]): void {

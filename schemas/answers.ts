@@ -650,3 +650,52 @@ export const ownerForwardRequestAnswer = ownerForwardItemAnswer.extend({
     .optional()
     .describe('A streamed request not finalized: its stored pieces joined (null once none are kept).'),
 });
+
+/** Extension (issue 37 item 1): latency percentiles from a mergeable sketch (relative error at most 2 %). */
+const percentilesAnswer = z
+  .object({ p50: z.number(), p95: z.number(), p99: z.number() })
+  .nullable()
+  .describe('Percentiles in ms (within 2 %); null when nothing was timed in the bucket.');
+const ticketMetricValues = {
+  consumptions: z.int().describe('Consumptions answered: succeeded + failed (dry runs and duplicates apart).'),
+  succeeded: z.int(),
+  failed: z.int().describe('Failed consumptions, a run that failed after its answer included.'),
+  failures_by_code: z.record(z.string(), z.int()).describe('Failed consumptions by error code.'),
+  dry_runs: z.int(),
+  duplicates: z.int().describe('Requests answered as a duplicate of an earlier consumption (Idempotency-Key).'),
+  retries: z.int().describe('Attempts of a retry_schedule scheduled after a failure.'),
+  dead_letters: z.int(),
+  flood_refused: z.int().describe('Requests refused by flood control (429).'),
+  latency_ms: percentilesAnswer.describe('Of the whole consumption, arrival to answer.'),
+  req_latency_ms: percentilesAnswer.describe("Of each req action's send, to its answer."),
+};
+export const metricsAnswer = z.object({
+  from: ms('The first bucket starts'),
+  to: ms('The range ends'),
+  bucket_ms: z.int(),
+  points: z.array(z.object({ start: ms('The bucket starts'), ...ticketMetricValues })).describe('One point per bucket, oldest first, empty buckets as zeros.'),
+  totals: z.object(ticketMetricValues),
+});
+const forwardMetricValues = {
+  calls: z.int(),
+  status: z
+    .object({ '2xx': z.int(), '3xx': z.int(), '4xx': z.int(), '5xx': z.int(), error: z.int() })
+    .describe('Calls by status class; error: no answer came.'),
+  bytes: z.int().describe('Bytes of the answers relayed.'),
+  latency_ms: percentilesAnswer,
+};
+export const forwardMetricsAnswer = z.object({
+  from: ms('The first bucket starts'),
+  to: ms('The range ends'),
+  bucket_ms: z.int(),
+  by: z.enum(['key', 'destination']),
+  series: z
+    .array(
+      z.object({
+        name: z.string().describe("The Secret Key's name, or the destination's origin."),
+        points: z.array(z.object({ start: ms('The bucket starts'), ...forwardMetricValues })),
+        totals: z.object(forwardMetricValues),
+      }),
+    )
+    .describe('One series per Secret Key or destination with calls in the range (the 20 first by name).'),
+});

@@ -16,6 +16,9 @@ export type ForwardJobs = {
   'report-circuits': HistoryOwner;
   /** Extension (issue 36 item 3): the bytes of the caller's dead letters, written to D1's project_storage (dead-letter-report.ts). */
   'report-dead-letters': HistoryOwner;
+  /** Extension (issue 37 item 1): held metric counts to storage; pending ones to D1 (forward-metrics.ts). */
+  'flush-metrics': NoPayload;
+  'report-metrics': HistoryOwner;
 };
 
 export type ForwardJobTable = JobTable<ForwardJobs>;

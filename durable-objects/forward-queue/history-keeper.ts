@@ -54,6 +54,8 @@ export class HistoryKeeper {
     private readonly arm: () => Promise<void>,
     /** The caller's dead letters' bytes are due to be reported (dead-letter-report.ts). */
     private readonly deadLetters: Pick<DeadLetterReport, 'changed' | 'swept'>,
+    /** A direct request settled after its send (forward-metrics.ts counts it). */
+    private readonly sentAndSettled: (owner: HistoryOwner, record: ForwardRecord, secretName: string | undefined) => void = () => {},
   ) {
     this.history = new SqlDatabase(storage);
     this.callerIndex = new CallerIndex(storage.sql, env.DB);
@@ -124,6 +126,7 @@ export class HistoryKeeper {
       throw error;
     }
     const done = settled(running, outcome);
+    this.sentAndSettled(owner, done, dispatch.prepared.secretName);
     const [settledEntry] = await placeBodies(this.env.BODIES, [{ owner, record: done }]);
     await this.history.batch(historyUpsertOne(this.history, settledEntry));
     this.scheduleSweep(owner, historyExpiry(done));

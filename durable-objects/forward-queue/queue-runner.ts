@@ -54,6 +54,8 @@ export interface QueueParts {
   circuits: DestinationCircuits;
   /** A circuit of the owner's object was paused or let go (its report to the owner's listing is due). */
   circuitsChanged: (owner: HistoryOwner) => void;
+  /** A request settled after a send (forward-metrics.ts counts it). */
+  sentAndSettled: (owner: HistoryOwner, record: ForwardRecord, secretName: string | undefined) => void;
 }
 
 export class QueueRunner {
@@ -162,10 +164,11 @@ export class QueueRunner {
         nextRunAt = waiting.next_attempt_at;
         return;
       }
-      this.save(
-        head,
-        running.stream ? settledStream(running, outcome as StreamOutcome, this.parts.streams.count(head.seq)) : settled(running, outcome as ForwardOutcome),
-      );
+      const done = running.stream
+        ? settledStream(running, outcome as StreamOutcome, this.parts.streams.count(head.seq))
+        : settled(running, outcome as ForwardOutcome);
+      this.save(head, done);
+      this.parts.sentAndSettled(head.plan.owner, done, head.plan.prepared.secretName);
     } finally {
       this.inFlight.delete(head.seq);
       // A probe cancelled (or that threw) told nothing: the next request due is the probe, not one after its lease.

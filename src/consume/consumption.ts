@@ -78,6 +78,7 @@ export class Consumption {
       failed,
       code,
       timestamp: this.now,
+      duration_ms: this.ports.now() - this.now,
       description: { ...description, ...(check ? { check: true } : {}), ...replayFacts(input.replay) },
       ...(check ? {} : { request: this.keptRequest() }),
       ...(input.replay ? { replay_of: input.replay.of } : {}),

@@ -19,6 +19,7 @@ export interface LogBody {
   description: Record<string, unknown>;
   request?: KeptRequest;
   replay_of?: string;
+  duration_ms?: number;
   actions: ActionRow[];
 }
 
@@ -37,6 +38,7 @@ export function bodyOf(row: LogRow, actions: ActionRow[]): LogBody {
     description: row.description,
     ...(row.request ? { request: row.request } : {}),
     ...(row.replay_of ? { replay_of: row.replay_of } : {}),
+    ...(row.duration_ms !== undefined ? { duration_ms: row.duration_ms } : {}),
     actions,
   };
 }

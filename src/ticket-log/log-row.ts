@@ -15,6 +15,8 @@ export interface LogRow {
   description: Record<string, unknown>;
   /** What the consumption received, kept for a replay (not on a dry run). */
   request?: KeptRequest;
+  /** From its arrival to its answer, ms (extension: the inspector and metrics show it). */
+  duration_ms?: number;
   /** The consume_id this consumption or dry run replays. */
   replay_of?: string;
 }

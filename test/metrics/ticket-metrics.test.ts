@@ -1,0 +1,113 @@
+/**
+ * Extension (issue 37 item 1): a ticket's object counts every consumption, dry run and duplicate in memory,
+ * and pushes the counts to D1's metric_points from its alarm; the owner reads them per ticket and per
+ * project, with latency percentiles that merge exactly. The alarm's jobs are made due and run here.
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createProject, type TestProject } from '../helpers/api';
+import { origin } from '../forward/support';
+import { registersForEachTest, runJobs } from '../actions/run-support';
+import { ticketStub } from '../../src/platform/object-stubs';
+
+let project: TestProject;
+beforeAll(async () => {
+  project = await createProject();
+});
+
+const register = registersForEachTest(() => project);
+const tp = (ticketId: string, headers: Record<string, string> = {}) =>
+  call('POST', `/tp/${project.service_id}/${ticketId}`, { body: { n: 1 }, headers: { 'user-agent': 'metrics', ...headers } });
+const dryRun = (ticketId: string) =>
+  call('POST', `/publ/check/${project.service_id}/${project.owner_id}/${ticketId}`, { body: {}, headers: { 'user-agent': 'metrics' } });
+const metrics = (path: string, query = '') => call('GET', `/v1/projects/${project.service_id}${path}/metrics${query}`, { token: project.owner_key });
+
+/** Runs the object's metric jobs: held counts to storage, pending ones to D1. */
+async function push(ticketId: string): Promise<void> {
+  await runJobs(project, ticketId, 'flush-metrics');
+  await runJobs(project, ticketId, 'report-metrics');
+}
+
+describe('ticket metrics', () => {
+  it('counts successes, failures by code, dry runs and duplicates of a ticket, and its req latency', async () => {
+    await register('m-mixed', { idempotency: { key: '${headers[webhook-id]}' }, actions: [{ act: 'req', exe: { url: `${origin}/echo/metrics-ok` } }] });
+    await register('m-fail', { actions: [{ act: 'req', exe: { url: `${origin}/fail/metrics-fail/100/500` } }] });
+    for (let i = 0; i < 3; i++) expect((await tp('m-mixed', { 'webhook-id': `w${i}` })).status).toBe(200);
+    expect((await tp('m-mixed', { 'webhook-id': 'w0' })).status).toBe(200);
+    expect((await dryRun('m-mixed')).status).toBe(200);
+    for (let i = 0; i < 2; i++) await tp('m-fail');
+    await push('m-mixed');
+    await push('m-fail');
+
+    const mixed = await metrics('/tickets/m-mixed');
+    expect(mixed.status).toBe(200);
+    const totals = mixed.json.totals;
+    expect(totals).toMatchObject({ consumptions: 3, succeeded: 3, failed: 0, dry_runs: 1, duplicates: 1, failures_by_code: {} });
+    expect(totals.latency_ms).not.toBeNull();
+    expect(totals.req_latency_ms).not.toBeNull();
+    expect(totals.req_latency_ms.p50).toBeLessThanOrEqual(totals.req_latency_ms.p99);
+
+    const failing = (await metrics('/tickets/m-fail')).json.totals;
+    expect(failing).toMatchObject({ consumptions: 2, succeeded: 0, failed: 2, failures_by_code: { REQUEST_FAILED: 2 } });
+
+    const streak = await env.DB.prepare('SELECT streak FROM failure_streaks WHERE service_id = ? AND ticket_id = ?')
+      .bind(project.service_id, 'm-fail')
+      .first<{ streak: number }>();
+    expect(streak?.streak).toBe(2);
+
+    // The project's point is the merge of its tickets' (the other tests' tickets of this project included).
+    const whole = (await metrics('')).json.totals;
+    expect(whole.consumptions).toBeGreaterThanOrEqual(5);
+    expect(whole.failures_by_code.REQUEST_FAILED).toBeGreaterThanOrEqual(2);
+  });
+
+  it('answers one point per bucket, the empty ones as zeros', async () => {
+    await register('m-buckets', { actions: [] });
+    await tp('m-buckets');
+    await push('m-buckets');
+    const now = Date.now();
+    const answer = (await metrics('/tickets/m-buckets', `?from=${now - 3_600_000}&to=${now}&bucket=5m`)).json;
+    expect(answer.bucket_ms).toBe(300_000);
+    expect(answer.points.length).toBeGreaterThanOrEqual(12);
+    expect(answer.points.length).toBeLessThanOrEqual(13);
+    expect(answer.points.reduce((sum: number, p: { consumptions: number }) => sum + p.consumptions, 0)).toBe(1);
+    expect(answer.points.at(-1).consumptions).toBe(1);
+    expect(answer.points[0]).toMatchObject({ consumptions: 0, latency_ms: null, req_latency_ms: null });
+  });
+
+  it('a ticket with no consumption answers zeros over the range, not an error', async () => {
+    const answer = await metrics('/tickets/never-consumed', '?bucket=1h');
+    expect(answer.status).toBe(200);
+    expect(answer.json.points).toHaveLength(25);
+    expect(answer.json.totals).toMatchObject({ consumptions: 0, failed: 0, latency_ms: null });
+  });
+
+  it('counts nothing twice: a second push of the same minute adds only what came after the first', async () => {
+    await register('m-twice', { actions: [] });
+    await tp('m-twice');
+    await push('m-twice');
+    await tp('m-twice');
+    await tp('m-twice');
+    await push('m-twice');
+    expect((await metrics('/tickets/m-twice')).json.totals.consumptions).toBe(3);
+    expect(await ticketStub(env, project.service_id, 'm-twice').scheduledJobs()).toEqual([]);
+  });
+
+  it('counts a run that failed after its answer as a failure, not a success', async () => {
+    await register('m-later', {
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/fail/metrics-later/100/500` } },
+      ],
+    });
+    expect((await tp('m-later')).status).toBe(200);
+    await runJobs(project, 'm-later');
+    await push('m-later');
+    expect((await metrics('/tickets/m-later')).json.totals).toMatchObject({
+      consumptions: 1,
+      succeeded: 0,
+      failed: 1,
+      failures_by_code: { REQUEST_FAILED: 1 },
+    });
+  });
+});
