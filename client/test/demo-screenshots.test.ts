@@ -189,6 +189,10 @@ describe('the demo project', () => {
     await keep('dashboard-ticket');
     await screenshot(page, 'dashboard-editor');
     await keep('dashboard-editor');
+    await page.click('.modes button:has-text("JSON mode")');
+    await page.waitForSelector('#definition-json');
+    await screenshot(page, 'dashboard-editor-json');
+    await keep('dashboard-editor-json');
 
     await page.goto(`${worker.url}/#/tickets`);
     await page.reload();

@@ -89,11 +89,12 @@ export function MetricsPanel({ api, ticketId, initialRange = '24h' }: { api: Own
               title="Latency of the whole consumption"
               series={charts.latency}
               unit="ms"
+              dots
               emptyText={quiet ? none : 'Nothing timed in this range.'}
               empty={!hasValues(charts.latency)}
             />
             {hasValues(charts.req) && (
-              <TimeChart id="chart-req-latency" title="Latency of req actions" series={charts.req} unit="ms" emptyText="" empty={false} />
+              <TimeChart id="chart-req-latency" title="Latency of req actions" series={charts.req} unit="ms" dots emptyText="" empty={false} />
             )}
           </div>
         </>

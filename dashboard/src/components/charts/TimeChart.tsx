@@ -26,12 +26,14 @@ export interface TimeChartProps {
   height?: number;
   /** A sparkline: no axes, no legend, no cursor. */
   spark?: boolean;
+  /** Draw each point as a dot (a series with gaps, such as latency, may have lone points no line joins). */
+  dots?: boolean;
   id?: string;
 }
 
 const allZero = (series: Series) => !series.data.slice(1).some((values) => values.some((v) => v !== null && v !== 0));
 
-export function TimeChart({ title, series, emptyText, empty, unit = '', height = 180, spark = false, id }: TimeChartProps) {
+export function TimeChart({ title, series, emptyText, empty, unit = '', height = 180, spark = false, dots = false, id }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const isEmpty = empty ?? (series.labels.length === 0 || allZero(series) || !hasValues(series));
 
@@ -60,7 +62,7 @@ export function TimeChart({ title, series, emptyText, empty, unit = '', height =
           stroke: COLOURS[i % COLOURS.length],
           width: spark ? 1.5 : 2,
           spanGaps: false,
-          points: { show: false },
+          points: { show: dots, size: 5 },
           ...(unit ? { value: (_u: uPlot, v: number | null) => (v === null ? '—' : `${Math.round(v * 10) / 10} ${unit}`) } : {}),
         })),
       ],
@@ -76,7 +78,7 @@ export function TimeChart({ title, series, emptyText, empty, unit = '', height =
       resize.disconnect();
       chart.destroy();
     };
-  }, [series, height, spark, unit, title]);
+  }, [series, height, spark, dots, unit, title]);
 
   return (
     <figure
