@@ -1,5 +1,5 @@
 /**
- * A ticket's or the project's metrics (GET …/metrics, docs/api.md "Metrics") shaped for the charts:
+ * A ticket's or the project's metrics (GET …/metrics; the answer is schemas/answers.ts metricsAnswer) shaped for the charts:
  * the ranges the pages offer, the query each asks, and the answer's points as uPlot's aligned arrays
  * (x in seconds, one array per series, null where a point has no value). Pure: no fetch, no DOM.
  */
