@@ -72,6 +72,35 @@ beforeAll(async () => {
       },
     ],
   });
+  const settings: [string, unknown][] = [
+    [
+      '/mail-templates/order-shipped',
+      {
+        subject: 'Your Acme order ${order_id} is on its way',
+        html: '<p>Hi ${name},</p><p>Your order ${order_id} left our warehouse today. Track it at ${tracking_url}.</p><p>The Acme team</p>',
+        text: 'Hi ${name},\n\nYour order ${order_id} left our warehouse today. Track it at ${tracking_url}.\n\nThe Acme team',
+      },
+    ],
+    [
+      '/mail-templates/payment-failed',
+      {
+        subject: 'We could not take the payment for order ${order_id}',
+        html: '<p>Hi ${name}, your card was declined. Update it here: ${update_url}</p>',
+        text: 'Hi ${name}, your card was declined. Update it here: ${update_url}',
+      },
+    ],
+    [
+      '/newsletters/public/winter-sale',
+      { subject: 'Winter sale: 20 % off boots until Sunday', html: '<p>Our winter sale starts today.</p>', text: 'Our winter sale starts today.' },
+    ],
+    [
+      '/newsletters/authorized/new-in-store',
+      { subject: 'New in store this week', html: '<p>Ten new arrivals for members.</p>', text: 'Ten new arrivals for members.' },
+    ],
+  ];
+  for (const [at, body] of settings) expect([200, 201]).toContain((await worker.ownerCall('PUT', at, body)).status);
+  for (const email of ['maria.lopez@example.com', 'kofi@example.org', 'li.wei@example.net'])
+    expect((await worker.ownerCall('PUT', `/subscribers/public/${email}`, {})).status).toBe(200);
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await signIn(page, worker.url, worker.project.owner_key);
 });
@@ -213,6 +242,15 @@ describe('the demo project', () => {
     await page.waitForSelector('text=GITHUB_WEBHOOK_SECRET');
     await screenshot(page, 'dashboard-secrets');
     await keep('dashboard-secrets');
+
+    await page.goto(`${worker.url}/#/templates`);
+    await page.waitForSelector('tr[data-template=payment-failed]');
+    await screenshot(page, 'dashboard-templates');
+    await keep('dashboard-templates');
+    await page.goto(`${worker.url}/#/newsletters`);
+    await page.waitForSelector('tr[data-newsletter="public/winter-sale"]');
+    await screenshot(page, 'dashboard-newsletters');
+    await keep('dashboard-newsletters');
 
     await page.goto(`${worker.url}/#/tickets/github-deploys/logs`);
     await page.waitForTimeout(1_500);
