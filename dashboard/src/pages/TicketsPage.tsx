@@ -69,34 +69,32 @@ export function TicketsPage({ api }: { api: OwnerApi }) {
             </tr>
           </thead>
           <tbody>
-            {tickets.map((ticket) => {
-              return (
-                <tr key={ticket.ticket_id} data-ticket={ticket.ticket_id}>
-                  <td data-label="ticket_id" class="id">
-                    {ticket.ticket_id}
-                  </td>
-                  <td data-label="description" class="description">
-                    {ticket.description}
-                  </td>
-                  <td data-label="count left">{ticket.count ?? 'unlimited'}</td>
-                  <td data-label="expires">{when(ticket.time_to_live)}</td>
-                  <td data-label="last 24 h" class="rate">
-                    <TicketSparkline api={api} ticketId={ticket.ticket_id} readAt={readAt} />
-                  </td>
-                  <td class="row-actions">
-                    <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/edit`} aria-label={`Edit ${ticket.ticket_id}`}>
-                      Edit
-                    </a>{' '}
-                    <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/logs`} aria-label={`Logs of ${ticket.ticket_id}`}>
-                      Logs
-                    </a>{' '}
-                    <button type="button" onClick={() => setDeleting(ticket.ticket_id)} aria-label={`Delete ${ticket.ticket_id}`}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
+            {tickets.map((ticket) => (
+              <tr key={ticket.ticket_id} data-ticket={ticket.ticket_id}>
+                <td data-label="ticket_id" class="id">
+                  {ticket.ticket_id}
+                </td>
+                <td data-label="description" class="description">
+                  {ticket.description}
+                </td>
+                <td data-label="count left">{ticket.count ?? 'unlimited'}</td>
+                <td data-label="expires">{when(ticket.time_to_live)}</td>
+                <td data-label="last 24 h" class="rate">
+                  <TicketSparkline api={api} ticketId={ticket.ticket_id} readAt={readAt} />
+                </td>
+                <td class="row-actions">
+                  <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/edit`} aria-label={`Edit ${ticket.ticket_id}`}>
+                    Edit
+                  </a>{' '}
+                  <a href={`#/tickets/${encodeURIComponent(ticket.ticket_id)}/logs`} aria-label={`Logs of ${ticket.ticket_id}`}>
+                    Logs
+                  </a>{' '}
+                  <button type="button" onClick={() => setDeleting(ticket.ticket_id)} aria-label={`Delete ${ticket.ticket_id}`}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
