@@ -9,7 +9,7 @@ import { closeContinuation, recordAttempt, scheduledFailure, type ContinuationJo
 import { nextAttempt, startProgress } from '../src/consume/retry-attempts';
 import { gatedModules } from '../src/consume/circuit-gate';
 import { timedModules } from '../src/consume/req-timing';
-import { COUNTER, addLatency, type Counters } from '../src/metrics/counters';
+import { COUNTER, reqLatencyCounters } from '../src/metrics/counters';
 import { TICKET_METRICS_QUERIES } from './ticket-metrics';
 import { METRICS_REPORT_MS } from './pending-metrics';
 import { deadLetterOf } from '../src/consume/dead-letter';
@@ -336,13 +336,8 @@ export class TicketDO extends DurableObject<Env> {
   }
 
   private runnerDeps(project: ContinuationJob['project'], deadline: number, modules?: RunnerDeps['modules']): RunnerDeps {
-    const reqAnswered = (ms: number) => {
-      const counters: Counters = {};
-      addLatency(counters, COUNTER.reqLatency, ms);
-      this.data.countMetric(Date.now(), counters);
-    };
     return {
-      modules: timedModules(reqAnswered, modules),
+      modules: timedModules((ms) => this.data.countMetric(Date.now(), reqLatencyCounters(ms)), modules),
       services: { env: this.env, serviceId: project.service_id, ownerId: project.owner_id, plan: project.plan, now: () => Date.now(), deadline },
       meterQueuedRun: () => meterQueuedRun(this.env.DB, project.service_id, project.plan, Date.now()),
     };

@@ -875,6 +875,122 @@ export type DeadLetterReplay =
     };
 
 /**
+ * Extension: getTicketMetrics' and getProjectMetrics' answer, a point per bucket and the totals.
+ */
+export interface MetricsAnswer {
+  /**
+   * The first bucket starts, ms since the epoch.
+   */
+  from: number;
+  /**
+   * The range ends, ms since the epoch.
+   */
+  to: number;
+  bucket_ms: number;
+  /**
+   * One point per bucket, oldest first, empty buckets as zeros.
+   */
+  points: {
+    /**
+     * The bucket starts, ms since the epoch.
+     */
+    start: number;
+    /**
+     * Consumptions answered: succeeded + failed (dry runs and duplicates apart).
+     */
+    consumptions: number;
+    succeeded: number;
+    /**
+     * Failed consumptions, a run that failed after its answer included.
+     */
+    failed: number;
+    /**
+     * Failed consumptions by error code.
+     */
+    failures_by_code: {
+      [k: string]: number;
+    };
+    dry_runs: number;
+    /**
+     * Requests answered as a duplicate of an earlier consumption (Idempotency-Key).
+     */
+    duplicates: number;
+    /**
+     * Attempts of a retry_schedule scheduled after a failure.
+     */
+    retries: number;
+    dead_letters: number;
+    /**
+     * Requests refused by flood control (429).
+     */
+    flood_refused: number;
+    /**
+     * Of the whole consumption, arrival to answer.
+     */
+    latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+    /**
+     * Of each req action's send, to its answer.
+     */
+    req_latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+  }[];
+  totals: {
+    /**
+     * Consumptions answered: succeeded + failed (dry runs and duplicates apart).
+     */
+    consumptions: number;
+    succeeded: number;
+    /**
+     * Failed consumptions, a run that failed after its answer included.
+     */
+    failed: number;
+    /**
+     * Failed consumptions by error code.
+     */
+    failures_by_code: {
+      [k: string]: number;
+    };
+    dry_runs: number;
+    /**
+     * Requests answered as a duplicate of an earlier consumption (Idempotency-Key).
+     */
+    duplicates: number;
+    /**
+     * Attempts of a retry_schedule scheduled after a failure.
+     */
+    retries: number;
+    dead_letters: number;
+    /**
+     * Requests refused by flood control (429).
+     */
+    flood_refused: number;
+    /**
+     * Of the whole consumption, arrival to answer.
+     */
+    latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+    /**
+     * Of each req action's send, to its answer.
+     */
+    req_latency_ms: {
+      p50: number;
+      p95: number;
+      p99: number;
+    } | null;
+  };
+}
+
+/**
  * A consumption's receipt as the service sends it.
  */
 export interface ReceiptBody {

@@ -28,3 +28,19 @@ export const forwardMetricsQuerySchema = strictObject(
   { ...rangeShape, by: z.enum(FORWARD_METRICS_BY, { error: `must be one of ${FORWARD_METRICS_BY.join(', ')}` }).optional() },
   {},
 ).superRefine(toAfterFrom);
+
+/** The ranges the dashboard, `svc stats` and the MCP tool offer: the span and the bucket each reads. */
+export const METRIC_RANGES = {
+  '1h': { spanMs: 3_600_000, bucket: '1m' },
+  '24h': { spanMs: 86_400_000, bucket: '1h' },
+  '7d': { spanMs: 7 * 86_400_000, bucket: '6h' },
+  '30d': { spanMs: 30 * 86_400_000, bucket: '1d' },
+} as const satisfies Record<string, { spanMs: number; bucket: (typeof METRIC_BUCKETS)[number] }>;
+export type MetricRangeName = keyof typeof METRIC_RANGES;
+
+/** The query of a named range ending at `now`. */
+export const rangeQuery = (range: MetricRangeName, now: number) => ({
+  from: String(now - METRIC_RANGES[range].spanMs),
+  to: String(now),
+  bucket: METRIC_RANGES[range].bucket,
+});

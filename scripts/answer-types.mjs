@@ -87,6 +87,7 @@ const typesOf = (a) => [
   ['BulkReplay', a.bulkReplayAnswer, "Extension: a ticket's bulk replay with its progress (getBulkReplay, cancelBulkReplay)."],
   ['BulkReplayStart', a.bulkReplayStartAnswer, "Extension: startBulkReplay's answer, the count (dry run) or the replay started."],
   ['DeadLetterReplay', a.deadLetterReplayAnswer, "Extension: replayTicketDeadLetter's answer, what the replay answered."],
+  ['MetricsAnswer', a.metricsAnswer, "Extension: getTicketMetrics' and getProjectMetrics' answer, a point per bucket and the totals."],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];

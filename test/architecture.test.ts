@@ -45,6 +45,8 @@ const TIERS: Record<string, number> = {
   // One rate limiter: flood control in the Rate Limiting bindings, a Secret Key's per-minute limits in D1, one 429.
   'src/rate-limits': 1,
   'src/records': 1,
+  // Metrics over time: the counters, the latency sketch and their D1 points; counted by the objects, read by the routes.
+  'src/metrics': 1,
   'src/mail': 1,
   'src/env.ts': 1,
   'src/limits.ts': 1,

@@ -91,5 +91,6 @@ export const paths = (serviceId: string) => {
     deadLetters: `${project}/forward/dead-letters`,
     ticketDeadLetters: (id: string) => `${ticket(id)}/dead-letters`,
     replays: (id: string) => `${ticket(id)}/replays`,
+    metrics: `${project}/metrics`,
   };
 };

@@ -5,6 +5,7 @@ import { registerLogin } from './commands/login';
 import { registerLogs } from './commands/logs';
 import { registerPresets } from './commands/presets';
 import { registerReplay } from './commands/replay';
+import { registerStats } from './commands/stats';
 import { registerSecrets } from './commands/secrets';
 import { registerTickets } from './commands/tickets';
 import { createContext, type Runtime } from './context';
@@ -37,5 +38,6 @@ export function buildProgram(rt: Runtime): Command {
   registerDestinations(program, context);
   registerDeadLetters(program, context);
   registerReplay(program, context);
+  registerStats(program, context);
   return program;
 }

@@ -287,6 +287,27 @@ describe('svc against wrangler dev', () => {
     expect(refused.stderr).toContain('reason');
   });
 
+  it("stats shows a ticket's consumptions and failures by code from the metrics route, once its object pushed them (within 20 s)", async () => {
+    const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
+    await worker.registerTicket('cli-stats', { condition: { body: [{ key: 'ok', operator: '=', value: true }] }, actions: [] });
+    for (const ok of [true, true, false]) {
+      await fetch(`${worker.url}/tp/${worker.project.service_id}/cli-stats`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ok }),
+      });
+    }
+    let stdout = '';
+    for (const until = Date.now() + 40_000; Date.now() < until && !stdout.includes('3 consumptions'); await new Promise((r) => setTimeout(r, 1_000))) {
+      stdout = (await svc(['stats', 'cli-stats', '--range', '1h'], { env })).stdout;
+    }
+    expect(stdout).toContain('cli-stats, last 1h: 3 consumptions, 2 ok, 1 failed (33.3%)');
+    expect(stdout).toMatch(/failures by code: [A-Z_]+ 1/);
+    const refused = await svc(['stats', 'cli-stats', '--range', '2w'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--range takes one of');
+  });
+
   it("replay and dead-letters --replay: a ticket's dead letter replayed from its failed action; a bulk replay counted, started, followed and cancelled", async () => {
     const env = { SVC_CONFIG: path.join(dir, 'none.json'), SVC_URL: worker.url, SVC_OWNER_KEY: worker.project.owner_key };
     const flaky = await startScriptedServer();

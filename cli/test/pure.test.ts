@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkBody } from '../src/check-body';
 import { formatDeadLetter, formatDeadLetterReplay } from '../src/commands/dead-letters';
 import { formatReplay, replayRequest, timeOf } from '../src/replay-format';
+import { formatStats, sparkline, statsQuery } from '../src/commands/stats';
 import { formatPausedDestination } from '../src/commands/destinations';
 import { configPath, normalizeBaseUrl, resolveConfig } from '../src/config';
 import { CliError, EXIT_FAILED, EXIT_USAGE, ServiceError, usageError } from '../src/errors';
@@ -448,5 +449,41 @@ describe('svc logs --signature: the diagnosis as lines', () => {
       '  (this row kept no URL: a signature over ${url} cannot verify)',
       'presets verifying with k: discord (Discord)',
     ]);
+  });
+});
+
+describe('stats', () => {
+  const zero = {
+    consumptions: 0,
+    succeeded: 0,
+    failed: 0,
+    failures_by_code: {},
+    dry_runs: 0,
+    duplicates: 0,
+    retries: 0,
+    dead_letters: 0,
+    flood_refused: 0,
+    latency_ms: null,
+    req_latency_ms: null,
+  };
+
+  it('a range name asks its span and bucket; another name is a usage error', () => {
+    expect(statsQuery('7d', 1_000_000_000_000)).toEqual({ from: String(1_000_000_000_000 - 7 * 86_400_000), to: '1000000000000', bucket: '6h' });
+    expect(usageMessageOf(() => statsQuery('2w', 0))).toContain('--range takes one of 1h, 24h, 7d, 30d');
+  });
+
+  it('a sparkline is as high as its values, the highest full and zeros blank', () => {
+    expect(sparkline([0, 4, 8])).toBe(' ▄█');
+    expect(sparkline([0, 0])).toBe('  ');
+  });
+
+  it('prints the totals with the failure rate, failures by code (most first) and percentiles', () => {
+    const totals = { ...zero, consumptions: 4, succeeded: 3, failed: 1, failures_by_code: { A: 1 }, latency_ms: { p50: 5, p95: 9, p99: 9 } };
+    const lines = formatStats('hook', '24h', { from: 0, to: 1, bucket_ms: 3_600_000, points: [{ start: 0, ...totals }], totals });
+    expect(lines[0]).toBe(
+      'hook, last 24h: 4 consumptions, 3 ok, 1 failed (25.0%); 0 dry runs, 0 duplicates, 0 retries, 0 dead letters, 0 refused by flood control',
+    );
+    expect(lines[1]).toBe('failures by code: A 1');
+    expect(lines[2]).toBe('latency: p50 5 ms, p95 9 ms, p99 9 ms; req: none timed');
   });
 });

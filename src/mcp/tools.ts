@@ -7,6 +7,7 @@ import { guarded, limit, ms, startKey, ticketId } from './tool-parts';
 import { TICKET_SCHEMA_URI } from './resources';
 import { DEAD_LETTER_REASONS } from '../../schemas/dead-letters';
 import { registerTicketDeadLetterTools } from './replay-tools';
+import { registerMetricsTools } from './metrics-tools';
 
 /**
  * The tools: each a thin adaptor over one owner route of this Worker (see owner-api.ts), so the
@@ -220,6 +221,7 @@ export function registerTools(server: McpServer, api: OwnerApi): void {
   );
 
   registerTicketDeadLetterTools(server, api);
+  registerMetricsTools(server, api);
 
   server.registerTool(
     'list_signature_presets',

@@ -58,6 +58,13 @@ export function consumptionCounters(facts: ConsumptionFacts): Counters {
   return counters;
 }
 
+/** One `req` send that got an answer, after `ms`. */
+export function reqLatencyCounters(ms: number): Counters {
+  const counters: Counters = {};
+  addLatency(counters, COUNTER.reqLatency, ms);
+  return counters;
+}
+
 /** A run that went on after its answer (counted a success then) failed later: it moves to the failures. */
 export function laterFailureCounters(code: string | null): Counters {
   return { [COUNTER.succeeded]: -1, [COUNTER.failed]: 1, [COUNTER.failureCode + (code ?? 'UNKNOWN')]: 1 };

@@ -6,7 +6,7 @@ import { parseOrRefuse } from '../../schemas/issues';
 import { metricRange, type RangeQuery } from '../metrics/metric-range';
 import { readForwardMetrics, readMetrics } from '../metrics/read-metrics';
 import { retentionDays } from '../ticket-log/retention';
-import { SvcHttpError, fieldRefusal } from '../wire/errors';
+import { fieldRefusal, invalidParameter } from '../wire/errors';
 import { ticketIdOf } from './ticket-params';
 import * as answer from '../../schemas/answers';
 import { ok, textParameter } from '../openapi/route-parts';
@@ -35,11 +35,15 @@ const METRICS_SUMMARY =
 function rangeOf(plan: string, query: RangeQuery) {
   const days = retentionDays(plan) ?? UNBOUNDED_RETENTION_DAYS;
   const range = metricRange(query, Date.now(), days);
-  if ('field' in range) throw new SvcHttpError('INVALID_PARAMETER', `"${range.field}" ${range.message}.`, { status: 400 });
+  if ('field' in range) throw invalidParameter(`Invalid "${range.field}": ${range.message}.`, { field: range.field });
   return range;
 }
 
-async function parsedQuery<T extends z.ZodType>(query: Record<string, string>, schema: T): Promise<z.output<T>> {
+/** The query, each member given once: a repeated one is refused rather than one of its values picked. */
+async function parsedQuery<T extends z.ZodType>(queries: Record<string, string[]>, schema: T): Promise<z.output<T>> {
+  const repeated = Object.entries(queries).find(([, values]) => values.length > 1);
+  if (repeated) throw invalidParameter(`Invalid "${repeated[0]}": given more than once.`, { field: repeated[0] });
+  const query = Object.fromEntries(Object.entries(queries).map(([name, values]) => [name, values[0]]));
   const parsed = await checked(() => parseOrRefuse(schema, query));
   if (!parsed.ok) throw fieldRefusal(parsed.issue);
   return parsed.value;
@@ -55,7 +59,7 @@ const projectMetricsRoute = route({
 });
 
 metricsRoutes.get(`${PROJECT_PATH}/metrics`, ...projectMetricsRoute.middleware, async (c) => {
-  const range = rangeOf(c.get('project').plan, await parsedQuery(c.req.query(), metricsQuerySchema));
+  const range = rangeOf(c.get('project').plan, await parsedQuery(c.req.queries(), metricsQuerySchema));
   return c.json(await readMetrics(c.env.DB, c.get('project').service_id, 'project', range));
 });
 
@@ -70,7 +74,7 @@ const ticketMetricsRoute = route({
 
 metricsRoutes.get(`${PROJECT_PATH}/tickets/:ticket_id/metrics`, ...ticketMetricsRoute.middleware, async (c) => {
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
-  const range = rangeOf(c.get('project').plan, await parsedQuery(c.req.query(), metricsQuerySchema));
+  const range = rangeOf(c.get('project').plan, await parsedQuery(c.req.queries(), metricsQuerySchema));
   return c.json(await readMetrics(c.env.DB, c.get('project').service_id, `ticket:${ticketId}`, range));
 });
 
@@ -84,7 +88,7 @@ const forwardMetricsRoute = route({
 });
 
 metricsRoutes.get(`${PROJECT_PATH}/forward/metrics`, ...forwardMetricsRoute.middleware, async (c) => {
-  const query = await parsedQuery(c.req.query(), forwardMetricsQuerySchema);
+  const query = await parsedQuery(c.req.queries(), forwardMetricsQuerySchema);
   const range = rangeOf(c.get('project').plan, query);
   return c.json(await readForwardMetrics(c.env.DB, c.get('project').service_id, query.by ?? 'key', range));
 });

@@ -66,6 +66,8 @@ describe('no tool and no resource ever shows a secret value or the owner key', (
     await run('bulk_replay', { ticket_id: 'open', filter: {}, dry_run: true });
     await run('bulk_replay_status', { ticket_id: 'open' });
     await run('cancel_bulk_replay', { ticket_id: 'open', replay_id: 1 });
+    await run('get_metrics', { ticket_id: 'open', range: '1h' });
+    await run('get_forward_metrics', { by: 'key' });
     await run('list_signature_presets');
     await run('clear_log', { ticket_id: 'open' });
     await run('delete_ticket', { ticket_id: 'signed' });

@@ -32,6 +32,8 @@ describe('the MCP tools, driven by the SDK client in workerd', () => {
         'bulk_replay',
         'bulk_replay_status',
         'cancel_bulk_replay',
+        'get_metrics',
+        'get_forward_metrics',
         'list_paused_destinations',
         'list_secret_keys',
         'list_signature_presets',
@@ -280,5 +282,22 @@ describe("the MCP tools over a ticket's dead letters and bulk replays (extension
     expect(all.structuredContent).toEqual({ list: [expect.objectContaining({ id, state: 'cancelled' })] });
     const ended = await callTool(client, 'cancel_bulk_replay', { ticket_id: 'mcp-dl', replay_id: id });
     expect(ended).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_REQUEST' } });
+  });
+
+  it('get_metrics and get_forward_metrics answer what the metrics routes answer; a bad range is refused by the tool schema', async () => {
+    await registerTicket(project, 'mcp-metrics', { actions: [] });
+    await consumePost(project, 'mcp-metrics', { n: 1 });
+    await runJobs(project, 'mcp-metrics', 'flush-metrics');
+    await runJobs(project, 'mcp-metrics', 'report-metrics');
+    const ticket = await callTool(client, 'get_metrics', { ticket_id: 'mcp-metrics', range: '1h' });
+    expect(ticket.isError, textOf(ticket)).toBeFalsy();
+    expect((ticket.structuredContent as any).totals).toMatchObject({ consumptions: 1, succeeded: 1 });
+    expect((ticket.structuredContent as any).bucket_ms).toBe(60_000);
+    const whole = await callTool(client, 'get_metrics', {});
+    expect((whole.structuredContent as any).totals.consumptions).toBeGreaterThanOrEqual(1);
+    const forwarded = await callTool(client, 'get_forward_metrics', { by: 'destination', range: '7d' });
+    expect(forwarded.structuredContent).toMatchObject({ by: 'destination', bucket_ms: 21_600_000 });
+    const bad = await callTool(client, 'get_metrics', { range: '2w' });
+    expect(bad.isError).toBe(true);
   });
 });

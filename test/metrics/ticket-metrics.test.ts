@@ -110,4 +110,29 @@ describe('ticket metrics', () => {
       failures_by_code: { REQUEST_FAILED: 1 },
     });
   });
+
+  it('counts the retries a retry_schedule scheduled and the dead letter its run became', async () => {
+    await register('m-retried', {
+      retry_schedule: { delays: ['1s'], attempts: 2 },
+      actions: [
+        { act: 'resp', exe: { body: 'accepted', resume: '0m' } },
+        { act: 'req', exe: { url: `${origin}/fail/metrics-retried-${crypto.randomUUID()}/100/500` } },
+      ],
+    });
+    expect((await tp('m-retried')).status).toBe(200);
+    await runJobs(project, 'm-retried');
+    await push('m-retried');
+    expect((await metrics('/tickets/m-retried')).json.totals).toMatchObject({ consumptions: 1, failed: 1, retries: 1, dead_letters: 1 });
+  });
+
+  it('counts the requests flood control refused, in the minute the Worker counted them', async () => {
+    await register('m-flood', { actions: [] });
+    await tp('m-flood');
+    const minute = Math.floor(Date.now() / 60_000);
+    await ticketStub(env, project.service_id, 'm-flood').addLimited([[minute, 7]]);
+    await push('m-flood');
+    const answer = (await metrics('/tickets/m-flood', '?bucket=1m')).json;
+    expect(answer.totals.flood_refused).toBe(7);
+    expect(answer.points.find((p: { start: number }) => p.start === minute * 60_000).flood_refused).toBe(7);
+  });
 });
