@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bucketText,
   countSeries,
   failureCodeSeries,
   isQuiet,
@@ -91,9 +92,10 @@ describe('metric points as chart series', () => {
     expect(totalsText(ZERO)).toBe('0 consumptions');
   });
 
-  it("asks the range ending now with the range's bucket, or the one given", () => {
+  it("asks the range ending now with the range's bucket", () => {
     expect(Object.fromEntries(new URLSearchParams(metricsQuery('1h', 10_000_000)))).toEqual({ from: '6400000', to: '10000000', bucket: '1m' });
-    expect(new URLSearchParams(metricsQuery('24h', 100_000_000, '1h')).get('bucket')).toBe('1h');
+    expect(new URLSearchParams(metricsQuery('24h', 100_000_000)).get('bucket')).toBe('1h');
+    expect([60_000, 900_000, 21_600_000, 86_400_000].map(bucketText)).toEqual(['1 min', '15 min', '6 h', '1 d']);
   });
 });
 

@@ -1,57 +1,30 @@
 /**
- * A ticket's or the project's metrics (GET …/metrics; the answer is schemas/answers.ts metricsAnswer) shaped for the charts:
+ * A ticket's or the project's metrics (GET …/metrics, its answer type generated from schemas/answers.ts) shaped for the charts:
  * the ranges the pages offer, the query each asks, and the answer's points as uPlot's aligned arrays
  * (x in seconds, one array per series, null where a point has no value). Pure: no fetch, no DOM.
  */
+import type { MetricsAnswer } from '../../../schemas/answer-types.generated';
+import { METRIC_RANGES, rangeQuery, type MetricRangeName } from '../../../schemas/metrics';
 
-export interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-}
-
+export type { MetricsAnswer };
 /** One bucket of counters (and its latency percentiles, null when nothing was timed in it). */
-export interface MetricCounts {
-  consumptions: number;
-  succeeded: number;
-  failed: number;
-  failures_by_code: Record<string, number>;
-  dry_runs: number;
-  duplicates: number;
-  retries: number;
-  dead_letters: number;
-  flood_refused: number;
-  latency_ms: Percentiles | null;
-  req_latency_ms: Percentiles | null;
-}
+export type MetricCounts = MetricsAnswer['totals'];
+export type MetricPoint = MetricsAnswer['points'][number];
+type Percentiles = NonNullable<MetricCounts['latency_ms']>;
 
-export interface MetricPoint extends MetricCounts {
-  /** ms since the epoch, the bucket's start. */
-  start: number;
-}
+/** The ranges a chart offers (schemas/metrics.ts: the same as `svc stats` and the MCP tool), in order, with their labels. */
+export const RANGE_LABELS: Record<MetricRangeName, string> = { '1h': '1 h', '24h': '24 h', '7d': '7 d', '30d': '30 d' };
+export const RANGE_NAMES = Object.keys(METRIC_RANGES) as MetricRangeName[];
+export type RangeName = MetricRangeName;
 
-export interface MetricsAnswer {
-  from: number;
-  to: number;
-  bucket_ms: number;
-  /** Dense: one point per bucket of the range, zeros where nothing happened. */
-  points: MetricPoint[];
-  totals: MetricCounts;
-}
+/** The query of a range ending at `now`, with the bucket the range is drawn with. */
+export const metricsQuery = (range: MetricRangeName, now: number): string => new URLSearchParams(rangeQuery(range, now)).toString();
 
-/** The ranges a chart offers, each with the bucket that draws it (at most a few hundred points). */
-export const RANGES = {
-  '1h': { ms: 3_600_000, bucket: '1m', label: '1 h' },
-  '24h': { ms: 86_400_000, bucket: '15m', label: '24 h' },
-  '7d': { ms: 7 * 86_400_000, bucket: '1h', label: '7 d' },
-  '30d': { ms: 30 * 86_400_000, bucket: '6h', label: '30 d' },
-} as const;
-export type RangeName = keyof typeof RANGES;
-export const RANGE_NAMES = Object.keys(RANGES) as RangeName[];
-
-/** The query of a range ending at `now`; `bucket` overrides the range's own (the tickets list's sparklines ask 1h). */
-export function metricsQuery(range: RangeName, now: number, bucket: string = RANGES[range].bucket): string {
-  return new URLSearchParams({ from: String(now - RANGES[range].ms), to: String(now), bucket }).toString();
+/** A bucket's length as the page says it: "1 min", "6 h", "1 d". */
+export function bucketText(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  return `${Math.round(ms / 60_000)} min`;
 }
 
 /** uPlot's data: x values first, then one array per series. */

@@ -7,8 +7,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { errorText, type OwnerApi } from '../../api';
 import {
-  RANGES,
+  RANGE_LABELS,
   RANGE_NAMES,
+  bucketText,
   countSeries,
   failureCodeSeries,
   hasValues,
@@ -47,7 +48,7 @@ export function MetricsPanel({ api, ticketId, initialRange = '24h' }: { api: Own
   );
   const scope = ticketId === undefined ? 'this project' : 'this ticket';
   const quiet = answer ? isQuiet(answer.totals) : true;
-  const none = `No consumptions in this range (${RANGES[range].label}).`;
+  const none = `No consumptions in this range (${RANGE_LABELS[range]}).`;
 
   return (
     <section class="metrics-panel" id="metrics" aria-labelledby="metrics-title" data-range={range} data-reads={reads}>
@@ -56,7 +57,7 @@ export function MetricsPanel({ api, ticketId, initialRange = '24h' }: { api: Own
         <div class="ranges" role="group" aria-label="Range">
           {RANGE_NAMES.map((name) => (
             <button key={name} type="button" data-range={name} aria-pressed={range === name} onClick={() => setRange(name)}>
-              {RANGES[name].label}
+              {RANGE_LABELS[name]}
             </button>
           ))}
           <button type="button" id="metrics-refresh" onClick={() => setReads((n) => n + 1)}>
@@ -72,8 +73,8 @@ export function MetricsPanel({ api, ticketId, initialRange = '24h' }: { api: Own
       {answer && charts && (
         <>
           <p id="metrics-totals" class="hint">
-            {quiet ? none : `${RANGES[range].label}: ${totalsText(answer.totals)}.`} Points of {Math.round(answer.bucket_ms / 60_000)} min; a consumption shows
-            within about 30 s.
+            {quiet ? none : `${RANGE_LABELS[range]}: ${totalsText(answer.totals)}.`} Points of {bucketText(answer.bucket_ms)}; a consumption shows within about
+            30 s.
           </p>
           <div class="metrics-charts">
             <TimeChart id="chart-counts" title="Consumptions and failures" series={charts.counts} emptyText={none} empty={quiet} />

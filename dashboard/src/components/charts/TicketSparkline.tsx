@@ -16,7 +16,7 @@ export function TicketSparkline({ api, ticketId, readAt }: { api: OwnerApi; tick
     let current = true;
     setAnswer(null);
     api
-      .project<MetricsAnswer>('GET', metricsPath(ticketId, metricsQuery('24h', readAt, '1h')))
+      .project<MetricsAnswer>('GET', metricsPath(ticketId, metricsQuery('24h', readAt)))
       .then((read) => current && setAnswer(read))
       .catch((err) => {
         if (!current) return;
