@@ -1,7 +1,8 @@
 // Bundles the owner dashboard (dashboard/src/main.tsx: Preact components, JSX compiled by esbuild, and
 // the registration rules of schemas/) into dashboard/public/app.js, next to the page in the folder the Worker serves as
 // static assets. wrangler.toml's [build] runs it before every `wrangler dev` and `wrangler deploy`, so
-// the bundle (gitignored) is made wherever the Worker is served.
+// the bundle (gitignored) is made wherever the Worker is served. The CSS the app imports (uPlot's and the
+// charts') is written beside it as dashboard/public/app.css (gitignored too), which index.html links.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';

@@ -5,7 +5,7 @@ import { moveReqAnswersUnderBody } from '../../dashboard/src/logic/legacy';
 import { lineDiff, sortedJson } from '../../dashboard/src/logic/line-diff';
 import { looseText, parseLoose } from '../../dashboard/src/logic/loose-value';
 import { placeholdersOf } from '../../dashboard/src/logic/placeholders';
-import { failureRateText, scheduleFacts, ticketStats } from '../../dashboard/src/logic/ticket-stats';
+import { scheduleFacts } from '../../dashboard/src/logic/ticket-stats';
 import type { OwnerLogRow } from '../../schemas/listings';
 import type { TicketAction } from '../../schemas/ticket-types';
 
@@ -118,14 +118,6 @@ describe('what the dashboard shows', () => {
   it('refuses a definition over the registry body limit by its UTF-8 size', () => {
     expect(tooLargeMessage(MAX_DEFINITION_BYTES)).toBeNull();
     expect(tooLargeMessage(byteLength('é'.repeat(MAX_DEFINITION_BYTES / 2 + 1)))).toMatch(/^The definition is 1\.0 MiB; the registry takes at most 1 MiB/);
-  });
-
-  it('reads the failure rate and the last consumption off the log rows, dry runs left out', () => {
-    const row = (timestamp: number, extra: Partial<OwnerLogRow> = {}) => ({ timestamp, ...extra }) as OwnerLogRow;
-    const stats = ticketStats([row(30, { check: true }), row(20, { failed: true }), row(10)]);
-    expect(stats).toEqual({ lastConsumption: 20, failed: 1, consumptions: 2 });
-    expect(failureRateText(stats)).toBe('50% of 2');
-    expect(failureRateText(ticketStats([row(5, { check: true })]))).toBe('no consumptions');
   });
 
   it("shows a retry schedule's attempts and, while the run waits, its next attempt; nothing for a run done at once", () => {

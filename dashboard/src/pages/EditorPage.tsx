@@ -15,6 +15,8 @@ import { nearestShownPath, setAt, type Segment } from '../logic/json-path';
 import { NEW_DEFINITION, byteLength, definitionOf, tooLargeMessage } from '../logic/definition';
 import { registryRefusal } from '../registry-check';
 import { PlanView, type Plan } from '../components/PlanView';
+import { MetricsPanel } from '../components/charts/MetricsPanel';
+import { TicketWiring } from '../components/wiring/TicketWiring';
 import { StatusLine, type Status } from '../components/StatusLine';
 
 type Mode = 'form' | 'json';
@@ -37,6 +39,8 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
   const [legacy, setLegacy] = useState<{ count?: number; moved: boolean } | null>(null);
   const [confirmedLegacy, setConfirmedLegacy] = useState(false);
   const [busy, setBusy] = useState(false);
+  /** The ticket as stored (an opened ticket's wiring reads its signature). */
+  const [stored, setStored] = useState<ListedTicket | null>(null);
   const root = useRef<HTMLFormElement>(null);
 
   useEffect(() => {
@@ -45,6 +49,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
       .project<ListedTicket & { registered_count?: number | null }>('GET', `/tickets/${encodeURIComponent(openedId)}`)
       .then((ticket) => {
         const { definition, movedUnderBody } = definitionOf(ticket);
+        setStored(ticket);
         setDef(definition);
         setLegacy({ count: ticket.count, moved: movedUnderBody });
       })
@@ -157,6 +162,7 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
       const saved = await api.project<ListedTicket>('PUT', `/tickets/${encodeURIComponent(ticketId)}`, definition);
       setPlan(null);
       setLegacy({ count: saved.count, moved: false });
+      setStored(saved);
       setStatus({ text: `Saved ${saved.ticket_id}.` });
       if (!openedId) history.replaceState(null, '', `#/tickets/${encodeURIComponent(saved.ticket_id)}/edit`);
     } catch (err) {
@@ -176,6 +182,9 @@ export function EditorPage({ api, ticketId: openedId }: { api: OwnerApi; ticketI
           (docs/migrating.md). Check them; saving asks you to confirm.
         </p>
       )}
+      {openedId && <MetricsPanel api={api} ticketId={openedId} />}
+      {openedId && stored && <TicketWiring api={api} ticketId={openedId} condition={stored.condition} />}
+      {openedId && <h3 id="definition-title">Definition</h3>}
       <div class="modes" role="group" aria-label="Editing mode">
         <button type="button" aria-pressed={mode === 'form'} onClick={() => switchTo('form')}>
           Form mode

@@ -1,13 +1,15 @@
 /**
- * The project as its owner key reads it (GET /v1/owner) and the owner's own settings (PATCH
- * …/settings): name, external identity issuer, the secureRequest key (write-only) and its
- * Destinations. Plan and active are the operator's and shown read-only.
+ * The project as its owner key reads it (GET /v1/owner), its traffic over a range (all tickets' metrics
+ * merged: GET …/metrics), and the owner's own settings (PATCH …/settings): name, external identity
+ * issuer, the secureRequest key (write-only) and its Destinations. Plan and active are the operator's
+ * and shown read-only.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, type OwnerApi, type OwnerProject } from '../api';
 import { type SettingsForm, formOf, inputOfField, settingsBody } from '../logic/settings-form';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { AlertsSection } from '../components/alerts/AlertsSection';
+import { MetricsPanel } from '../components/charts/MetricsPanel';
 
 /** `onSaved` gets the project as saved (the header shows its name). */
 export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (project: OwnerProject) => void }) {
@@ -87,6 +89,7 @@ export function ProjectPage({ api, onSaved }: { api: OwnerApi; onSaved?: (projec
       <p id="operator-settings" class="hint">
         The plan and whether the project is active are changed by the service's operator (give them the service id above).
       </p>
+      <MetricsPanel api={api} />
       {form && project && (
         <form id="settings-form" onSubmit={save}>
           <h3>Settings</h3>

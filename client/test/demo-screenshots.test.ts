@@ -1,0 +1,271 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sign } from '@octokit/webhooks-methods';
+import type { Browser, Page } from 'playwright-core';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './helpers/chromium.js';
+import { SCREENS_DIR, screenshot, signIn } from './helpers/dashboard-page.js';
+import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
+import { createTestProject, type ProjectOnWorker } from './helpers/worker.js';
+
+// The screenshots of docs/images/ (README.md, docs/dashboard.md), taken from a demo project an owner
+// could run: a Stripe ticket and a GitHub ticket with the signature presets, sent events signed by
+// Stripe's and GitHub's own libraries, with a realistic mix of traffic made now, over this run's
+// seconds (metrics are never inserted: the charts show the traffic as it happened, in the 1 h range).
+// Run by the normal suite (so the pages it shows keep working); `npm run screenshots` also copies
+// the images into docs/images/.
+const DOCS_IMAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'images');
+const STRIPE_SECRET = 'whsec_5c1f0e9a7b3d4e2f8a6b0c9d1e7f3a2b';
+const GITHUB_SECRET = 'gh-hook-9f2c7e1b5a';
+const stripeCrypto = Stripe.createSubtleCryptoProvider();
+
+let worker: ProjectOnWorker;
+let browser: Browser;
+let page: Page;
+let fulfilment: ScriptedServer;
+let deploys: ScriptedServer;
+/** Destination answers the demo scripts: each server fails the requests whose number is listed. */
+const failing = { fulfilment: new Set([7, 19, 31]), deploys: new Set([11]) };
+
+beforeAll(async () => {
+  [browser, worker, fulfilment, deploys] = await Promise.all([launchChromium(), createTestProject(), startScriptedServer(), startScriptedServer()]);
+  fulfilment.handle((req, res) =>
+    failing.fulfilment.has(fulfilment.requests.length)
+      ? json(res, 503, { error: 'warehouse API unavailable' })
+      : json(res, 201, { order: /pi_[A-Za-z0-9]+/.exec(req.body)?.[0] ?? null, queued: true }),
+  );
+  deploys.handle((_req, res) =>
+    failing.deploys.has(deploys.requests.length) ? json(res, 502, { error: 'runner pool exhausted' }) : json(res, 202, { deploy: 'queued' }),
+  );
+  expect((await worker.ownerCall('PATCH', '/settings', { name: 'Acme Store' })).status).toBe(200);
+  await worker.putSecretKey('STRIPE_WEBHOOK_SECRET', { value: STRIPE_SECRET });
+  await worker.putSecretKey('GITHUB_WEBHOOK_SECRET', { value: GITHUB_SECRET });
+  await worker.registerTicket('stripe-payments', {
+    description: 'Stripe payment events of the Acme web shop: a paid order is sent to the warehouse for packing.',
+    condition: { method: 'POST', preset: { id: 'stripe', secretName: 'STRIPE_WEBHOOK_SECRET' } },
+    actions: [
+      {
+        act: 'req',
+        exe: {
+          url: `${fulfilment.url}/v1/orders/paid`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          data: { payment_intent: '${body[data][object][id]}', amount: '${body[data][object][amount]}', currency: '${body[data][object][currency]}' },
+        },
+      },
+    ],
+  });
+  await worker.registerTicket('github-deploys', {
+    description: 'GitHub pushes to acme/storefront: each push to main starts a deploy of the storefront.',
+    condition: { method: 'POST', preset: { id: 'github', secretName: 'GITHUB_WEBHOOK_SECRET' } },
+    actions: [
+      {
+        act: 'req',
+        exe: {
+          url: `${deploys.url}/deploys`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          data: { ref: '${body[ref]}', commit: '${body[after]}' },
+        },
+      },
+    ],
+  });
+  const settings: [string, unknown][] = [
+    [
+      '/mail-templates/order-shipped',
+      {
+        subject: 'Your Acme order ${order_id} is on its way',
+        html: '<p>Hi ${name},</p><p>Your order ${order_id} left our warehouse today. Track it at ${tracking_url}.</p><p>The Acme team</p>',
+        text: 'Hi ${name},\n\nYour order ${order_id} left our warehouse today. Track it at ${tracking_url}.\n\nThe Acme team',
+      },
+    ],
+    [
+      '/mail-templates/payment-failed',
+      {
+        subject: 'We could not take the payment for order ${order_id}',
+        html: '<p>Hi ${name}, your card was declined. Update it here: ${update_url}</p>',
+        text: 'Hi ${name}, your card was declined. Update it here: ${update_url}',
+      },
+    ],
+    [
+      '/newsletters/public/winter-sale',
+      { subject: 'Winter sale: 20 % off boots until Sunday', html: '<p>Our winter sale starts today.</p>', text: 'Our winter sale starts today.' },
+    ],
+    [
+      '/newsletters/authorized/new-in-store',
+      { subject: 'New in store this week', html: '<p>Ten new arrivals for members.</p>', text: 'Ten new arrivals for members.' },
+    ],
+  ];
+  for (const [at, body] of settings) expect([200, 201]).toContain((await worker.ownerCall('PUT', at, body)).status);
+  for (const email of ['maria.lopez@example.com', 'kofi@example.org', 'li.wei@example.net'])
+    expect((await worker.ownerCall('PUT', `/subscribers/public/${email}`, {})).status).toBe(200);
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  await signIn(page, worker.url, worker.project.owner_key);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), fulfilment?.close(), deploys?.close()]);
+});
+
+const consumeUrl = (ticketId: string) => `${worker.url}/tp/${worker.project.service_id}/${ticketId}`;
+
+/** A Stripe event as Stripe sends it, signed by the stripe library (with a wrong secret when `forged`). */
+async function sendStripe(n: number, forged: boolean): Promise<number> {
+  const payload = JSON.stringify({
+    id: `evt_3Q${(1000 + n).toString(36)}Demo${n}`,
+    object: 'event',
+    api_version: '2024-06-20',
+    created: Math.floor(Date.now() / 1000),
+    type: 'payment_intent.succeeded',
+    livemode: false,
+    data: {
+      object: { id: `pi_3Q${n}Acme${(7000 + n).toString(36)}`, object: 'payment_intent', amount: 1200 + 350 * (n % 9), currency: 'eur', status: 'succeeded' },
+    },
+  });
+  const header = await Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret: forged ? 'whsec_an_old_rotated_secret' : STRIPE_SECRET,
+    cryptoProvider: stripeCrypto,
+  });
+  const res = await fetch(consumeUrl('stripe-payments'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+    body: payload,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** A GitHub push event as GitHub sends it, signed by @octokit/webhooks-methods (with a wrong secret when `forged`). */
+async function sendGithub(n: number, forged: boolean): Promise<number> {
+  const payload = JSON.stringify({
+    ref: 'refs/heads/main',
+    before: (0xa1b2c3 + n - 1).toString(16).padStart(40, '0'),
+    after: (0xa1b2c3 + n).toString(16).padStart(40, '0'),
+    repository: { full_name: 'acme/storefront', default_branch: 'main' },
+    pusher: { name: ['maria', 'dev-kofi', 'li-wei'][n % 3] },
+    head_commit: { message: ['Fix basket rounding', 'Bump checkout SDK', 'Add gift-card field', 'Update copy on delivery page'][n % 4] },
+  });
+  const signature = await sign(forged ? 'not-the-hook-secret' : GITHUB_SECRET, payload);
+  const res = await fetch(consumeUrl('github-deploys'), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': signature,
+      'x-github-event': 'push',
+      'x-github-delivery': `7c3e${n.toString(16).padStart(4, '0')}-9d1a-11ef-8d2b-acme${n}`,
+      'user-agent': 'GitHub-Hookshot/5f1b2c3',
+    },
+    body: payload,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Where a screenshot goes: always the run's screens folder; with `npm run screenshots` also docs/images/. */
+async function keep(name: string) {
+  if (!process.env.DOCS_IMAGES) return;
+  await mkdir(DOCS_IMAGES, { recursive: true });
+  await copyFile(path.join(SCREENS_DIR, `${name}.png`), path.join(DOCS_IMAGES, `${name}.png`));
+}
+
+/** The page from its top to the bottom of `selector` (the charts and wiring, not the whole editor below them). */
+async function screenshotDown(name: string, selector: string) {
+  const box = await page.locator(selector).boundingBox();
+  await mkdir(SCREENS_DIR, { recursive: true });
+  await page.screenshot({
+    path: path.join(SCREENS_DIR, `${name}.png`),
+    clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box!.y + box!.height + 16) },
+    fullPage: true,
+  });
+}
+
+describe('the demo project', () => {
+  it('traffic of a Stripe and a GitHub ticket, signed by their own libraries, is charted and shown on each page', { timeout: 150_000 }, async () => {
+    // Bursts over the run's seconds: mostly good deliveries, some signed with a rotated secret, a few refused by the destination.
+    const statuses = { stripe: [] as number[], github: [] as number[] };
+    let s = 0;
+    let g = 0;
+    for (let burst = 0; burst < 6; burst++) {
+      for (let i = 0; i < 7; i++, s++) statuses.stripe.push(await sendStripe(s, s % 13 === 5));
+      for (let i = 0; i < 4; i++, g++) statuses.github.push(await sendGithub(g, g % 11 === 8));
+      await pause(2_500);
+    }
+    const stripeOk = statuses.stripe.filter((status) => status === 200).length;
+    const githubOk = statuses.github.filter((status) => status === 200).length;
+    expect(stripeOk).toBeGreaterThan(statuses.stripe.length / 2);
+    expect(stripeOk).toBeLessThan(statuses.stripe.length);
+    expect(githubOk).toBeLessThan(statuses.github.length);
+
+    // The Stripe ticket's page: its charts once the points have reached the metrics (about 30 s).
+    await page.goto(`${worker.url}/#/tickets/stripe-payments/edit`);
+    await page.click('#metrics button[data-range="1h"]');
+    await expect
+      .poll(
+        async () => {
+          await page.click('#metrics-refresh');
+          return JSON.parse((await page.getAttribute('#chart-counts', 'data-values')) ?? '{}').consumptions?.sum ?? 0;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe(statuses.stripe.length);
+    await page.waitForSelector('#wiring [data-copy=tp]');
+    await screenshotDown('dashboard-ticket', '#wiring');
+    await keep('dashboard-ticket');
+    await screenshot(page, 'dashboard-editor');
+    await keep('dashboard-editor');
+    await page.click('.modes button:has-text("JSON mode")');
+    await page.waitForSelector('#definition-json');
+    await screenshot(page, 'dashboard-editor-json');
+    await keep('dashboard-editor-json');
+
+    await page.goto(`${worker.url}/#/tickets`);
+    await page.reload();
+    await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
+    await expect.poll(() => page.locator('td.rate .totals', { hasText: 'no consumptions' }).count()).toBe(0);
+    await screenshot(page, 'dashboard-tickets');
+    await keep('dashboard-tickets');
+
+    await page.goto(`${worker.url}/#/project`);
+    await page.click('#metrics button[data-range="1h"]');
+    await expect
+      .poll(async () => JSON.parse((await page.getAttribute('#chart-counts', 'data-values')) ?? '{}').consumptions?.sum ?? 0)
+      .toBe(statuses.stripe.length + statuses.github.length);
+    await screenshot(page, 'dashboard-project');
+    await keep('dashboard-project');
+
+    await page.goto(`${worker.url}/#/secrets`);
+    await page.waitForSelector('text=GITHUB_WEBHOOK_SECRET');
+    await screenshot(page, 'dashboard-secrets');
+    await keep('dashboard-secrets');
+
+    await page.goto(`${worker.url}/#/templates`);
+    await page.waitForSelector('tr[data-template=payment-failed]');
+    await screenshot(page, 'dashboard-templates');
+    await keep('dashboard-templates');
+    await page.goto(`${worker.url}/#/newsletters`);
+    await page.waitForSelector('tr[data-newsletter="public/winter-sale"]');
+    await screenshot(page, 'dashboard-newsletters');
+    await keep('dashboard-newsletters');
+
+    await page.goto(`${worker.url}/#/tickets/github-deploys/logs`);
+    await page.waitForTimeout(1_500);
+    await screenshot(page, 'dashboard-logs');
+    await keep('dashboard-logs');
+
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await signIn(phone, worker.url, worker.project.owner_key);
+      await expect.poll(() => phone.locator('td.rate', { hasText: '…' }).count()).toBe(0);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await screenshot(phone, 'dashboard-tickets-phone');
+      await keep('dashboard-tickets-phone');
+    } finally {
+      await phone.close();
+    }
+  });
+});
