@@ -87,6 +87,9 @@ const typesOf = (a) => [
   ['BulkReplay', a.bulkReplayAnswer, "Extension: a ticket's bulk replay with its progress (getBulkReplay, cancelBulkReplay)."],
   ['BulkReplayStart', a.bulkReplayStartAnswer, "Extension: startBulkReplay's answer, the count (dry run) or the replay started."],
   ['DeadLetterReplay', a.deadLetterReplayAnswer, "Extension: replayTicketDeadLetter's answer, what the replay answered."],
+  ['LogEvent', a.logEventAnswer, 'Extension: one consumption as the event inspector lists it (searchTicketEvents).'],
+  ['LogEventPage', a.logEventsAnswer, "Extension: searchTicketEvents' answer, a page of the search with how far it walked the log."],
+  ['LogEventDetail', a.logEventDetailAnswer, "Extension: getTicketEvent's answer, one consumption in full."],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];
