@@ -15,6 +15,7 @@ import { realtimeControls } from './tables/realtime';
 import { secretsAndUsersControls } from './tables/secrets-and-users';
 import { ticketControls } from './tables/tickets';
 import { ticketReplayControls } from './tables/ticket-replays';
+import { ticketEventControls } from './tables/ticket-events';
 import { buildWorld, type World } from './world';
 
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
@@ -25,6 +26,7 @@ const controls: BadInputCase[] = [
   ...realtimeControls(),
   ...consumeControls(),
   ...ticketReplayControls(),
+  ...ticketEventControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),
   ...mailControls(),

@@ -14,6 +14,7 @@ import { secretsAndUsersCases } from './tables/secrets-and-users';
 import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 import { ticketReplayCases } from './tables/ticket-replays';
+import { ticketEventCases } from './tables/ticket-events';
 
 const ROUTES = servedRoutes(app);
 
@@ -23,6 +24,7 @@ const all = [
   ...mailCases(),
   ...ticketCases(),
   ...ticketReplayCases(),
+  ...ticketEventCases(),
   ...consumeCases(),
   ...forwardCases(),
   ...realtimeCases(),

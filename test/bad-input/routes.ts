@@ -46,6 +46,8 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`GET ${P}/tickets/{ticket_id}/replays`]: 'GET bulk replays',
   [`GET ${P}/tickets/{ticket_id}/replays/{replay_id}`]: 'GET bulk replay',
   [`POST ${P}/tickets/{ticket_id}/replays/{replay_id}/cancel`]: 'POST bulk replay cancel',
+  [`GET ${P}/tickets/{ticket_id}/events`]: 'GET ticket events search',
+  [`GET ${P}/tickets/{ticket_id}/events/{log_key}`]: 'GET ticket event',
   [`POST ${P}/signature-presets/match`]: 'POST signature preset match',
   [`GET ${P}/consumed`]: 'GET consumed',
   [`POST ${P}/forward`]: 'POST forward',
