@@ -16,6 +16,7 @@ import { secretsAndUsersControls } from './tables/secrets-and-users';
 import { ticketControls } from './tables/tickets';
 import { ticketReplayControls } from './tables/ticket-replays';
 import { ticketEventControls } from './tables/ticket-events';
+import { forwardEventControls } from './tables/forward-events';
 import { buildWorld, type World } from './world';
 
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
@@ -27,6 +28,7 @@ const controls: BadInputCase[] = [
   ...consumeControls(),
   ...ticketReplayControls(),
   ...ticketEventControls(),
+  ...forwardEventControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),
   ...mailControls(),

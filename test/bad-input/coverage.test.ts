@@ -15,6 +15,7 @@ import { secureCases } from './tables/secure';
 import { ticketCases } from './tables/tickets';
 import { ticketReplayCases } from './tables/ticket-replays';
 import { ticketEventCases } from './tables/ticket-events';
+import { forwardEventCases } from './tables/forward-events';
 
 const ROUTES = servedRoutes(app);
 
@@ -25,6 +26,7 @@ const all = [
   ...ticketCases(),
   ...ticketReplayCases(),
   ...ticketEventCases(),
+  ...forwardEventCases(),
   ...consumeCases(),
   ...forwardCases(),
   ...realtimeCases(),

@@ -48,6 +48,7 @@ export const ROUTE_LABELS: Record<string, string> = {
   [`POST ${P}/tickets/{ticket_id}/replays/{replay_id}/cancel`]: 'POST bulk replay cancel',
   [`GET ${P}/tickets/{ticket_id}/events`]: 'GET ticket events search',
   [`GET ${P}/tickets/{ticket_id}/events/{log_key}`]: 'GET ticket event',
+  [`GET ${P}/forward/events`]: 'GET forward events search',
   [`POST ${P}/signature-presets/match`]: 'POST signature preset match',
   [`GET ${P}/consumed`]: 'GET consumed',
   [`POST ${P}/forward`]: 'POST forward',
