@@ -45,3 +45,33 @@ export function curlOf(request: LoggedRequest, fallbackUrl: string): string {
   const command = lines.join(' \\\n  ');
   return left.length ? `# Left out: ${left.join(', ')}.\n${command}` : command;
 }
+
+/** A forwarded request as the history keeps it: method, url and headers as written, the body the caller sent. */
+export interface KeptForward {
+  method: string;
+  url: string;
+  request_headers: Record<string, string> | null;
+  /** What the caller sent as data: JSON text, or the parsed value. */
+  request_body?: unknown;
+}
+
+/**
+ * "Copy as curl" of a forwarded request: the url and headers as the caller wrote them, so a Secret Key
+ * stands as the $CLIENT_SECRET placeholder the history keeps (single-quoted: the shell leaves it as is);
+ * headers the history redacted are left out and named.
+ */
+export function forwardCurlOf(request: KeptForward): string {
+  const lines = [`curl -X ${request.method} ${shellQuote(request.url)}`];
+  const left: string[] = [];
+  for (const [name, value] of Object.entries(request.request_headers ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (value === REDACTED || value.includes(REDACTED)) left.push(name.toLowerCase());
+    else lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
+  }
+  const body = request.request_body;
+  if (body !== undefined && body !== null) lines.push(`--data-raw ${shellQuote(typeof body === 'string' ? body : JSON.stringify(body))}`);
+  const notes = [
+    ...(lines.some((line) => line.includes('$CLIENT_SECRET')) ? ['# $CLIENT_SECRET stands for the Secret Key, which is never shown.'] : []),
+    ...(left.length ? [`# Left out: ${left.join(', ')}.`] : []),
+  ];
+  return [...notes, lines.join(' \\\n  ')].join('\n');
+}

@@ -43,3 +43,34 @@ export function eventQuery(filters: EventFilters, limit: number, startKey: strin
   if (startKey) q.set('startKey', startKey);
   return q.toString();
 }
+
+/** The forwarding inspector's form (GET …/forward/events). */
+export interface ForwardEventFilters {
+  status_class: '' | '2xx' | '3xx' | '4xx' | '5xx' | 'none';
+  error_code: string;
+  destination: string;
+  caller: string;
+  from: string;
+  to: string;
+  search: string;
+}
+
+export const NO_FORWARD_FILTERS: ForwardEventFilters = { status_class: '', error_code: '', destination: '', caller: '', from: '', to: '', search: '' };
+
+export function forwardEventQuery(filters: ForwardEventFilters, limit: number, startKey: string | null): string {
+  const q = new URLSearchParams({ limit: String(limit) });
+  if (filters.status_class) q.set('status_class', filters.status_class);
+  for (const key of ['error_code', 'destination', 'caller'] as const) if (filters[key].trim()) q.set(key, filters[key].trim());
+  if (filters.from) q.set('from', msOf(filters.from));
+  if (filters.to) q.set('to', msOf(filters.to));
+  const search = filters.search.trim();
+  if (search) {
+    const split = splitSearch(search);
+    if (split) {
+      q.set('where', split.where);
+      q.set('equals', split.equals);
+    } else q.set('where', search);
+  }
+  if (startKey) q.set('startKey', startKey);
+  return q.toString();
+}
