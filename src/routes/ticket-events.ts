@@ -24,8 +24,8 @@ export const ticketEventRoutes = createRouter();
 
 const owner = guard('owner', "Only the project owner can search a ticket's log.");
 const EVENTS = `${PROJECT_PATH}/tickets/:ticket_id/events`;
-/** A listed event's log_key: its consume_id, with ':CHK' for a dry run. */
-const LOG_KEY = /^[0-9A-Za-z]{5,32}(?::CHK)?$/;
+/** A listed event's log_key: its consume_id, with ':CHK' for a dry run, and ':MORE' for a summary of counted entries. */
+const LOG_KEY = /^[0-9A-Za-z]{5,32}(?::CHK)?(?::MORE)?$/;
 
 type Position = { t: number; k: string };
 const isPosition = (value: unknown): value is Position =>
@@ -102,7 +102,10 @@ ticketEventRoutes.get(`${EVENTS}/:log_key`, ...getTicketEventRoute.middleware, a
   const project = c.get('project');
   const ticketId = ticketIdOf(c.req.param('ticket_id'));
   const logKey = c.req.param('log_key') ?? '';
-  if (!LOG_KEY.test(logKey)) throw invalidParameter('Invalid "log_key": a consume_id, or a dry run\'s consume_id with ":CHK".', { field: 'log_key' });
+  if (!LOG_KEY.test(logKey))
+    throw invalidParameter('Invalid "log_key": a listed event\'s log_key (a consume_id, with ":CHK" for a dry run, ":MORE" for a summary).', {
+      field: 'log_key',
+    });
   const detail = await ticketStub(c.env, project.service_id, ticketId).logEvent(logScope(project, ticketId), logKey);
   if (!detail) throw new SvcHttpError('NOT_FOUND', "This ticket's log has no entry with this log_key.", { status: 404 });
   return c.json(detail);

@@ -65,7 +65,7 @@ export function EventInspector({ api, ticketId }: { api: OwnerApi; ticketId: str
   return (
     <section class="inspector" aria-labelledby="inspector-title">
       <h3 id="inspector-title">Event inspector</h3>
-      <form class="filters inspector-filters" onSubmit={submit}>
+      <form class="inspector-filters" onSubmit={submit}>
         <div class="field">
           <label for="ev-outcome">Outcome</label>
           <select id="ev-outcome" value={form.outcome} onChange={(e) => set({ outcome: e.currentTarget.value as EventFilters['outcome'] })}>

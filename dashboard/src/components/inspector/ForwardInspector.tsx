@@ -50,7 +50,7 @@ export function ForwardInspector({ api }: { api: OwnerApi }) {
   return (
     <section class="inspector forward-inspector" aria-labelledby="fwd-inspector-title">
       <h3 id="fwd-inspector-title">Search forwarded requests</h3>
-      <form class="filters inspector-filters" onSubmit={submit}>
+      <form class="inspector-filters" onSubmit={submit}>
         <div class="field">
           <label for="fe-status">Answer</label>
           <select
