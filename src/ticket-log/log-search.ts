@@ -43,7 +43,8 @@ type ScanRow = IndexFacts & { seg: number | null; code: string | null; body: str
 
 /** The index's rows after the cursor, newest first: one indexed walk per class, merged (as TicketLog.page reads). */
 function indexRows(sql: SqlStorage, request: LogSearchRequest, after: { t: number; k: string } | null, count: number): ScanRow[] {
-  const classes = request.outcome ? [LOG_CLASS[request.outcome]] : Object.values(LOG_CLASS);
+  // Successes have no code: a code search walks the failures and dry runs only.
+  const classes = request.outcome ? [LOG_CLASS[request.outcome]] : Object.values(LOG_CLASS).filter((cls) => request.code === undefined || cls !== LOG_CLASS.ok);
   const cursor = after ? 'AND (timestamp < ? OR (timestamp = ? AND log_key < ?))' : '';
   // An entry logged before codes were indexed has none: it is judged by its body (successes never have one).
   const code = request.code !== undefined ? 'AND (code = ? OR (code IS NULL AND class <> 0))' : '';
