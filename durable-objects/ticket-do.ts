@@ -36,6 +36,8 @@ import { JobAlarm } from './job-alarm';
 import type { FloodMinute } from '../src/ticket-log/log-sampler';
 import type { DeadJob, Job } from './job-table';
 import type { LogScope } from '../src/ticket-log/ticket-log';
+import type { LogSearchPage, LogSearchRequest } from '../src/ticket-log/log-search';
+import { eventDetailOf, type LogEventDetail } from '../src/ticket-log/log-event-detail';
 import { type LogRef, type TicketJobKind, type TicketJobs, TicketStore } from './ticket-store';
 import { DestinationCircuits } from './destination-circuits';
 import { TicketCircuits } from './ticket-circuits';
@@ -265,6 +267,18 @@ export class TicketDO extends DurableObject<Env> {
   async keptRequest(scope: LogScope, consumeId: string): Promise<KeptRequest | null | undefined> {
     const entry = await this.entryOf(scope, consumeId);
     return entry ? (entry.body.request ?? null) : undefined;
+  }
+
+  /** The event inspector's search (issue 37 item 4, extension): one bounded page, newest first (src/ticket-log/log-search.ts). */
+  async searchLog(scope: LogScope, request: LogSearchRequest): Promise<LogSearchPage> {
+    await this.readyLog(scope);
+    return this.data.log.search(request);
+  }
+
+  /** One consumption as the event inspector shows it: its facts, the request as received, each action and the answer; undefined when the log has none. */
+  async logEvent(scope: LogScope, logKey: string): Promise<LogEventDetail | undefined> {
+    const entry = await this.entryOf(scope, logKey);
+    return entry ? eventDetailOf(entry.index, entry.body) : undefined;
   }
 
   /** The rows of these consumptions that the log still has (getConsumedTickets), in the order asked. */

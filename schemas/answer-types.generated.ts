@@ -991,6 +991,108 @@ export interface MetricsAnswer {
 }
 
 /**
+ * Extension: one consumption as the event inspector lists it (searchTicketEvents).
+ */
+export interface LogEvent {
+  consume_id: string;
+  /**
+   * The log entry's key (a dry run's ends ':CHK').
+   */
+  log_key: string;
+  /**
+   * Consumed, ms since the epoch.
+   */
+  time: number;
+  /**
+   * check: a dry run.
+   */
+  outcome: 'ok' | 'failed' | 'check';
+  /**
+   * Who consumed: the user id the log keeps.
+   */
+  consumer: string;
+  /**
+   * The failure's error code; null when it succeeded.
+   */
+  code: string | null;
+  /**
+   * The whole consumption's duration, when its entry has one.
+   */
+  duration_ms?: number;
+  /**
+   * Action rows logged.
+   */
+  actions_run: number;
+  /**
+   * The first action that failed: its code and place.
+   */
+  first_failure?: {
+    code: string;
+    path: string;
+  };
+  replay_of?: string;
+  /**
+   * A summary entry counting failures of one kind in a minute (issue 26), not one consumption.
+   */
+  sampled?: true;
+}
+
+/**
+ * Extension: searchTicketEvents' answer, a page of the search with how far it walked the log.
+ */
+export interface LogEventPage {
+  list: LogEvent[];
+  /**
+   * Pass as startKey for the next page; null at the end.
+   */
+  startKey: string | null;
+  endOfList: boolean;
+  /**
+   * The time of the last entry this page walked (entries after it, older, are for the next page): a page may stop at its bound with few or no matches and a startKey. null when the page reached the end of the log or filled up.
+   */
+  scanned_to: number | null;
+  /**
+   * Log entries this page walked.
+   */
+  scanned: number;
+  /**
+   * R2 segments of older entries this page read (at most 20).
+   */
+  segments_read: number;
+}
+
+/**
+ * Extension: getTicketEvent's answer, one consumption in full.
+ */
+export interface LogEventDetail {
+  event: LogEvent;
+  /**
+   * The request as received, credentials redacted; null on a dry run or when none was kept.
+   */
+  request: LoggedRequest | null;
+  actions: {
+    seq: number;
+    path: string;
+    act: string;
+    attempts: number;
+    /**
+     * How long it took, when its row has it.
+     */
+    ms?: number;
+    sent?: unknown;
+    received?: unknown;
+    error?: unknown;
+    warning?: unknown;
+  }[];
+  /**
+   * What the log keeps of the answer: outcome (ok, or the error), responded.status, continuation.
+   */
+  answer: {
+    [k: string]: unknown;
+  };
+}
+
+/**
  * A consumption's receipt as the service sends it.
  */
 export interface ReceiptBody {

@@ -699,3 +699,47 @@ export const forwardMetricsAnswer = z.object({
     )
     .describe('One series per Secret Key or destination with calls in the range (the 20 first by name).'),
 });
+/** Extension (issue 37 item 4): one consumption as the event inspector lists it. */
+export const logEventAnswer = z.object({
+  consume_id: z.string(),
+  log_key: z.string().describe("The log entry's key (a dry run's ends ':CHK')."),
+  time: ms('Consumed'),
+  outcome: z.enum(['ok', 'failed', 'check']).describe('check: a dry run.'),
+  consumer: z.string().describe('Who consumed: the user id the log keeps.'),
+  code: z.string().nullable().describe("The failure's error code; null when it succeeded."),
+  duration_ms: z.number().optional().describe("The whole consumption's duration, when its entry has one."),
+  actions_run: z.int().describe('Action rows logged.'),
+  first_failure: z.object({ code: z.string(), path: z.string() }).optional().describe('The first action that failed: its code and place.'),
+  replay_of: z.string().optional(),
+  sampled: z.literal(true).optional().describe('A summary entry counting failures of one kind in a minute (issue 26), not one consumption.'),
+});
+/** Extension (issue 37 item 4): a page of the event inspector's search, with how far it walked the log. */
+export const logEventsAnswer = listingOf(logEventAnswer).extend({
+  scanned_to: z
+    .int()
+    .nullable()
+    .describe(
+      'The time of the last entry this page walked (entries after it, older, are for the next page): a page may stop at its bound with few or no matches and a startKey. null when the page reached the end of the log or filled up.',
+    ),
+  scanned: z.int().describe('Log entries this page walked.'),
+  segments_read: z.int().describe('R2 segments of older entries this page read (at most 20).'),
+});
+/** Extension (issue 37 item 4): one consumption in full, as the event inspector's detail pane shows it. */
+export const logEventDetailAnswer = z.object({
+  event: logEventAnswer,
+  request: loggedRequestAnswer.nullable().describe('The request as received, credentials redacted; null on a dry run or when none was kept.'),
+  actions: z.array(
+    z.object({
+      seq: z.int(),
+      path: z.string(),
+      act: z.string(),
+      attempts: z.int(),
+      ms: z.number().optional().describe('How long it took, when its row has it.'),
+      sent: z.unknown().optional(),
+      received: z.unknown().optional(),
+      error: z.unknown().optional(),
+      warning: z.unknown().optional(),
+    }),
+  ),
+  answer: z.record(z.string(), z.unknown()).describe('What the log keeps of the answer: outcome (ok, or the error), responded.status, continuation.'),
+});

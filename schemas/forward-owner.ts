@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { FORWARD_METHODS, FORWARD_STATUSES, METHOD_RULE, queueNameRefusal, urlRefusal } from './forward-rules';
 import { strictObject } from './strict';
 import type { DeadLetterReason } from './dead-letters';
+import type { ForwardSearchFilters } from './forward-search';
 
 const refusing = (refusal: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
@@ -51,4 +52,8 @@ export const ownerForwardQuerySchema = strictObject(
  * The owner's query as the callers' objects run it; the dead-letter listing (schemas/dead-letters.ts) asks
  * for dead letters only (any reason, or the one named).
  */
-export type OwnerForwardQuery = z.output<typeof ownerForwardQuerySchema> & { dead_letter?: DeadLetterReason | 'any' };
+export type OwnerForwardQuery = z.output<typeof ownerForwardQuerySchema> & {
+  dead_letter?: DeadLetterReason | 'any';
+  /** The event inspector's search (schemas/forward-search.ts, an extension). */
+  search?: ForwardSearchFilters;
+};

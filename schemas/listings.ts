@@ -6,6 +6,7 @@ import type { OwnerTicket, PublicTicket } from './answer-types.generated';
 
 export type { ActionListingRow, ConsumedRow, LogClearAnswer, LoggedRequest, OwnerLogRow, SampledSummary } from './answer-types.generated';
 export type { BulkReplay, BulkReplayStart, DeadLetterReplay, MetricsAnswer } from './answer-types.generated';
+export type { LogEvent, LogEventDetail, LogEventPage } from './answer-types.generated';
 
 /** Every listing answers this shape; pass startKey back for the next page. */
 export interface DatabaseResponse<T> {

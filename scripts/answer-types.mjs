@@ -88,6 +88,9 @@ const typesOf = (a) => [
   ['BulkReplayStart', a.bulkReplayStartAnswer, "Extension: startBulkReplay's answer, the count (dry run) or the replay started."],
   ['DeadLetterReplay', a.deadLetterReplayAnswer, "Extension: replayTicketDeadLetter's answer, what the replay answered."],
   ['MetricsAnswer', a.metricsAnswer, "Extension: getTicketMetrics' and getProjectMetrics' answer, a point per bucket and the totals."],
+  ['LogEvent', a.logEventAnswer, 'Extension: one consumption as the event inspector lists it (searchTicketEvents).'],
+  ['LogEventPage', a.logEventsAnswer, "Extension: searchTicketEvents' answer, a page of the search with how far it walked the log."],
+  ['LogEventDetail', a.logEventDetailAnswer, "Extension: getTicketEvent's answer, one consumption in full."],
   ['ReceiptBody', a.receiptAnswer, "A consumption's receipt as the service sends it."],
   ['SecureAnswerItem', a.secureAnswerItem, "One answer of secureRequest (spec 3): the customer API's answer, or why the request got none."],
 ];

@@ -94,7 +94,8 @@ function importSpecifiers(text: string): string[] {
  */
 function resolve(file: string, specifier: string): string | undefined {
   const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-  if (!/^\/(src|schemas|durable-objects|client|dashboard|cli)\//.test(target)) return target;
+  // A stylesheet the dashboard's bundle takes in (esbuild) is not a module of the graph.
+  if (!/^\/(src|schemas|durable-objects|client|dashboard|cli)\//.test(target) || target.endsWith('.css')) return target;
   return [target, target.replace(/\.js$/, '.ts'), `${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find((candidate) => candidate in sources);
 }
 

@@ -12,6 +12,7 @@ import { loadBodies } from './history-segments';
 import { fillPage, freshen, type LiveLookup, STATUS_FILTER_SQL } from './live-history';
 import type { HistoryPlace, OwnerAddress, StreamText } from './queue-store';
 import { historyItemOf, type ForwardRecord } from './record';
+import { searchFilterParts } from './forward-search';
 
 /** caller_key ('u:', 'v:', 'o:') as the owner's view names it. */
 export function callerName(callerKey: string): string {
@@ -49,6 +50,7 @@ export function ownerFilter(query: OwnerForwardQuery): { sql: string; binds: unk
   if (query.from !== undefined) parts.push(['created >= ?', [query.from]]);
   if (query.to !== undefined) parts.push(['created <= ?', [query.to]]);
   if (query.dead_letter !== undefined) parts.push(query.dead_letter === 'any' ? ['dead_letter IS NOT NULL', []] : ['dead_letter = ?', [query.dead_letter]]);
+  if (query.search !== undefined) parts.push(...searchFilterParts(query.search));
   return { sql: parts.map(([sql]) => ` AND ${sql}`).join(''), binds: parts.flatMap(([, binds]) => binds) };
 }
 

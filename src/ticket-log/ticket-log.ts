@@ -12,6 +12,7 @@ import { LOG_CLASS, bodyOf, classOf, closedBody, encodeBody, type IndexFacts, ty
 import type { LogPageQuery } from './log-rows';
 import { LogSegments, SEGMENT_BYTES, type PackedBody } from './log-segments';
 import { retentionCutoff } from './retention';
+import { searchLog, type LogSearchPage, type LogSearchRequest } from './log-search';
 
 /** A body moves to a segment once its class has this many in SQLite. */
 export const SEGMENT_ENTRIES = 100;
@@ -289,6 +290,12 @@ export class TicketLog {
     const rows = this.sql.exec<IndexRow>(`${WITH_BODY} WHERE l.log_key IN (SELECT value FROM json_each(?))`, JSON.stringify(logKeys)).toArray();
     const found = new Map((await this.withBodies(rows)).map((e) => [e.index.log_key, e]));
     return logKeys.flatMap((key) => found.get(key) ?? []);
+  }
+
+  /** One bounded page of the event inspector's search (extension, src/ticket-log/log-search.ts). */
+  async search(request: LogSearchRequest): Promise<LogSearchPage> {
+    this.settle?.();
+    return searchLog(this.sql, this.segments, request);
   }
 
   /** Every entry, oldest first (tests and operations; a bounded log only). */

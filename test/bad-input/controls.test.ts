@@ -17,6 +17,8 @@ import { ticketControls } from './tables/tickets';
 import { ticketReplayControls } from './tables/ticket-replays';
 import { alertControls } from './tables/alerts';
 import { metricsControls } from './tables/metrics';
+import { ticketEventControls } from './tables/ticket-events';
+import { forwardEventControls } from './tables/forward-events';
 import { buildWorld, type World } from './world';
 
 // In an order where each finds what it needs: consumptions before the tickets change, the ticket (which
@@ -29,6 +31,8 @@ const controls: BadInputCase[] = [
   ...ticketReplayControls(),
   ...alertControls(),
   ...metricsControls(),
+  ...ticketEventControls(),
+  ...forwardEventControls(),
   ...ticketControls(),
   ...secretsAndUsersControls(),
   ...mailControls(),

@@ -16,6 +16,8 @@ import { ticketCases } from './tables/tickets';
 import { ticketReplayCases } from './tables/ticket-replays';
 import { alertCases } from './tables/alerts';
 import { metricsCases } from './tables/metrics';
+import { ticketEventCases } from './tables/ticket-events';
+import { forwardEventCases } from './tables/forward-events';
 
 const ROUTES = servedRoutes(app);
 
@@ -26,6 +28,8 @@ const all = [
   ...ticketCases(),
   ...ticketReplayCases(),
   ...metricsCases(),
+  ...ticketEventCases(),
+  ...forwardEventCases(),
   ...consumeCases(),
   ...forwardCases(),
   ...realtimeCases(),

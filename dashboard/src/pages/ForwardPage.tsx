@@ -1,5 +1,5 @@
 /**
- * Forwarding: every caller's forwarded requests of the project, newest first, paged, with spec 4.3's
+ * Forwarding: the event inspector's search (components/inspector/ForwardInspector.tsx), then every caller's forwarded requests of the project, newest first, paged, with spec 4.3's
  * filters plus caller, stream and a time range (all applied by the service). A request opens to its
  * headers, bodies, status code, timings, the 429s and 503s it waited out (extension: `retry`) and a streamed
  * request's text; everything is rendered as text.
@@ -9,6 +9,7 @@ import { errorText, getForwardRequest, listForwardRequests, type ForwardItem, ty
 import { when } from '../components/when';
 import { DeadLetters } from '../components/DeadLetters';
 import { PausedDestinations } from '../components/PausedDestinations';
+import { ForwardInspector } from '../components/inspector/ForwardInspector';
 import { StatusLine, type Status } from '../components/StatusLine';
 import { useListing } from '../components/use-listing';
 
@@ -93,6 +94,7 @@ export function ForwardPage({ api }: { api: OwnerApi }) {
       </div>
       <PausedDestinations api={api} />
       <DeadLetters api={api} />
+      <ForwardInspector api={api} />
       <p class="hint">Every caller's forwarded requests, newest first. The key is shown as $CLIENT_SECRET wherever it went.</p>
       <form class="filters" aria-label="Filters" onSubmit={(e) => (e.preventDefault(), setFilters({ ...draft }))}>
         <div class="field">

@@ -1,5 +1,6 @@
 /**
- * A ticket's log, newest first: paged by startKey, filtered by time range and outcome (both by the
+ * A ticket's log: first the event inspector (components/inspector: the server's search, a table, a detail
+ * pane); below it the log as the spec lists it, newest first: paged by startKey, filtered by time range and outcome (both by the
  * server, so paging stays right over any number of rows), a live refresh of the first page; a row opens to its action rows and
  * the request it kept, with Re-check and Replay. Clear log asks first. Below: the ticket's dead letters and
  * bulk replay (extensions).
@@ -11,6 +12,7 @@ import { BulkReplay } from '../components/BulkReplay';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DeadLetters } from '../components/DeadLetters';
 import { FloodPanel } from '../components/FloodPanel';
+import { EventInspector } from '../components/inspector/EventInspector';
 import { when } from '../components/when';
 import { outcomeOf, scheduleFacts, type Outcome } from '../logic/ticket-stats';
 import { StatusLine, type Status } from '../components/StatusLine';
@@ -78,6 +80,8 @@ export function LogsPage({ api, ticketId }: { api: OwnerApi; ticketId: string })
         <h2 id="logs-title">Log of {ticketId}</h2>
         <a href={`#/tickets/${encodeURIComponent(ticketId)}/edit`}>Edit ticket</a>
       </div>
+      <EventInspector api={api} ticketId={ticketId} />
+      <h3>Log rows</h3>
       <form class="filters" onSubmit={(e) => (e.preventDefault(), void load(null))}>
         <div class="field">
           <label for="log-outcome">Outcome</label>
