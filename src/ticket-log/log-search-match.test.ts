@@ -74,6 +74,6 @@ describe('an entry as the inspector lists it', () => {
       actions_run: 3,
       first_failure: { code: 'HTTP_ERROR', path: 'actions[1]' },
     });
-    expect(eventOf({ log_key: 'c1', timestamp: 5, class: LOG_CLASS.ok }, { ...body, description: { duration_ms: 12 } }).duration_ms).toBe(12);
+    expect(eventOf({ log_key: 'c1', timestamp: 5, class: LOG_CLASS.ok }, { ...body, duration_ms: 12 }).duration_ms).toBe(12);
   });
 });

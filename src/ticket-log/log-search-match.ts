@@ -81,7 +81,6 @@ const errorCodeOf = (detail: Record<string, unknown>): string | undefined => {
 
 export function eventOf(index: IndexFacts, body: LogBody): LogEvent {
   const failing = body.actions.find((a) => errorCodeOf(a.detail) !== undefined);
-  const duration = body.description.duration_ms;
   return {
     consume_id: body.consume_id,
     log_key: index.log_key,
@@ -89,7 +88,7 @@ export function eventOf(index: IndexFacts, body: LogBody): LogEvent {
     outcome: OUTCOME_OF_CLASS[index.class] ?? 'ok',
     consumer: body.user_id,
     code: body.code,
-    ...(typeof duration === 'number' ? { duration_ms: duration } : {}),
+    ...(body.duration_ms !== undefined ? { duration_ms: body.duration_ms } : {}),
     actions_run: body.actions.length,
     ...(failing ? { first_failure: { code: errorCodeOf(failing.detail) as string, path: failing.path } } : {}),
     ...(body.replay_of ? { replay_of: body.replay_of } : {}),

@@ -150,6 +150,8 @@ describe('the event search of a ticket log', () => {
     const page = await events({ where: 'headers.x-delivery', equals: 'd-42' });
     const [event] = (page.json as Page).list;
     expect(event).toMatchObject({ outcome: 'ok', code: null });
+    // Its duration from arrival to answer, as the consumption logged it.
+    expect(event.duration_ms).toEqual(expect.any(Number));
     const detail = await call('GET', `/v1/projects/${project.service_id}/tickets/${TICKET}/events/${event.log_key}`, { token: project.owner_key });
     expect(detail.status).toBe(200);
     expect(detail.json.request.headers.authorization).toBe('[redacted]');
