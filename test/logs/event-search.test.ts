@@ -55,7 +55,7 @@ const events = (query: Record<string, string | number>) =>
   });
 
 type Page = {
-  list: { consume_id: string; log_key: string; outcome: string; code: string | null; first_failure?: { code: string; path: string } }[];
+  list: { consume_id: string; log_key: string; outcome: string; code: string | null; duration_ms?: number; first_failure?: { code: string; path: string } }[];
   startKey: string | null;
   endOfList: boolean;
   scanned_to: number | null;
