@@ -225,6 +225,8 @@ describe('the demo project', () => {
 
     await page.goto(`${worker.url}/#/tickets`);
     await page.reload();
+    // The list first, then every ticket's sparkline read (a cell shows … while its metrics are read).
+    await expect.poll(() => page.locator('td.rate .traffic').count()).toBe(2);
     await expect.poll(() => page.locator('td.rate', { hasText: '…' }).count()).toBe(0);
     await expect.poll(() => page.locator('td.rate .totals', { hasText: 'no consumptions' }).count()).toBe(0);
     await screenshot(page, 'dashboard-tickets');
@@ -260,6 +262,7 @@ describe('the demo project', () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await signIn(phone, worker.url, worker.project.owner_key);
+      await expect.poll(() => phone.locator('td.rate .traffic').count()).toBe(2);
       await expect.poll(() => phone.locator('td.rate', { hasText: '…' }).count()).toBe(0);
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await screenshot(phone, 'dashboard-tickets-phone');
