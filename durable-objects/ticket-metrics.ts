@@ -18,7 +18,6 @@ export const TICKET_METRICS_QUERIES = PUSH_QUERIES + 2;
 export class TicketMetrics {
   readonly pending: PendingMetrics;
   private streak?: { now: number; reported: number };
-  private ticketId?: string;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -30,7 +29,6 @@ export class TicketMetrics {
 
   /** Adds counters to the minute of `at` (ms), for the ticket and its project. */
   count(ticketId: string, at: number, counters: Counters): void {
-    this.ticketId = ticketId;
     this.pending.count(at, [`ticket:${ticketId}`, 'project'], counters);
   }
 

@@ -105,7 +105,7 @@ describe('the Forwarding page', () => {
     expect(JSON.parse((await details.locator('.forward-request-body').textContent()) ?? '')).toEqual({ ask: 'stream' });
     expect(JSON.parse((await details.locator('.forward-headers').textContent()) ?? '')).toEqual({});
     expect(await details.locator('.forward-responded').textContent()).not.toBe('not yet');
-    await screenshot(page, 'dashboard-forwarding');
+    await screenshot(page, 'forward-streamed-request');
   });
 
   it('filters by stream and by caller, and a caller with no request shows none', async () => {

@@ -26,11 +26,38 @@ let browser: Browser;
 let page: Page;
 let fulfilment: ScriptedServer;
 let deploys: ScriptedServer;
+let llm: ScriptedServer;
 /** Destination answers the demo scripts: each server fails the requests whose number is listed. */
 const failing = { fulfilment: new Set([7, 19, 31]), deploys: new Set([11]) };
 
 beforeAll(async () => {
-  [browser, worker, fulfilment, deploys] = await Promise.all([launchChromium(), createTestProject(), startScriptedServer(), startScriptedServer()]);
+  [browser, worker, fulfilment, deploys, llm] = await Promise.all([
+    launchChromium(),
+    createTestProject(),
+    startScriptedServer(),
+    startScriptedServer(),
+    startScriptedServer(),
+  ]);
+  // The shop's product assistant calls a chat completions API through forwarding; the API is rate limited now and then.
+  llm.handle((req, res) =>
+    llm.requests.length % 5 === 4
+      ? json(res, 429, { error: { type: 'rate_limit_exceeded', message: 'Rate limit reached for requests' } })
+      : json(res, 200, {
+          id: `chatcmpl-${llm.requests.length}`,
+          object: 'chat.completion',
+          model: 'gpt-4o-mini',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: /boots|sizes/.test(req.body) ? 'The winter boots run true to size.' : 'Yes, we ship to Norway in 3 to 5 days.',
+              },
+            },
+          ],
+          usage: { prompt_tokens: 31, completion_tokens: 12, total_tokens: 43 },
+        }),
+  );
   fulfilment.handle((req, res) =>
     failing.fulfilment.has(fulfilment.requests.length)
       ? json(res, 503, { error: 'warehouse API unavailable' })
@@ -42,6 +69,7 @@ beforeAll(async () => {
   expect((await worker.ownerCall('PATCH', '/settings', { name: 'Acme Store' })).status).toBe(200);
   await worker.putSecretKey('STRIPE_WEBHOOK_SECRET', { value: STRIPE_SECRET });
   await worker.putSecretKey('GITHUB_WEBHOOK_SECRET', { value: GITHUB_SECRET });
+  await worker.putSecretKey('OPENAI_API_KEY', { value: 'sk-proj-demo-4b1f9e0c2d7a' });
   await worker.registerTicket('stripe-payments', {
     description: 'Stripe payment events of the Acme web shop: a paid order is sent to the warehouse for packing.',
     condition: { method: 'POST', preset: { id: 'stripe', secretName: 'STRIPE_WEBHOOK_SECRET' } },
@@ -106,8 +134,25 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), fulfilment?.close(), deploys?.close()]);
+  await Promise.all([browser?.close(), fulfilment?.close(), deploys?.close(), llm?.close()]);
 });
+
+/** A shopper's question to the product assistant, forwarded from the shop's page with the API key filled in by the service. */
+async function askAssistant(question: string): Promise<number> {
+  const res = await fetch(`${worker.url}/v1/projects/${worker.project.service_id}/forward`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36' },
+    body: JSON.stringify({
+      url: `${llm.url}/v1/chat/completions`,
+      method: 'POST',
+      secretName: 'OPENAI_API_KEY',
+      headers: { authorization: 'Bearer $CLIENT_SECRET', 'content-type': 'application/json' },
+      data: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] },
+    }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
 
 const consumeUrl = (ticketId: string) => `${worker.url}/tp/${worker.project.service_id}/${ticketId}`;
 
@@ -253,6 +298,24 @@ describe('the demo project', () => {
     await page.waitForSelector('tr[data-newsletter="public/winter-sale"]');
     await screenshot(page, 'dashboard-newsletters');
     await keep('dashboard-newsletters');
+
+    // The Forwarding page: the assistant's calls, searched by the server, one opened.
+    const questions = [
+      'Do the winter boots run true to size?',
+      'Do you ship to Norway?',
+      'What sizes do the boots come in?',
+      'Can I return sale items?',
+      'Do you ship to Norway?',
+      'Is the rain jacket waterproof?',
+    ];
+    for (const question of questions) expect([200, 429]).toContain(await askAssistant(question));
+    await page.goto(`${worker.url}/#/forwarding`);
+    await page.click('.forward-inspector button[type=submit]');
+    await expect.poll(() => page.locator('tr.forward-event').count()).toBe(questions.length);
+    await page.locator('tr.forward-event').nth(1).click();
+    await page.waitForTimeout(500);
+    await screenshot(page, 'dashboard-forwarding');
+    await keep('dashboard-forwarding');
 
     await page.goto(`${worker.url}/#/tickets/github-deploys/logs`);
     await page.waitForTimeout(1_500);
