@@ -6,7 +6,7 @@
 import type { ForwardRecord } from '../../src/forward/record';
 import type { HistoryOwner } from '../../src/forward/history';
 import { originOf } from '../../src/forward/destination-pause';
-import { forwardCounters } from '../../src/metrics/counters';
+import { COUNTER, forwardCounters } from '../../src/metrics/counters';
 import { pushStatements, trimStatement } from '../../src/metrics/metric-store';
 import { retentionDays } from '../../src/ticket-log/retention';
 import { utf8Bytes } from '../../schemas/utf8';
@@ -53,6 +53,8 @@ export class ForwardMetrics {
     const bytes = record.response_body ? utf8Bytes(record.response_body) : 0;
     const ms = Math.max(0, (record.responded ?? record.updated) - record.executed);
     this.pending.count(record.executed, scopes, forwardCounters(record.status_code ?? null, bytes, ms));
+    // A dead letter counts in its project's dead letters too, beside its tickets' (the alert on a dead letter added reads them).
+    if (record.dead_letter !== undefined) this.pending.count(record.updated, ['project'], { [COUNTER.deadLetters]: 1 });
   }
 
   /** Pushes the oldest pending counts; answers whether more are pending. */

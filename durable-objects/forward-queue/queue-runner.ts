@@ -73,11 +73,12 @@ export class QueueRunner {
   }
 
   /** Writes a new state of the request, here and (through the outbox) to the history. */
-  save(request: QueuedRequest, given: ForwardRecord): void {
+  save(request: QueuedRequest, given: ForwardRecord): ForwardRecord {
     // A request sent with retry that failed after its last attempt is kept marked as a dead letter.
     const record = this.parts.store.write(request, withDeadLetter(given, request.plan.retryWithin !== undefined));
     this.parts.outbox.add({ op: 'put', owner: request.plan.owner, record });
     if (record.stream && !record.finalized && !isUnresolved(record.status)) this.parts.mover.settled(request.seq);
+    return record;
   }
 
   /** Deletes the request here and from the history, ending its send when one is in flight. */
@@ -167,8 +168,7 @@ export class QueueRunner {
       const done = running.stream
         ? settledStream(running, outcome as StreamOutcome, this.parts.streams.count(head.seq))
         : settled(running, outcome as ForwardOutcome);
-      this.save(head, done);
-      this.parts.sentAndSettled(head.plan.owner, done, head.plan.prepared.secretName);
+      this.parts.sentAndSettled(head.plan.owner, this.save(head, done), head.plan.prepared.secretName);
     } finally {
       this.inFlight.delete(head.seq);
       // A probe cancelled (or that threw) told nothing: the next request due is the probe, not one after its lease.

@@ -65,6 +65,16 @@ describe('forwarding metrics', () => {
     expect(destination.totals.calls).toBe(4);
   });
 
+  it("counts a forwarding dead letter in its project's dead letters, beside the call in its destination's", async () => {
+    const url = `${origin}/fail/metrics-dl-${crypto.randomUUID()}/5/500`;
+    const sent = await forward(project, { url, method: 'GET', queue: 'metrics-dl', retry: true });
+    expect(sent.status).toBe(200);
+    expect((await settledEnvelope(project, { id: sent.json.id, url, method: 'GET' })).status_code).toBe(500);
+    await push();
+    const whole = await call('GET', `/v1/projects/${project.service_id}/metrics`, { token: project.owner_key });
+    expect(whole.json.totals).toMatchObject({ dead_letters: 1, consumptions: 0 });
+  });
+
   it('answers no series for a range with no call, and refuses an unknown "by"', async () => {
     const now = Date.now();
     const empty = await forwardMetrics(`?from=${now - 7_200_000}&to=${now - 3_600_000}`);
