@@ -27,17 +27,23 @@ let page: Page;
 let fulfilment: ScriptedServer;
 let deploys: ScriptedServer;
 let llm: ScriptedServer;
+let ops: ScriptedServer;
 /** Destination answers the demo scripts: each server fails the requests whose number is listed. */
-const failing = { fulfilment: new Set([7, 19, 31]), deploys: new Set([11]) };
+const failing = { deploys: new Set([11]) };
+/** Orders the warehouse API refuses every time it is asked: their deliveries end as dead letters after the retry schedule. */
+const UNDELIVERABLE = /pi_3Q(13|29)Acme/;
 
 beforeAll(async () => {
-  [browser, worker, fulfilment, deploys, llm] = await Promise.all([
+  [browser, worker, fulfilment, deploys, llm, ops] = await Promise.all([
     launchChromium(),
     createTestProject(),
     startScriptedServer(),
     startScriptedServer(),
     startScriptedServer(),
+    startScriptedServer(),
   ]);
+  // The on-call team's alert receiver (a Standard Webhooks endpoint).
+  ops.handle((_req, res) => json(res, 204, {}));
   // The shop's product assistant calls a chat completions API through forwarding; the API is rate limited now and then.
   llm.handle((req, res) =>
     llm.requests.length % 5 === 4
@@ -59,8 +65,8 @@ beforeAll(async () => {
         }),
   );
   fulfilment.handle((req, res) =>
-    failing.fulfilment.has(fulfilment.requests.length)
-      ? json(res, 503, { error: 'warehouse API unavailable' })
+    UNDELIVERABLE.test(req.body)
+      ? json(res, 500, { error: 'order not found in the warehouse catalogue' })
       : json(res, 201, { order: /pi_[A-Za-z0-9]+/.exec(req.body)?.[0] ?? null, queued: true }),
   );
   deploys.handle((_req, res) =>
@@ -70,10 +76,26 @@ beforeAll(async () => {
   await worker.putSecretKey('STRIPE_WEBHOOK_SECRET', { value: STRIPE_SECRET });
   await worker.putSecretKey('GITHUB_WEBHOOK_SECRET', { value: GITHUB_SECRET });
   await worker.putSecretKey('OPENAI_API_KEY', { value: 'sk-proj-demo-4b1f9e0c2d7a' });
+  const rules = [
+    {
+      kind: 'failure_rate',
+      name: 'Stripe payments failing',
+      ticket_id: 'stripe-payments',
+      threshold_percent: 10,
+      min_volume: 10,
+      window_minutes: 15,
+      channels: { email: ['oncall@acme.example'], webhook: { url: `${ops.url}/alerts` } },
+    },
+    { kind: 'dead_letter', name: 'An order did not reach the warehouse', window_minutes: 15, channels: { email: ['oncall@acme.example'] } },
+    { kind: 'p95_latency', name: 'Slow deliveries', p95_ms: 2_000, window_minutes: 10, channels: { webhook: { url: `${ops.url}/alerts` } } },
+  ];
   await worker.registerTicket('stripe-payments', {
     description: 'Stripe payment events of the Acme web shop: a paid order is sent to the warehouse for packing.',
     condition: { method: 'POST', preset: { id: 'stripe', secretName: 'STRIPE_WEBHOOK_SECRET' } },
+    // Stripe is answered at once; the warehouse is told in the background, again after 1 s and 3 s if it fails.
+    retry_schedule: { delays: ['1s', '2s'], attempts: 3 },
     actions: [
+      { act: 'resp', exe: { status: 200, body: { received: true }, resume: '0m' } },
       {
         act: 'req',
         exe: {
@@ -129,12 +151,13 @@ beforeAll(async () => {
   for (const [at, body] of settings) expect([200, 201]).toContain((await worker.ownerCall('PUT', at, body)).status);
   for (const email of ['maria.lopez@example.com', 'kofi@example.org', 'li.wei@example.net'])
     expect((await worker.ownerCall('PUT', `/subscribers/public/${email}`, {})).status).toBe(200);
+  for (const rule of rules) expect((await worker.ownerCall('POST', '/alert-rules', rule)).status).toBe(200);
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   await signIn(page, worker.url, worker.project.owner_key);
 });
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), fulfilment?.close(), deploys?.close(), llm?.close()]);
+  await Promise.all([browser?.close(), fulfilment?.close(), deploys?.close(), llm?.close(), ops?.close()]);
 });
 
 /** A shopper's question to the product assistant, forwarded from the shop's page with the API key filled in by the service. */
@@ -230,7 +253,7 @@ async function screenshotDown(name: string, selector: string) {
 }
 
 describe('the demo project', () => {
-  it('traffic of a Stripe and a GitHub ticket, signed by their own libraries, is charted and shown on each page', { timeout: 150_000 }, async () => {
+  it('traffic of a Stripe and a GitHub ticket, signed by their own libraries, is charted and shown on each page', { timeout: 240_000 }, async () => {
     // Bursts over the run's seconds: mostly good deliveries, some signed with a rotated secret, a few refused by the destination.
     const statuses = { stripe: [] as number[], github: [] as number[] };
     let s = 0;
@@ -277,13 +300,36 @@ describe('the demo project', () => {
     await screenshot(page, 'dashboard-tickets');
     await keep('dashboard-tickets');
 
+    // The two undeliverable orders end as dead letters after their three attempts; the minute's cron then opens
+    // the incidents of the failure rate and dead letter rules.
+    await expect
+      .poll(async () => (await worker.ownerCall('GET', '/tickets/stripe-payments/dead-letters')).json.list.length, { timeout: 30_000, interval: 500 })
+      .toBe(2);
+    await expect
+      .poll(
+        async () => {
+          await fetch(`${worker.url}/__scheduled?cron=${encodeURIComponent('* * * * *')}`);
+          return (await worker.ownerCall('GET', '/incidents')).json.list.map((incident: { rule_name?: string; kind: string }) => incident.kind).sort();
+        },
+        { timeout: 40_000, interval: 2_000 },
+      )
+      .toEqual(['dead_letter', 'failure_rate']);
+
     await page.goto(`${worker.url}/#/project`);
     await page.click('#metrics button[data-range="1h"]');
     await expect
       .poll(async () => JSON.parse((await page.getAttribute('#chart-counts', 'data-values')) ?? '{}').consumptions?.sum ?? 0)
       .toBe(statuses.stripe.length + statuses.github.length);
+    await expect.poll(() => page.locator('.incident').count()).toBe(2);
     await screenshot(page, 'dashboard-project');
     await keep('dashboard-project');
+    await page.locator('#alerts').screenshot({ path: path.join(SCREENS_DIR, 'dashboard-alerts.png') });
+    await keep('dashboard-alerts');
+
+    await page.goto(`${worker.url}/#/tickets/stripe-payments/logs`);
+    await expect.poll(() => page.locator('.ticket-dead-letters tr[data-id]').count()).toBe(2);
+    await page.locator('.ticket-dead-letters').screenshot({ path: path.join(SCREENS_DIR, 'dashboard-ticket-dead-letters.png') });
+    await keep('dashboard-ticket-dead-letters');
 
     await page.goto(`${worker.url}/#/secrets`);
     await page.waitForSelector('text=GITHUB_WEBHOOK_SECRET');
