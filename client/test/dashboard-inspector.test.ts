@@ -128,8 +128,7 @@ describe('the event inspector', () => {
     await expect.poll(() => phone.locator('.event-body').textContent()).toContain(paymentId(TARGET));
     // No sideways scrolling at 390 px.
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    // Saved to client/test/.screens; docs/images/dashboard-inspector.png is the committed copy.
-    await screenshot(phone, 'dashboard-inspector');
+    await screenshot(phone, 'inspector-phone-search');
     await phone.close();
   });
 });

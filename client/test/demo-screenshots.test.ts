@@ -376,6 +376,19 @@ describe('the demo project', () => {
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await screenshot(phone, 'dashboard-tickets-phone');
       await keep('dashboard-tickets-phone');
+
+      // The inspector at phone width: an order the warehouse refused, found by its payment intent among the Stripe events.
+      const order = `pi_3Q13Acme${(7000 + 13).toString(36)}`;
+      await phone.goto(`${worker.url}/#/tickets/stripe-payments/logs`);
+      await phone.waitForSelector('.event-row');
+      await phone.fill('#ev-search', `body.data.object.id = ${order}`);
+      await phone.click('.inspector-filters button[type=submit]');
+      await expect.poll(() => phone.locator('.event-row').count()).toBe(1);
+      await phone.click('.event-row');
+      await expect.poll(() => phone.locator('.event-body').textContent()).toContain(order);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.locator('.inspector').screenshot({ path: path.join(SCREENS_DIR, 'dashboard-inspector.png') });
+      await keep('dashboard-inspector');
     } finally {
       await phone.close();
     }
