@@ -6,7 +6,7 @@
  */
 import { addAll, type Counters } from '../src/metrics/counters';
 import { MINUTE_MS } from '../src/metrics/grains';
-import { pushQueries, type MinuteDelta } from '../src/metrics/metric-store';
+import { pushQueries, TRIM_EVERY_MS, TRIM_QUERIES, type MinuteDelta } from '../src/metrics/metric-store';
 
 export const PENDING_METRICS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS metric_pending (minute INTEGER NOT NULL, scope TEXT NOT NULL, counts TEXT NOT NULL, PRIMARY KEY (minute, scope)) WITHOUT ROWID;`;
@@ -17,14 +17,16 @@ export const METRICS_FLUSH_MS = 1_000;
 export const METRICS_REPORT_MS = 15_000;
 /** Pending rows (a minute of one scope) one push takes. */
 const ROWS_PER_PUSH = 24;
-/** D1 queries one push makes at most. */
-export const PUSH_QUERIES = pushQueries(ROWS_PER_PUSH, 1);
+/** D1 queries one push makes at most, an hourly trim included. */
+export const PUSH_QUERIES = pushQueries(ROWS_PER_PUSH, 1) + TRIM_QUERIES;
 
 type Scheduler = { flush(at: number): void; report(at: number): void };
 
 export class PendingMetrics {
   /** minute → scope → counters. */
   private readonly held = new Map<number, Map<string, Counters>>();
+  /** When this instance last trimmed its scopes' points (0: not yet). */
+  private trimmedAt = 0;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -83,6 +85,13 @@ export class PendingMetrics {
   /** A push that failed: its counts go back, to be pushed again. */
   restore(deltas: MinuteDelta[]): void {
     for (const delta of deltas) this.count(delta.minute, delta.scopes, delta.counts);
+  }
+
+  /** Whether a push should trim its scopes' expired points now (at most hourly), and marks it done. */
+  trimDue(now: number): boolean {
+    if (now - this.trimmedAt < TRIM_EVERY_MS) return false;
+    this.trimmedAt = now;
+    return true;
   }
 
   hasPending(): boolean {

@@ -4,7 +4,7 @@
  * and of its project (pending-metrics.ts), and the failures in a row are kept for the alert on them.
  */
 import type { Counters } from '../src/metrics/counters';
-import { pushStatements, streakStatement, trimStatement } from '../src/metrics/metric-store';
+import { pushStatements, streakStatement, trimStatements } from '../src/metrics/metric-store';
 import { retentionDays } from '../src/ticket-log/retention';
 import type { LogScope } from '../src/ticket-log/ticket-log';
 import { PENDING_METRICS_SCHEMA, PendingMetrics, PUSH_QUERIES } from './pending-metrics';
@@ -12,8 +12,8 @@ import { PENDING_METRICS_SCHEMA, PendingMetrics, PUSH_QUERIES } from './pending-
 export const TICKET_METRICS_SCHEMA = `${PENDING_METRICS_SCHEMA}
   CREATE TABLE IF NOT EXISTS metric_streak (id INTEGER PRIMARY KEY CHECK (id = 1), streak INTEGER NOT NULL, reported INTEGER NOT NULL);`;
 
-/** D1 queries of one report step: the points, their trim and the failure streak. */
-export const TICKET_METRICS_QUERIES = PUSH_QUERIES + 2;
+/** D1 queries of one report step: the points and their hourly trim, and the failure streak. */
+export const TICKET_METRICS_QUERIES = PUSH_QUERIES + 1;
 
 export class TicketMetrics {
   readonly pending: PendingMetrics;
@@ -56,8 +56,8 @@ export class TicketMetrics {
     const deltas = this.pending.take();
     const streak = this.streakState();
     const statements = pushStatements(db, ticket.service_id, deltas);
-    if (statements.length > 0) {
-      statements.push(trimStatement(db, ticket.service_id, [`ticket:${ticket.ticket_id}`, 'project'], this.now(), retentionDays(ticket.plan)));
+    if (statements.length > 0 && this.pending.trimDue(this.now())) {
+      statements.push(...trimStatements(db, ticket.service_id, [`ticket:${ticket.ticket_id}`, 'project'], this.now(), retentionDays(ticket.plan)));
     }
     const streakChanged = streak.now !== streak.reported;
     if (streakChanged) statements.push(streakStatement(db, ticket.service_id, ticket.ticket_id, streak.now, this.now()));

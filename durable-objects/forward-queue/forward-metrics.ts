@@ -7,14 +7,14 @@ import type { ForwardRecord } from '../../src/forward/record';
 import type { HistoryOwner } from '../../src/forward/history';
 import { originOf } from '../../src/forward/destination-pause';
 import { COUNTER, forwardCounters } from '../../src/metrics/counters';
-import { pushStatements, trimStatement } from '../../src/metrics/metric-store';
+import { pushStatements, trimStatements } from '../../src/metrics/metric-store';
 import { retentionDays } from '../../src/ticket-log/retention';
 import { utf8Bytes } from '../../schemas/utf8';
 import { PendingMetrics, PUSH_QUERIES } from '../pending-metrics';
 import type { ForwardJobTable } from './forward-jobs';
 
-/** D1 queries of one report step: the plan, the points and their trim. */
-export const FORWARD_METRICS_QUERIES = PUSH_QUERIES + 2;
+/** D1 queries of one report step: the points, and hourly the plan and their trim. */
+export const FORWARD_METRICS_QUERIES = PUSH_QUERIES + 1;
 
 /** The scopes a settled call counts in: its key's (when it used one) and its destination's. */
 export function forwardScopes(record: Pick<ForwardRecord, 'url'>, keyName: string | undefined): string[] {
@@ -62,10 +62,12 @@ export class ForwardMetrics {
     const deltas = this.pending.take();
     if (deltas.length === 0) return this.pending.hasPending();
     try {
-      const project = await this.db.prepare('SELECT plan FROM projects WHERE service_id = ?').bind(owner.serviceId).first<{ plan: string }>();
-      const scopes = [...new Set(deltas.flatMap((delta) => delta.scopes))];
       const statements = pushStatements(this.db, owner.serviceId, deltas);
-      statements.push(trimStatement(this.db, owner.serviceId, scopes, now, project ? retentionDays(project.plan) : null));
+      if (this.pending.trimDue(now)) {
+        const project = await this.db.prepare('SELECT plan FROM projects WHERE service_id = ?').bind(owner.serviceId).first<{ plan: string }>();
+        const scopes = [...new Set(deltas.flatMap((delta) => delta.scopes))];
+        statements.push(...trimStatements(this.db, owner.serviceId, scopes, now, project ? retentionDays(project.plan) : null));
+      }
       await this.db.batch(statements);
     } catch (err) {
       this.pending.restore(deltas);

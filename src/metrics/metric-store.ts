@@ -38,8 +38,8 @@ export function pushStatements(db: D1Database, serviceId: string, deltas: Minute
   return statements;
 }
 
-/** D1 statements a push of `minutes` minutes over `scopes` scopes makes at most, its trim included. */
-export const pushQueries = (minutes: number, scopes: number) => Math.ceil((minutes * scopes * GRAINS.length) / ROWS_PER_STATEMENT) + 1;
+/** D1 statements a push of `minutes` minutes over `scopes` scopes makes at most. */
+export const pushQueries = (minutes: number, scopes: number) => Math.ceil((minutes * scopes * GRAINS.length) / ROWS_PER_STATEMENT);
 
 /** The counters of a scope from `from` to `to` (ms), summed into buckets of `bucketMs` made of `grain` points. */
 export async function readBuckets(
@@ -95,16 +95,24 @@ export async function readScopesBuckets(
   return scopes;
 }
 
+/** How often an object trims its scopes' points: what expired in an hour is what one trim deletes. */
+export const TRIM_EVERY_MS = 3_600_000;
+/** The statements trimming a set of scopes: one per grain. */
+export const TRIM_QUERIES = GRAINS.length;
+
 /**
  * Deletes the points of the scopes a push adds to that are past what is kept: minute points after 2 days,
- * every point after the plan's retention (null: kept). Run with each push, so a scope that gets points is
- * trimmed as it grows; what it deletes is what expired since its last push.
+ * hour and day points after the plan's retention (null: kept). One statement per grain, each a range of the
+ * primary key (project, scope, grain, start), so it reads only the rows it deletes.
  */
-export function trimStatement(db: D1Database, serviceId: string, scopes: string[], now: number, retentionDays: number | null): D1PreparedStatement {
+export function trimStatements(db: D1Database, serviceId: string, scopes: string[], now: number, retentionDays: number | null): D1PreparedStatement[] {
   const kept = retentionDays === null ? 0 : now - (retentionDays + 1) * DAY_MS;
-  return db
-    .prepare(`DELETE FROM metric_points WHERE service_id = ? AND scope IN (SELECT value FROM json_each(?)) AND (start < ? OR (grain = 'm' AND start < ?))`)
-    .bind(serviceId, JSON.stringify(scopes), kept, now - MINUTE_POINTS_KEPT_MS);
+  const before: Record<Grain, number> = { m: Math.max(kept, now - MINUTE_POINTS_KEPT_MS), h: kept, d: kept };
+  return GRAINS.map((grain) =>
+    db
+      .prepare('DELETE FROM metric_points WHERE service_id = ? AND scope IN (SELECT value FROM json_each(?)) AND grain = ? AND start < ?')
+      .bind(serviceId, JSON.stringify(scopes), grain, before[grain]),
+  );
 }
 
 /** Sets a ticket's failures in a row as its object last counted them. */

@@ -135,4 +135,30 @@ describe('ticket metrics', () => {
     expect(answer.totals.flood_refused).toBe(7);
     expect(answer.points.find((p: { start: number }) => p.start === minute * 60_000).flood_refused).toBe(7);
   });
+
+  it("trims its scopes' points past what is kept: minutes after 2 days, hours and days after the plan's retention (Free: 30 days)", async () => {
+    await register('m-trim', { actions: [] });
+    const now = Date.now();
+    const day = 86_400_000;
+    const point = (scope: string, grain: string, start: number) =>
+      env.DB.prepare('INSERT INTO metric_points (service_id, scope, grain, start, counts) VALUES (?, ?, ?, ?, ?)').bind(
+        project.service_id,
+        scope,
+        grain,
+        start,
+        '{"ok":1}',
+      );
+    const old = [point('ticket:m-trim', 'm', now - 3 * day), point('ticket:m-trim', 'h', now - 40 * day), point('ticket:m-trim', 'd', now - 40 * day)];
+    const kept = [point('ticket:m-trim', 'm', now - day), point('ticket:m-trim', 'h', now - 20 * day), point('ticket:m-trim', 'd', now - 20 * day)];
+    await env.DB.batch([...old, ...kept, point('ticket:other-ticket', 'm', now - 3 * day)]);
+    await tp('m-trim');
+    await push('m-trim');
+    const rows = await env.DB.prepare('SELECT scope, grain, start FROM metric_points WHERE service_id = ? AND scope IN (?, ?) AND start < ?')
+      .bind(project.service_id, 'ticket:m-trim', 'ticket:other-ticket', Math.floor(now / day) * day)
+      .all<{ scope: string; grain: string; start: number }>();
+    // Before today (the push's own points are today's): what this ticket pushes to is trimmed; another scope's points wait for its own push.
+    expect(rows.results.map((row) => `${row.scope} ${row.grain} ${Math.round((now - row.start) / day)}d`).sort()).toEqual(
+      ['ticket:m-trim d 20d', 'ticket:m-trim h 20d', 'ticket:m-trim m 1d', 'ticket:other-ticket m 3d'].sort(),
+    );
+  });
 });
