@@ -100,7 +100,10 @@ describe('the Alerts section of the project page', () => {
   it('is usable at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await openProjectPage();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    // Once the rules, the incidents and the charts are drawn (a chart is sized to its box once the style sheet laid the page out).
+    await page.waitForSelector('.alert-rule');
+    await page.waitForSelector('#chart-counts canvas');
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), { timeout: 5_000 }).toBe(true);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

@@ -193,7 +193,8 @@ describe("a ticket's wiring", () => {
       await phone.goto(`${worker.url}/#/tickets/charted/edit`);
       await phone.waitForSelector('#chart-counts canvas');
       await phone.waitForSelector('#wiring [data-copy=tp]');
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // Once the charts are sized to their boxes (a chart is resized after the style sheet lays the page out).
+      await expect.poll(() => phone.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
       const chart = await phone.locator('#chart-counts canvas').first().boundingBox();
       expect(chart!.x + chart!.width).toBeLessThanOrEqual(390);
       expect(await phone.locator('#wiring [data-copy=tp]').isVisible()).toBe(true);

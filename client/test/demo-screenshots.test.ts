@@ -373,7 +373,7 @@ describe('the demo project', () => {
       await signIn(phone, worker.url, worker.project.owner_key);
       await expect.poll(() => phone.locator('td.rate .traffic').count()).toBe(2);
       await expect.poll(() => phone.locator('td.rate', { hasText: '…' }).count()).toBe(0);
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await expect.poll(() => phone.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
       await screenshot(phone, 'dashboard-tickets-phone');
       await keep('dashboard-tickets-phone');
 
@@ -386,7 +386,7 @@ describe('the demo project', () => {
       await expect.poll(() => phone.locator('.event-row').count()).toBe(1);
       await phone.click('.event-row');
       await expect.poll(() => phone.locator('.event-body').textContent()).toContain(order);
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await expect.poll(() => phone.evaluate(() => document.documentElement.scrollWidth), { timeout: 5_000 }).toBeLessThanOrEqual(390);
       await phone.locator('.inspector').screenshot({ path: path.join(SCREENS_DIR, 'dashboard-inspector.png') });
       await keep('dashboard-inspector');
     } finally {

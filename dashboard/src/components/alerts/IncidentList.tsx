@@ -28,52 +28,54 @@ export function IncidentList(props: { api: OwnerApi; incidents: Incident[]; more
       {props.incidents.length === 0 ? (
         <p class="hint">No incidents.</p>
       ) : (
-        <table aria-label="Incidents">
-          <thead>
-            <tr>
-              <th>Opened</th>
-              <th>State</th>
-              <th>Rule</th>
-              <th>Saw</th>
-              <th>Notification</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {props.incidents.map((incident) => (
-              <tr key={incident.incident_id} class="incident" data-incident-id={incident.incident_id} data-state={incident.state}>
-                <td>{when(incident.opened_at)}</td>
-                <td>
-                  <span class={`badge ${incident.state}`}>{incident.state}</span>
-                  {incident.resolved_at !== null && <div class="hint">resolved {when(incident.resolved_at)}</div>}
-                </td>
-                <td>
-                  {incident.kind ? KIND_LABELS[incident.kind] : 'deleted rule'}
-                  {incident.ticket_id && <div class="hint">ticket {incident.ticket_id}</div>}
-                </td>
-                <td>{observedText(incident)}</td>
-                <td class="last-delivery">
-                  {incident.last_delivery === null ? (
-                    'pending'
-                  ) : incident.last_delivery.ok ? (
-                    `${incident.last_delivery.event} delivered`
-                  ) : (
-                    <span class="delivery-failed" role="note">
-                      {incident.last_delivery.event} failed: {incident.last_delivery.error}
-                    </span>
-                  )}
-                </td>
-                <td>
-                  {incident.state === 'open' && (
-                    <button type="button" onClick={() => void acknowledge(incident.incident_id)}>
-                      Acknowledge
-                    </button>
-                  )}
-                </td>
+        <div class="table-wrap">
+          <table aria-label="Incidents">
+            <thead>
+              <tr>
+                <th>Opened</th>
+                <th>State</th>
+                <th>Rule</th>
+                <th>Saw</th>
+                <th>Notification</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {props.incidents.map((incident) => (
+                <tr key={incident.incident_id} class="incident" data-incident-id={incident.incident_id} data-state={incident.state}>
+                  <td>{when(incident.opened_at)}</td>
+                  <td>
+                    <span class={`badge ${incident.state}`}>{incident.state}</span>
+                    {incident.resolved_at !== null && <div class="hint">resolved {when(incident.resolved_at)}</div>}
+                  </td>
+                  <td>
+                    {incident.kind ? KIND_LABELS[incident.kind] : 'deleted rule'}
+                    {incident.ticket_id && <div class="hint">ticket {incident.ticket_id}</div>}
+                  </td>
+                  <td>{observedText(incident)}</td>
+                  <td class="last-delivery">
+                    {incident.last_delivery === null ? (
+                      'pending'
+                    ) : incident.last_delivery.ok ? (
+                      `${incident.last_delivery.event} delivered`
+                    ) : (
+                      <span class="delivery-failed" role="note">
+                        {incident.last_delivery.event} failed: {incident.last_delivery.error}
+                      </span>
+                    )}
+                  </td>
+                  <td>
+                    {incident.state === 'open' && (
+                      <button type="button" onClick={() => void acknowledge(incident.incident_id)}>
+                        Acknowledge
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {props.more && (
         <button type="button" onClick={props.onMore}>

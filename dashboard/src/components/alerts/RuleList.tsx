@@ -37,59 +37,61 @@ export function RuleList(props: { api: OwnerApi; rules: AlertRule[]; more: boole
       {props.rules.length === 0 ? (
         <p class="hint">No alert rules yet.</p>
       ) : (
-        <table aria-label="Alert rules">
-          <thead>
-            <tr>
-              <th>Rule</th>
-              <th>Scope</th>
-              <th>Notifies</th>
-              <th>State</th>
-              <th>Last notification</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {props.rules.map((rule) => (
-              <tr key={rule.rule_id} class="alert-rule" data-rule-id={rule.rule_id}>
-                <td>
-                  <strong>{rule.name || KIND_LABELS[rule.kind]}</strong>
-                  <br />
-                  <span class="hint">{boundText(rule)}</span>
-                </td>
-                <td>{rule.ticket_id === null ? 'project' : `ticket ${rule.ticket_id}`}</td>
-                <td>
-                  {[...rule.channels.email, ...(rule.channels.webhook ? [rule.channels.webhook.url] : [])].map((to) => (
-                    <div key={to}>
-                      <code>{to}</code>
-                    </div>
-                  ))}
-                </td>
-                <td>
-                  <span class={`badge ${rule.enabled ? rule.state : 'disabled'}`}>{rule.enabled ? rule.state : 'disabled'}</span>
-                </td>
-                <td class="last-delivery">
-                  {rule.last_delivery === null ? (
-                    'none yet'
-                  ) : rule.last_delivery.ok ? (
-                    `${rule.last_delivery.event} delivered ${when(rule.last_delivery.at)}`
-                  ) : (
-                    <span class="delivery-failed" role="note">
-                      {rule.last_delivery.event} failed {when(rule.last_delivery.at)}: {rule.last_delivery.error}
-                    </span>
-                  )}
-                </td>
-                <td>
-                  <button type="button" onClick={() => act(() => setAlertRuleEnabled(props.api, rule.rule_id, !rule.enabled))}>
-                    {rule.enabled ? 'Disable' : 'Enable'}
-                  </button>{' '}
-                  <button type="button" onClick={() => act(() => deleteAlertRule(props.api, rule.rule_id))}>
-                    Delete
-                  </button>
-                </td>
+        <div class="table-wrap">
+          <table aria-label="Alert rules">
+            <thead>
+              <tr>
+                <th>Rule</th>
+                <th>Scope</th>
+                <th>Notifies</th>
+                <th>State</th>
+                <th>Last notification</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {props.rules.map((rule) => (
+                <tr key={rule.rule_id} class="alert-rule" data-rule-id={rule.rule_id}>
+                  <td>
+                    <strong>{rule.name || KIND_LABELS[rule.kind]}</strong>
+                    <br />
+                    <span class="hint">{boundText(rule)}</span>
+                  </td>
+                  <td>{rule.ticket_id === null ? 'project' : `ticket ${rule.ticket_id}`}</td>
+                  <td>
+                    {[...rule.channels.email, ...(rule.channels.webhook ? [rule.channels.webhook.url] : [])].map((to) => (
+                      <div key={to}>
+                        <code>{to}</code>
+                      </div>
+                    ))}
+                  </td>
+                  <td>
+                    <span class={`badge ${rule.enabled ? rule.state : 'disabled'}`}>{rule.enabled ? rule.state : 'disabled'}</span>
+                  </td>
+                  <td class="last-delivery">
+                    {rule.last_delivery === null ? (
+                      'none yet'
+                    ) : rule.last_delivery.ok ? (
+                      `${rule.last_delivery.event} delivered ${when(rule.last_delivery.at)}`
+                    ) : (
+                      <span class="delivery-failed" role="note">
+                        {rule.last_delivery.event} failed {when(rule.last_delivery.at)}: {rule.last_delivery.error}
+                      </span>
+                    )}
+                  </td>
+                  <td>
+                    <button type="button" onClick={() => act(() => setAlertRuleEnabled(props.api, rule.rule_id, !rule.enabled))}>
+                      {rule.enabled ? 'Disable' : 'Enable'}
+                    </button>{' '}
+                    <button type="button" onClick={() => act(() => deleteAlertRule(props.api, rule.rule_id))}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {props.more && (
         <button type="button" onClick={props.onMore}>
