@@ -29,6 +29,11 @@ export function eventQuery(filters: EventFilters, limit: number, startKey: strin
   const q = new URLSearchParams({ limit: String(limit) });
   if (filters.outcome) q.set('outcome', filters.outcome);
   if (filters.code.trim()) q.set('code', filters.code.trim());
+  return withRangeAndSearch(q, filters, startKey);
+}
+
+/** The members both inspectors send alike: the time range, the value search and the page's startKey. */
+function withRangeAndSearch(q: URLSearchParams, filters: { from: string; to: string; search: string }, startKey: string | null): string {
   if (filters.from) q.set('from', msOf(filters.from));
   if (filters.to) q.set('to', msOf(filters.to));
   const search = filters.search.trim();
@@ -61,16 +66,5 @@ export function forwardEventQuery(filters: ForwardEventFilters, limit: number, s
   const q = new URLSearchParams({ limit: String(limit) });
   if (filters.status_class) q.set('status_class', filters.status_class);
   for (const key of ['error_code', 'destination', 'caller'] as const) if (filters[key].trim()) q.set(key, filters[key].trim());
-  if (filters.from) q.set('from', msOf(filters.from));
-  if (filters.to) q.set('to', msOf(filters.to));
-  const search = filters.search.trim();
-  if (search) {
-    const split = splitSearch(search);
-    if (split) {
-      q.set('where', split.where);
-      q.set('equals', split.equals);
-    } else q.set('where', search);
-  }
-  if (startKey) q.set('startKey', startKey);
-  return q.toString();
+  return withRangeAndSearch(q, filters, startKey);
 }
