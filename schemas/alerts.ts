@@ -19,7 +19,7 @@ export const MAX_WINDOW_MINUTES = 1440;
 export const MAX_COOLDOWN_MINUTES = 10_080;
 
 const ms = (what: string) => z.number().describe(`${what}, ms since the epoch.`);
-const mailAddress = z.string().refine(isMailAddress, 'must be an e-mail address (local@domain).');
+const mailAddress = z.string().refine(isMailAddress, 'must be an e-mail address (local@domain)');
 
 const channelsBody = z
   .strictObject({
